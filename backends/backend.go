@@ -1,0 +1,118 @@
+// Package backends is the contract between brine's user API (package client) and the store drivers
+// below it (backends/local, backends/hbase, backends/tablestore), in the way database/sql/driver sits
+// below database/sql: small, stable, and free of salting. A driver sees physical keys only; it never
+// learns how they were salted.
+package backends
+
+import (
+	"context"
+	"iter"
+)
+
+// Cell is one column value of a row.
+//
+// HBase maps it 1:1 (column family, qualifier, value, timestamp in milliseconds). Tablestore has no
+// families: a driver maps (Family, Qualifier) to one attribute column name and refuses what cannot map.
+type Cell struct {
+	Family    string
+	Qualifier string
+	Value     []byte
+	// Timestamp is the cell version in milliseconds since the Unix epoch. Zero on write means "let the
+	// server choose"; writers that retry should set it so a repeated write is idempotent.
+	Timestamp int64
+}
+
+// Row is a row key with its cells, sorted by family then qualifier. A driver returns physical keys; the
+// client turns them back into logical keys before a caller sees them.
+type Row struct {
+	Key   []byte
+	Cells []Cell
+}
+
+// Column names one column, or a whole family when Qualifier is empty.
+type Column struct {
+	Family    string
+	Qualifier string
+}
+
+// Range is the half-open key interval [Start, End). A nil or empty Start means "from the first key",
+// a nil or empty End means "to the last key".
+type Range struct {
+	Start []byte
+	End   []byte
+}
+
+// Contains reports whether key lies in r.
+func (r Range) Contains(key []byte) bool {
+	if len(r.Start) > 0 && string(key) < string(r.Start) {
+		return false
+	}
+	return len(r.End) == 0 || string(key) < string(r.End)
+}
+
+// ReadOptions select what a read returns.
+type ReadOptions struct {
+	// Columns restricts the cells returned; empty means all columns.
+	Columns []Column
+}
+
+// ScanOptions control one physical range scan.
+type ScanOptions struct {
+	ReadOptions
+	// Reverse returns rows in descending key order (from End, exclusive, down to Start, inclusive).
+	Reverse bool
+	// Limit is the most rows the scan returns; 0 means no limit. Drivers must not read much more than
+	// this from the server (limit pushdown), since the fan-out passes the caller's limit to every bucket.
+	Limit int
+	// BatchSize is a hint for rows per server round trip; 0 lets the driver choose.
+	BatchSize int
+}
+
+// Mutation changes one row. With Delete false it writes Cells. With Delete true it deletes the columns
+// named by Cells (all versions; Value ignored), or the whole row when Cells is empty.
+type Mutation struct {
+	Key    []byte
+	Cells  []Cell
+	Delete bool
+}
+
+// TableOptions describe a table to create.
+type TableOptions struct {
+	// Families are the column families to create (HBase); drivers without families ignore them.
+	Families []string
+	// SplitKeys pre-split the table: region/partition boundaries, sorted ascending.
+	SplitKeys [][]byte
+	// Meta is stored with the table and returned by TableMeta (brine keeps its salting spec here).
+	Meta map[string]string
+}
+
+// Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller
+// must branch on wrap the sentinel errors of this package.
+type Backend interface {
+	// CreateTable creates a table; ErrTableExists if it is there already.
+	CreateTable(ctx context.Context, table string, opts TableOptions) error
+	// DeleteTable removes a table and its data; ErrTableNotFound if it is not there.
+	DeleteTable(ctx context.Context, table string) error
+	// TableMeta returns the Meta stored at creation; ErrTableNotFound if the table is not there.
+	TableMeta(ctx context.Context, table string) (map[string]string, error)
+
+	// Read returns one row per key, rows[i] for keys[i]; a missing row has no Cells (its Key is still set).
+	Read(ctx context.Context, table string, keys [][]byte, opts ReadOptions) ([]Row, error)
+	// Apply applies mutations, each atomic on its row. rowErrs is nil when every mutation succeeded;
+	// otherwise rowErrs[i] is the error of muts[i] (nil for the ones that succeeded). err reports a
+	// failure of the whole call, in which case no mutation is known to have succeeded.
+	Apply(ctx context.Context, table string, muts []Mutation) (rowErrs []error, err error)
+	// Scan streams the rows of one physical range in key order. The sequence stops early when the
+	// consumer stops or ctx is done; it yields at most one error, as its last element.
+	Scan(ctx context.Context, table string, r Range, opts ScanOptions) iter.Seq2[Row, error]
+
+	// Close releases the driver's resources.
+	Close() error
+}
+
+// RegionLister is implemented by drivers that can say how a table is split on the server, so tools can
+// report how rows spread over regions/partitions.
+type RegionLister interface {
+	// Regions returns the start keys of the table's regions, sorted; the first is empty.
+	Regions(ctx context.Context, table string) ([][]byte, error)
+}

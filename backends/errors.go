@@ -1,0 +1,35 @@
+package backends
+
+import "errors"
+
+// Sentinel errors shared by every driver and by the client. Drivers wrap them with %w and context.
+var (
+	// ErrTableNotFound: the table does not exist.
+	ErrTableNotFound = errors.New("brine: table not found")
+	// ErrTableExists: CreateTable on a table that exists.
+	ErrTableExists = errors.New("brine: table already exists")
+	// ErrInvalidKey: a key is empty, too long, or otherwise not accepted by the store. Raised before
+	// anything is sent.
+	ErrInvalidKey = errors.New("brine: invalid key")
+	// ErrInvalidArgument: a request that cannot be sent as given (bad column name, value too large, ...).
+	ErrInvalidArgument = errors.New("brine: invalid argument")
+	// ErrRetryable marks a transient failure (server busy, region moving, throttled): the same request
+	// may succeed if sent again. Test with IsRetryable.
+	ErrRetryable = errors.New("brine: retryable")
+)
+
+// IsRetryable reports whether err is transient and the operation may be retried as is.
+func IsRetryable(err error) bool { return errors.Is(err, ErrRetryable) }
+
+// Retryable wraps err so that IsRetryable reports true while errors.Is/As still see err.
+func Retryable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return retryableError{err}
+}
+
+type retryableError struct{ err error }
+
+func (e retryableError) Error() string   { return e.err.Error() }
+func (e retryableError) Unwrap() []error { return []error{e.err, ErrRetryable} }
