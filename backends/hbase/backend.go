@@ -1,0 +1,329 @@
+package hbase
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Backend is the HBase driver. It is safe for concurrent use.
+type Backend struct {
+	client   gohbase.Client
+	admin    gohbase.AdminClient
+	rpc      gohbase.RPCClient // client, for the calls built in this package
+	adminRPC gohbase.RPCClient // admin, likewise
+	owned    bool              // Close closes the clients (Open made them)
+	opts     Options
+	log      *slog.Logger
+	closed   atomic.Bool
+
+	mu      sync.Mutex
+	regions map[string][]regionSpan // per table, for routing reverse scans; refreshed when stale
+}
+
+var (
+	_ backends.Backend      = (*Backend)(nil)
+	_ backends.RegionLister = (*Backend)(nil)
+)
+
+// Open connects to the cluster whose ZooKeeper quorum is cfg.ZKQuorum. It asks the master for its
+// table list once, so that a wrong quorum fails here (within ctx, or Config.OpenTimeout when ctx has
+// no deadline) rather than on first use.
+func Open(ctx context.Context, cfg Config) (*Backend, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		timeout := cfg.OpenTimeout
+		if timeout == 0 {
+			timeout = 30 * time.Second
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if err := CheckCluster(ctx, cfg.ZKQuorum, cfg.ZKRoot); err != nil {
+		return nil, err
+	}
+	opts := cfg.clientOptions()
+	client := gohbase.NewClient(cfg.ZKQuorum, opts...)
+	admin := gohbase.NewAdminClient(cfg.ZKQuorum, opts...)
+	b, err := New(client, admin, cfg.Options)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	b.owned = true
+	list, err := hrpc.NewListTableNames(ctx)
+	if err == nil {
+		_, err = admin.ListTableNames(list)
+	}
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("hbase: open %s: %w", cfg.ZKQuorum, err)
+	}
+	b.log.DebugContext(ctx, "hbase: opened", "zk", cfg.ZKQuorum)
+	return b, nil
+}
+
+// New wraps clients the caller made, e.g. to share them with code that uses gohbase directly. Both
+// must be gohbase's own (they implement gohbase.RPCClient, which the driver needs for the RPCs gohbase
+// has no helper for). Close leaves them open: they are the caller's.
+func New(client gohbase.Client, admin gohbase.AdminClient, opts Options) (*Backend, error) {
+	if client == nil || admin == nil {
+		return nil, fmt.Errorf("hbase: %w: nil client", backends.ErrInvalidArgument)
+	}
+	rpc, ok := client.(gohbase.RPCClient)
+	if !ok {
+		return nil, errNoRPC
+	}
+	adminRPC, ok := admin.(gohbase.RPCClient)
+	if !ok {
+		return nil, errNoRPC
+	}
+	opts = opts.withDefaults()
+	return &Backend{
+		client: client, admin: admin, rpc: rpc, adminRPC: adminRPC,
+		opts: opts, log: opts.Logger, regions: map[string][]regionSpan{},
+	}, nil
+}
+
+// Client returns the gohbase client the driver uses.
+func (b *Backend) Client() gohbase.Client { return b.client }
+
+// AdminClient returns the gohbase admin client the driver uses.
+func (b *Backend) AdminClient() gohbase.AdminClient { return b.admin }
+
+// Close releases the data client if Open made it. The admin client's connection to the master stays
+// open: this gohbase's admin client cannot be closed (its Close panics on a nil channel). Calling Close
+// again does nothing.
+func (b *Backend) Close() error {
+	if b.closed.Swap(true) || !b.owned {
+		return nil
+	}
+	b.client.Close()
+	return nil
+}
+
+// requestContext derives the context of one RPC: bounded by Options.RequestTimeout when set.
+func (b *Backend) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.opts.RequestTimeout > 0 {
+		return context.WithTimeout(ctx, b.opts.RequestTimeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// CreateTable creates table with opts.Families (at least one; each keeps one version, HBase's own
+// default, as brine reads only the newest), pre-split at opts.SplitKeys, and opts.Meta stored in the
+// table descriptor. It returns when the table's regions are assigned.
+func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
+	if err := checkTable(table); err != nil {
+		return err
+	}
+	if len(opts.Families) == 0 {
+		return fmt.Errorf("hbase: create %q: %w: HBase needs at least one column family", table, backends.ErrInvalidArgument)
+	}
+	fams := make(map[string]map[string]string, len(opts.Families))
+	for _, f := range opts.Families {
+		if err := checkFamily(f); err != nil {
+			return err
+		}
+		fams[f] = map[string]string{"VERSIONS": "1"}
+	}
+	for i, k := range opts.SplitKeys {
+		if err := checkKey(k); err != nil {
+			return fmt.Errorf("hbase: create %q: split key %d: %w", table, i, err)
+		}
+		if i > 0 && bytes.Compare(opts.SplitKeys[i-1], k) >= 0 {
+			return fmt.Errorf("hbase: create %q: %w: split keys not strictly ascending at %d", table, backends.ErrInvalidArgument, i)
+		}
+	}
+	attrs, err := metaAttributes(opts.Meta)
+	if err != nil {
+		return err
+	}
+
+	call := &createTableCall{
+		CreateTable: hrpc.NewCreateTable(ctx, []byte(table), fams, hrpc.SplitKeys(opts.SplitKeys)),
+		attrs:       attrs,
+	}
+	msg, err := b.adminRPC.SendRPC(call)
+	if err != nil {
+		return wrapErr("create", table, err)
+	}
+	resp, ok := msg.(*pb.CreateTableResponse)
+	if !ok {
+		return fmt.Errorf("hbase: create %q: unexpected response %T", table, msg)
+	}
+	if err := b.waitProcedure(ctx, resp.GetProcId()); err != nil {
+		return wrapErr("create", table, err)
+	}
+	b.forgetRegions(table)
+	return nil
+}
+
+// DeleteTable disables and deletes table.
+func (b *Backend) DeleteTable(ctx context.Context, table string) error {
+	if err := checkTable(table); err != nil {
+		return err
+	}
+	defer b.forgetRegions(table)
+	if err := b.admin.DisableTable(hrpc.NewDisableTable(ctx, []byte(table))); err != nil && classify(err) != kindNotEnabled {
+		return wrapErr("disable", table, err)
+	}
+	if err := b.admin.DeleteTable(hrpc.NewDeleteTable(ctx, []byte(table))); err != nil {
+		return wrapErr("delete", table, err)
+	}
+	return nil
+}
+
+// TableMeta returns the Meta that CreateTable stored in table's descriptor (an empty map if none).
+func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]string, error) {
+	if err := checkTable(table); err != nil {
+		return nil, err
+	}
+	req := &pb.GetTableDescriptorsRequest{
+		TableNames: []*pb.TableName{{Namespace: []byte("default"), Qualifier: []byte(table)}},
+	}
+	msg, err := b.adminRPC.SendRPC(newMasterCall(ctx, "GetTableDescriptors", req,
+		func() proto.Message { return &pb.GetTableDescriptorsResponse{} }))
+	if err != nil {
+		return nil, wrapErr("table meta", table, err)
+	}
+	resp, ok := msg.(*pb.GetTableDescriptorsResponse)
+	if !ok {
+		return nil, fmt.Errorf("hbase: table meta %q: unexpected response %T", table, msg)
+	}
+	for _, s := range resp.GetTableSchema() {
+		if string(s.GetTableName().GetQualifier()) == table {
+			return metaFromSchema(s), nil
+		}
+	}
+	return nil, fmt.Errorf("hbase: table meta %q: %w", table, backends.ErrTableNotFound)
+}
+
+// waitProcedure polls the master until procedure id finishes, as gohbase's admin client does for the
+// calls it sends itself.
+func (b *Backend) waitProcedure(ctx context.Context, id uint64) error {
+	backoff := 20 * time.Millisecond
+	for {
+		msg, err := b.adminRPC.SendRPC(hrpc.NewGetProcedureState(ctx, id))
+		if err != nil {
+			return err
+		}
+		res, ok := msg.(*pb.GetProcedureResultResponse)
+		if !ok {
+			return fmt.Errorf("procedure %d: unexpected response %T", id, msg)
+		}
+		switch res.GetState() {
+		case pb.GetProcedureResultResponse_NOT_FOUND:
+			return fmt.Errorf("procedure %d not found", id)
+		case pb.GetProcedureResultResponse_FINISHED:
+			if e := res.GetException(); e != nil {
+				ge := e.GetGenericException()
+				// Same text as gohbase's, so that classify reads the class name the same way.
+				return fmt.Errorf("procedure exception: %s: %s", ge.GetClassName(), ge.GetMessage())
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}
+
+// Regions returns the start keys of table's online regions, read from hbase:meta.
+func (b *Backend) Regions(ctx context.Context, table string) ([][]byte, error) {
+	spans, err := b.spans(ctx, table, true)
+	if err != nil {
+		return nil, err
+	}
+	starts := make([][]byte, len(spans))
+	for i, s := range spans {
+		starts[i] = s.Start
+	}
+	return starts, nil
+}
+
+// spans returns table's regions, from the cache unless refresh is set or the cache has none.
+func (b *Backend) spans(ctx context.Context, table string, refresh bool) ([]regionSpan, error) {
+	if !refresh {
+		b.mu.Lock()
+		s, ok := b.regions[table]
+		b.mu.Unlock()
+		if ok {
+			return s, nil
+		}
+	}
+	s, err := b.readRegions(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.regions[table] = s
+	b.mu.Unlock()
+	return s, nil
+}
+
+func (b *Backend) forgetRegions(table string) {
+	b.mu.Lock()
+	delete(b.regions, table)
+	b.mu.Unlock()
+}
+
+// readRegions scans hbase:meta for table's online regions, in key order.
+func (b *Backend) readRegions(ctx context.Context, table string) ([]regionSpan, error) {
+	if err := checkTable(table); err != nil {
+		return nil, err
+	}
+	start, stop := metaScanRange(table)
+	rctx, cancel := b.requestContext(ctx)
+	defer cancel()
+	sc, err := hrpc.NewScanRange(rctx, []byte("hbase:meta"), start, stop,
+		hrpc.Families(map[string][]string{"info": {"regioninfo"}}), hrpc.NumberOfRows(1000))
+	if err != nil {
+		return nil, fmt.Errorf("hbase: regions %q: %w", table, err)
+	}
+	scanner := b.client.Scan(sc)
+	defer scanner.Close()
+	var spans []regionSpan
+	for {
+		res, err := scanner.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, rpcErr(ctx, "regions", table, err)
+		}
+		span, ok, err := spanFromMetaRow(table, pbCells(res))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			spans = append(spans, span)
+		}
+	}
+	if len(spans) == 0 {
+		return nil, fmt.Errorf("hbase: regions %q: %w", table, backends.ErrTableNotFound)
+	}
+	// hbase:meta's comparator already orders them by start key; sorting keeps that promise explicit.
+	slices.SortFunc(spans, func(a, b regionSpan) int { return bytes.Compare(a.Start, b.Start) })
+	return spans, nil
+}

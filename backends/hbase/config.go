@@ -1,0 +1,97 @@
+package hbase
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tsuna/gohbase"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Config says how to reach a cluster.
+type Config struct {
+	// ZKQuorum is the ZooKeeper quorum, "host:port[,host:port...]". Required.
+	ZKQuorum string
+	// ZKRoot is HBase's znode parent; empty means "/hbase".
+	ZKRoot string
+	// ZKTimeout is the ZooKeeper session timeout; 0 means gohbase's default (30 s).
+	ZKTimeout time.Duration
+	// RegionLookupTimeout bounds one lookup of a region in hbase:meta; 0 means gohbase's default (30 s).
+	RegionLookupTimeout time.Duration
+	// RegionReadTimeout bounds the wait for a region server's reply; 0 means gohbase's default (30 s).
+	RegionReadTimeout time.Duration
+	// EffectiveUser is the user HBase sees; empty means gohbase's default ("root").
+	EffectiveUser string
+	// OpenTimeout bounds Open's round trip to the master when ctx has no deadline; 0 means 30 s.
+	OpenTimeout time.Duration
+
+	Options
+}
+
+// Options tune a Backend, whether it made its own clients (Open) or got them (New).
+type Options struct {
+	// Concurrency is how many Gets or Mutates one Read or Apply keeps in flight; 0 means 64.
+	Concurrency int
+	// ScanBatch is the default rows per scan RPC when ScanOptions.BatchSize is 0; 0 means 256.
+	ScanBatch int
+	// FlushInterval is how long gohbase waits to fill a MultiRequest (Open only: a client passed to
+	// New keeps its own setting). 0 sends as soon as no more calls are queued.
+	FlushInterval time.Duration
+	// RequestTimeout, when > 0, bounds each RPC (each Get, Mutate, or scan step); running out is
+	// reported as a retryable error, unlike the caller's ctx running out. gohbase itself retries a
+	// region that is moving or opening until its context ends, so without this a call can wait for
+	// as long as the caller's ctx allows.
+	RequestTimeout time.Duration
+	// Logger receives the driver's own debug and warning lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 64
+	}
+	if o.ScanBatch <= 0 {
+		o.ScanBatch = 256
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+func (c Config) validate() error {
+	if c.ZKQuorum == "" {
+		return fmt.Errorf("hbase: %w: Config.ZKQuorum is empty", backends.ErrInvalidArgument)
+	}
+	if c.ZKTimeout < 0 || c.RegionLookupTimeout < 0 || c.RegionReadTimeout < 0 || c.OpenTimeout < 0 ||
+		c.FlushInterval < 0 || c.RequestTimeout < 0 {
+		return fmt.Errorf("hbase: %w: negative duration in Config", backends.ErrInvalidArgument)
+	}
+	return nil
+}
+
+// clientOptions turns the Config into gohbase options, shared by the data and the admin client.
+func (c Config) clientOptions() []gohbase.Option {
+	opts := []gohbase.Option{gohbase.FlushInterval(c.FlushInterval)}
+	if c.ZKRoot != "" {
+		opts = append(opts, gohbase.ZookeeperRoot(c.ZKRoot))
+	}
+	if c.ZKTimeout > 0 {
+		opts = append(opts, gohbase.ZookeeperTimeout(c.ZKTimeout))
+	}
+	if c.RegionLookupTimeout > 0 {
+		opts = append(opts, gohbase.RegionLookupTimeout(c.RegionLookupTimeout))
+	}
+	if c.RegionReadTimeout > 0 {
+		opts = append(opts, gohbase.RegionReadTimeout(c.RegionReadTimeout))
+	}
+	if c.EffectiveUser != "" {
+		opts = append(opts, gohbase.EffectiveUser(c.EffectiveUser))
+	}
+	return opts
+}
+
+var errNoRPC = errors.New("hbase: the gohbase client does not implement gohbase.RPCClient")

@@ -1,0 +1,37 @@
+// Package hbase is brine's driver for Apache HBase 2.x over gohbase (pinned at a 2022 version: no
+// SendBatch, no split/flush/compact RPCs).
+//
+// How the contract of package backends maps onto HBase:
+//
+//   - Tables live in the default namespace. CreateTable sends the CreateTable RPC itself (not through
+//     gohbase's helper, which cannot carry table attributes) so that TableOptions.Meta is stored in the
+//     table descriptor as attributes "brine.meta.<key>" (HBase drops empty attribute values, so an empty
+//     value is kept as "brine.meta-empty.<key>"): it is created and dropped atomically with the table,
+//     and TableMeta reads it back with GetTableDescriptors. No side table.
+//   - Read sends one Get per key and Apply one Mutate per row, Options.Concurrency at a time. gohbase
+//     coalesces calls that are queued together into MultiRequests; Options.FlushInterval 0 (the default
+//     here) sends a batch as soon as nothing more is queued, so a lone Get does not wait 20 ms.
+//   - A Cell's Timestamp 0 lets the server stamp the write; otherwise it is sent as the cell version.
+//     Cells of one mutation with different timestamps go in one Mutate RPC with per-cell timestamps
+//     (built here; gohbase's Mutate has one timestamp per call), so the row stays atomic.
+//   - Scan drives HBase's scanner protocol itself, region by region, instead of gohbase's Scanner:
+//     gohbase cannot bound the rows of each RPC by what is still wanted, and its reverse scan steps to
+//     the previous region at "start key minus one, padded with eight 0xFF", which skips keys that sort
+//     between that and the region's start key. Here a reverse scan opens each region's scanner at the
+//     region's own end key, so no key is skipped, and the range's Start is enforced server-side with an
+//     InclusiveStopFilter. Each RPC asks for min(rows still wanted, batch) rows.
+//   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound, existing table ->
+//     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
+//     sent, unknown family or oversized cell -> ErrInvalidArgument, busy/moving regions and per-request
+//     timeouts (Options.RequestTimeout) -> backends.Retryable.
+//
+// What the pinned gohbase cannot do, and how this package copes:
+//
+//   - No SendBatch: parallel single-row calls, which gohbase batches into MultiRequests.
+//   - No split, flush, compact, or region close/open RPCs (its protobufs predate HBase 2's): tests and
+//     tools use package hbasetest, which runs scripts/hbase/admin.sh (HBase's Java Admin API).
+//   - No table attributes on CreateTable, no GetTableDescriptors: sent as custom calls (rpc.go).
+//   - No namespaces in admin calls: table names are refused if they name one.
+//   - Its admin client cannot be closed (Close panics): Backend.Close leaves that connection open.
+//   - It logs through the global logrus logger; this package leaves that logger alone.
+package hbase

@@ -1,0 +1,312 @@
+package dropin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Scan reads the logical range of s from every bucket that may hold it and merges the buckets by
+// logical key (see the package comment). Errors that the request itself causes (ErrUnsupported, bad
+// keys, no salter) are returned by the first Next, as gohbase reports its own scan errors.
+func (c *Client) Scan(s *hrpc.Scan) hrpc.Scanner {
+	if s == nil {
+		return &scanner{err: fmt.Errorf("dropin: Scan: %w: nil request", backends.ErrInvalidArgument)}
+	}
+	seq, err := c.scan(s)
+	if err != nil {
+		return &scanner{err: err}
+	}
+	next, stop := iter.Pull2(seq)
+	return &scanner{next: next, stop: stop}
+}
+
+func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
+	table := string(s.Table())
+	ctx := s.Context()
+	salter, err := c.Salter(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	want, ok := requestProto(s).(*pb.ScanRequest)
+	switch {
+	case !ok:
+		return nil, unsupported("Scan", table, "request of unexpected form")
+	case want.ScannerId != nil:
+		return nil, unsupported("Scan", table, "option ScannerID (a scanner of gohbase's own)")
+	case want.GetCloseScanner():
+		return nil, unsupported("Scan", table, "option CloseScanner")
+	case want.Scan == nil:
+		return nil, unsupported("Scan", table, "request of unexpected form")
+	}
+	if err := checkFilter(want.Scan.Filter, true); err != nil {
+		return nil, unsupported("Scan", table, err.Error())
+	}
+	if s.Reversed() {
+		return c.reverseScan(s, salter, want)
+	}
+
+	ranges, err := salter.BucketRanges(s.StartRow(), s.StopRow())
+	if err != nil {
+		return nil, fmt.Errorf("dropin: Scan %q: %w: %w", table, backends.ErrInvalidKey, err)
+	}
+	if err := checkBounds("Scan", table, ranges); err != nil {
+		return nil, err
+	}
+	if len(ranges) == 0 {
+		return func(func(*hrpc.Result, error) bool) {}, nil
+	}
+	// The bucket scans are s rebuilt on each bucket's physical range; check once that the rebuild
+	// keeps everything else.
+	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, s.Options()...)
+	if err != nil {
+		return nil, fmt.Errorf("dropin: Scan %q: %w", table, err)
+	}
+	want.Scan.StartRow, want.Scan.StopRow = ranges[0].Start, ranges[0].End
+	if d := protoDiff(normalize(want), normalize(requestProto(probe))); len(d) > 0 {
+		return nil, unsupported("Scan", table, "cannot carry over "+strings.Join(d, ", "))
+	}
+	if probe.AllowPartialResults() != s.AllowPartialResults() {
+		return nil, unsupported("Scan", table, "cannot carry over AllowPartialResults")
+	}
+
+	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
+		return func(yield func(*hrpc.Result, error) bool) {
+			bs, err := hrpc.NewScanRange(ctx, s.Table(), r.Start, r.End, s.Options()...)
+			if err != nil {
+				yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+				return
+			}
+			sc := c.inner.Scan(bs)
+			defer sc.Close()
+			for {
+				res, err := sc.Next()
+				if errors.Is(err, io.EOF) {
+					return
+				}
+				if err != nil {
+					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+					return
+				}
+				if res == nil || len(res.Cells) == 0 {
+					continue // no cells, no row to place (gohbase does not return such results)
+				}
+				if err := logicalResult(salter, res); err != nil {
+					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+					return
+				}
+				if !yield(res, nil) {
+					return
+				}
+			}
+		}
+	}
+	return c.merge(ctx, table, ranges, stream, compareRows), nil
+}
+
+// merge runs one stream per bucket range under a context that the merge cancels when it stops, so a
+// bucket scanner blocked in an RPC returns at once.
+func (c *Client) merge(ctx context.Context, table string, ranges []salting.BucketRange,
+	stream func(context.Context, salting.BucketRange) iter.Seq2[*hrpc.Result, error],
+	cmp func(a, b *hrpc.Result) int) iter.Seq2[*hrpc.Result, error] {
+	return func(yield func(*hrpc.Result, error) bool) {
+		bctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		streams := make([]iter.Seq2[*hrpc.Result, error], len(ranges))
+		for i, r := range ranges {
+			streams[i] = stream(bctx, r)
+		}
+		for res, err := range fanout.Merge(ctx, streams, cmp, c.fanoutOptions(cancel)) {
+			if err != nil {
+				yield(nil, fmt.Errorf("dropin: Scan %q: %w", table, err))
+				return
+			}
+			if !yield(res, nil) {
+				return
+			}
+		}
+	}
+}
+
+func compareRows(a, b *hrpc.Result) int { return bytes.Compare(a.Cells[0].Row, b.Cells[0].Row) }
+
+// reverseScan reads (StopRow, StartRow] newest key first, each bucket through package hbase's
+// reverse scan (see the package comment for why not gohbase's).
+func (c *Client) reverseScan(s *hrpc.Scan, salter salting.Salter, want *pb.ScanRequest) (iter.Seq2[*hrpc.Result, error], error) {
+	const call = "Scan (Reversed)"
+	table := string(s.Table())
+	ctx := s.Context()
+	if c.backend == nil {
+		return nil, unsupported(call, table, "a reversed scan needs the brine HBase driver (New, Open or "+
+			"WithBackend): gohbase's own reversed scanner skips rows at region boundaries")
+	}
+	// What the driver's scan carries: columns and rows per RPC. Anything else in the request is refused.
+	var cols []backends.Column
+	fams := map[string][]string{}
+	for _, col := range want.Scan.Column {
+		f := string(col.Family)
+		fams[f] = nil
+		if len(col.Qualifier) == 0 {
+			cols = append(cols, backends.Column{Family: f})
+		}
+		for _, q := range col.Qualifier {
+			if len(q) == 0 {
+				return nil, unsupported(call, table, "the empty qualifier of family "+f)
+			}
+			cols = append(cols, backends.Column{Family: f, Qualifier: string(q)})
+			fams[f] = append(fams[f], string(q))
+		}
+	}
+	carried := []func(hrpc.Call) error{hrpc.Reversed(), hrpc.NumberOfRows(s.NumberOfRows())}
+	if len(fams) > 0 {
+		carried = append(carried, hrpc.Families(fams))
+	}
+	ref, err := hrpc.NewScanRange(ctx, s.Table(), s.StartRow(), s.StopRow(), carried...)
+	if err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: %w", call, table, err)
+	}
+	if d := protoDiff(normalize(want), normalize(requestProto(ref))); len(d) > 0 {
+		return nil, unsupported(call, table, "cannot carry over "+strings.Join(d, ", "))
+	}
+	batch := 0
+	if n := s.NumberOfRows(); n > 0 && n != hrpc.DefaultNumberOfRows {
+		batch = int(n)
+	}
+
+	// HBase reads a reversed scan from StartRow (inclusive) down to StopRow (exclusive): the logical
+	// range [StopRow+0x00, StartRow+0x00), empty bounds unbounded.
+	ranges, err := salter.BucketRanges(successor(s.StopRow()), successor(s.StartRow()))
+	if err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: %w: %w", call, table, backends.ErrInvalidKey, err)
+	}
+	if err := checkBounds(call, table, ranges); err != nil {
+		return nil, err
+	}
+	opts := backends.ScanOptions{ReadOptions: backends.ReadOptions{Columns: cols}, Reverse: true, BatchSize: batch}
+	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
+		return func(yield func(*hrpc.Result, error) bool) {
+			for row, err := range c.backend.Scan(ctx, table, backends.Range{Start: r.Start, End: r.End}, opts) {
+				if err != nil {
+					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+					return
+				}
+				if len(row.Cells) == 0 {
+					continue
+				}
+				res, err := rowResult(salter, row)
+				if err != nil {
+					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+					return
+				}
+				if !yield(res, nil) {
+					return
+				}
+			}
+		}
+	}
+	return c.merge(ctx, table, ranges, stream, func(a, b *hrpc.Result) int { return compareRows(b, a) }), nil
+}
+
+// successor is the least key greater than k (nil, "unbounded", for an empty k).
+func successor(k []byte) []byte {
+	if len(k) == 0 {
+		return nil
+	}
+	return append(bytes.Clone(k), 0)
+}
+
+// checkBounds refuses physical scan bounds gohbase could never locate a region for.
+func checkBounds(call, table string, ranges []salting.BucketRange) error {
+	for _, r := range ranges {
+		if len(r.Start) > hbase.MaxKeyLen || len(r.End) > hbase.MaxKeyLen {
+			return fmt.Errorf("dropin: %s %q: %w: salted range bound longer than %d bytes", call, table, backends.ErrInvalidKey, hbase.MaxKeyLen)
+		}
+	}
+	return nil
+}
+
+// logicalResult replaces the physical row key of every cell of res (one row) by the logical one.
+func logicalResult(salter salting.Salter, res *hrpc.Result) error {
+	phys := res.Cells[0].Row
+	logical, err := salter.AppendLogical(nil, phys)
+	if err != nil {
+		return err
+	}
+	for _, cell := range res.Cells {
+		if !bytes.Equal(cell.Row, phys) {
+			return fmt.Errorf("one result holds rows %q and %q", phys, cell.Row)
+		}
+	}
+	for _, cell := range res.Cells {
+		cell.Row = logical
+	}
+	return nil
+}
+
+// rowResult turns a row of the driver into gohbase's result form, under its logical key.
+func rowResult(salter salting.Salter, row backends.Row) (*hrpc.Result, error) {
+	logical, err := salter.AppendLogical(nil, row.Key)
+	if err != nil {
+		return nil, err
+	}
+	res := &hrpc.Result{Cells: make([]*hrpc.Cell, len(row.Cells))}
+	for i, cell := range row.Cells {
+		ts, typ := uint64(cell.Timestamp), pb.CellType_PUT
+		res.Cells[i] = &hrpc.Cell{
+			Row: logical, Family: []byte(cell.Family), Qualifier: []byte(cell.Qualifier),
+			Value: cell.Value, Timestamp: &ts, CellType: &typ,
+		}
+	}
+	return res, nil
+}
+
+// scanner is the hrpc.Scanner of one Scan: a pull over the merged buckets. Like gohbase's scanner it
+// is for one goroutine at a time.
+type scanner struct {
+	next func() (*hrpc.Result, error, bool)
+	stop func()
+	err  error // reported by the first Next (a request the wrapper refused)
+	done bool
+}
+
+// Next returns the next row in logical order; io.EOF after the last one, and after an error.
+func (s *scanner) Next() (*hrpc.Result, error) {
+	if s.err != nil {
+		err := s.err
+		s.err, s.done = nil, true
+		return nil, err
+	}
+	if s.done {
+		return nil, io.EOF
+	}
+	res, err, ok := s.next()
+	if !ok || err != nil {
+		s.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	return res, nil
+}
+
+// Close stops every bucket scan and returns once their goroutines have ended.
+func (s *scanner) Close() error {
+	s.done = true
+	if s.stop != nil {
+		s.stop()
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package hbase
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Limits on names and keys. HBase itself takes row keys up to 32767 bytes (a Java short holds the
+// length), but gohbase locates a key's region by scanning hbase:meta from "<table>,<key>,:", and that
+// start row must fit in 32767 bytes too: a longer one could never be located (gohbase would retry the
+// lookup until ctx ends). With table names capped at MaxTableNameLen, every key up to MaxKeyLen can be.
+const (
+	MaxTableNameLen = 255
+	MaxKeyLen       = 32767 - MaxTableNameLen - len(",,:")
+)
+
+// Table descriptor attributes that hold TableOptions.Meta. HBase drops an attribute whose value is
+// empty, so an empty value is kept as a marker under its own prefix.
+const (
+	metaPrefix      = "brine.meta."
+	metaEmptyPrefix = "brine.meta-empty."
+)
+
+func checkKey(key []byte) error {
+	switch {
+	case len(key) == 0:
+		return fmt.Errorf("hbase: %w: empty row key", backends.ErrInvalidKey)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("hbase: %w: row key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(key), MaxKeyLen)
+	}
+	return nil
+}
+
+// checkTable accepts names of tables in the default namespace, by HBase's rules for a table qualifier.
+// Namespaces are refused: gohbase's admin RPCs always name the default one.
+func checkTable(name string) error {
+	bad := name == "" || name[0] == '.' || name[0] == '-' || len(name) > MaxTableNameLen
+	for i := 0; i < len(name) && !bad; i++ {
+		c := name[i]
+		bad = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.')
+	}
+	if bad {
+		return fmt.Errorf("hbase: %w: table name %q (want [A-Za-z0-9_.-]+, not starting with '.' or '-', no namespace)", backends.ErrInvalidArgument, name)
+	}
+	return nil
+}
+
+// checkFamily applies HBase's rules for a column family name.
+func checkFamily(f string) error {
+	bad := f == "" || f[0] == '.'
+	for i := 0; i < len(f) && !bad; i++ {
+		bad = f[i] < 0x20 || f[i] == 0x7f || f[i] == ':' || f[i] == '\\' || f[i] == '/'
+	}
+	if bad {
+		return fmt.Errorf("hbase: %w: column family %q", backends.ErrInvalidArgument, f)
+	}
+	return nil
+}
+
+// familiesOption turns brine's column selection into gohbase's: a Column with an empty Qualifier
+// selects its whole family, which wins over single qualifiers of the same family.
+func familiesOption(cols []backends.Column) (map[string][]string, error) {
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	whole := map[string]bool{}
+	fams := map[string][]string{}
+	for _, c := range cols {
+		if err := checkFamily(c.Family); err != nil {
+			return nil, err
+		}
+		if c.Qualifier == "" {
+			whole[c.Family] = true
+			continue
+		}
+		fams[c.Family] = append(fams[c.Family], c.Qualifier)
+	}
+	for f := range whole {
+		fams[f] = nil
+	}
+	return fams, nil
+}
+
+// metaAttributes encodes TableOptions.Meta as table descriptor attributes, in a stable order.
+func metaAttributes(meta map[string]string) ([]*pb.BytesBytesPair, error) {
+	attrs := make([]*pb.BytesBytesPair, 0, len(meta))
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if k == "" {
+			return nil, fmt.Errorf("hbase: %w: empty table meta key", backends.ErrInvalidArgument)
+		}
+		if meta[k] == "" {
+			attrs = append(attrs, &pb.BytesBytesPair{First: []byte(metaEmptyPrefix + k), Second: []byte("-")})
+			continue
+		}
+		attrs = append(attrs, &pb.BytesBytesPair{First: []byte(metaPrefix + k), Second: []byte(meta[k])})
+	}
+	return attrs, nil
+}
+
+// metaFromSchema reads brine's entries back from a table descriptor.
+func metaFromSchema(s *pb.TableSchema) map[string]string {
+	meta := map[string]string{}
+	for _, a := range s.GetAttributes() {
+		if k, ok := strings.CutPrefix(string(a.GetFirst()), metaPrefix); ok {
+			meta[k] = string(a.GetSecond())
+		} else if k, ok := strings.CutPrefix(string(a.GetFirst()), metaEmptyPrefix); ok {
+			meta[k] = ""
+		}
+	}
+	return meta
+}
+
+// rowFromCells converts one row's cells (all of the same row) to brine's form, sorted by family then
+// qualifier as the contract requires. HBase returns them in that order already; sorting costs nothing
+// then, and keeps the promise if a server ever does not.
+func rowFromCells(key []byte, cells []*pb.Cell) backends.Row {
+	row := backends.Row{Key: key}
+	if len(cells) == 0 {
+		return row
+	}
+	row.Cells = make([]backends.Cell, 0, len(cells))
+	for _, c := range cells {
+		if c.GetCellType() != pb.CellType_PUT {
+			continue // a server never returns delete markers to a plain read; be safe anyway
+		}
+		row.Cells = append(row.Cells, backends.Cell{
+			Family:    string(c.GetFamily()),
+			Qualifier: string(c.GetQualifier()),
+			Value:     c.GetValue(),
+			Timestamp: int64(c.GetTimestamp()),
+		})
+	}
+	slices.SortStableFunc(row.Cells, func(a, b backends.Cell) int {
+		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Qualifier, b.Qualifier))
+	})
+	return row
+}
+
+// pbCells views gohbase's result cells as protobuf cells (hrpc.Cell is a pb.Cell).
+func pbCells(r *hrpc.Result) []*pb.Cell {
+	if r == nil {
+		return nil
+	}
+	out := make([]*pb.Cell, len(r.Cells))
+	for i, c := range r.Cells {
+		out[i] = (*pb.Cell)(c)
+	}
+	return out
+}
+
+// regionSpan is one online region of a table: [Start, End), End empty for the last region.
+type regionSpan struct {
+	Start, End []byte
+}
+
+// spanFromMetaRow parses an hbase:meta row's info:regioninfo cell ("PBUF" + RegionInfo). ok is false
+// for rows that do not describe an online region of table: split parents and offlined regions stay in
+// meta for a while after a split, and a scan over "table," could in theory meet other tables.
+func spanFromMetaRow(table string, cells []*pb.Cell) (span regionSpan, ok bool, err error) {
+	for _, c := range cells {
+		if string(c.GetFamily()) != "info" || string(c.GetQualifier()) != "regioninfo" {
+			continue
+		}
+		v := c.GetValue()
+		if len(v) < 4 || binary.BigEndian.Uint32(v[:4]) != 0x50425546 { // "PBUF"
+			return regionSpan{}, false, fmt.Errorf("hbase: unexpected region info in hbase:meta row %q", c.GetRow())
+		}
+		var ri pb.RegionInfo
+		if err := proto.Unmarshal(v[4:], &ri); err != nil {
+			return regionSpan{}, false, fmt.Errorf("hbase: decode region info of hbase:meta row %q: %w", c.GetRow(), err)
+		}
+		ns := string(ri.GetTableName().GetNamespace())
+		if string(ri.GetTableName().GetQualifier()) != table || (ns != "" && ns != "default") ||
+			ri.GetOffline() || ri.GetSplit() || ri.GetReplicaId() != 0 {
+			return regionSpan{}, false, nil
+		}
+		return regionSpan{Start: ri.GetStartKey(), End: ri.GetEndKey()}, true, nil
+	}
+	return regionSpan{}, false, nil
+}
+
+// metaScanRange is the hbase:meta row range holding the regions of a default-namespace table:
+// rows "table,<start key>,<region id>..." sort, by hbase:meta's own comparator, from "table,," to
+// just before "table ,," (a space sorts below ',' and cannot occur in a table name).
+func metaScanRange(table string) (start, stop []byte) {
+	return []byte(table + ",,"), []byte(table + " ,,")
+}

@@ -1,0 +1,234 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Read sends one Get per key, Options.Concurrency at a time (this gohbase has no batch call; calls in
+// flight together still share MultiRequests). The first failure cancels the rest and is returned.
+func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
+	if err := checkTable(table); err != nil {
+		return nil, err
+	}
+	for i, k := range keys {
+		if err := checkKey(k); err != nil {
+			return nil, fmt.Errorf("hbase: read %q: key %d: %w", table, i, err)
+		}
+	}
+	fams, err := familiesOption(opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	var getOpts []func(hrpc.Call) error
+	if fams != nil {
+		getOpts = append(getOpts, hrpc.Families(fams))
+	}
+
+	rows := make([]backends.Row, len(keys))
+	get := func(ctx context.Context, i int) error {
+		rctx, cancel := b.requestContext(ctx)
+		defer cancel()
+		get, err := hrpc.NewGet(rctx, []byte(table), keys[i], getOpts...)
+		if err != nil {
+			return fmt.Errorf("hbase: read %q: %w", table, err)
+		}
+		res, err := b.client.Get(get)
+		if err != nil {
+			return rpcErr(ctx, "read", table, err)
+		}
+		rows[i] = rowFromCells(keys[i], pbCells(res))
+		return nil
+	}
+	if len(keys) == 1 {
+		// A point get, the common case: no goroutine or extra context, so it costs what a raw
+		// gohbase Get costs.
+		if err := get(ctx, 0); err != nil {
+			return nil, err
+		}
+		return rows, nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(b.opts.Concurrency)
+	for i := range keys {
+		g.Go(func() error { return get(gctx, i) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// Apply sends one Mutate per row, Options.Concurrency at a time; a failed row does not stop the others.
+// Rows that cannot be sent as given (bad key, family or timestamp) fail alone, before anything is
+// sent. When no row succeeded because the table is missing or ctx ended, that is the call's error.
+func (b *Backend) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
+	if err := checkTable(table); err != nil {
+		return nil, err
+	}
+	rowErrs := make([]error, len(muts))
+	var failed, succeeded atomic.Int64
+	var g errgroup.Group
+	g.SetLimit(b.opts.Concurrency)
+	for i, m := range muts {
+		if err := checkMutation(m); err != nil {
+			rowErrs[i] = fmt.Errorf("hbase: apply %q: mutation %d: %w", table, i, err)
+			failed.Add(1)
+			continue
+		}
+		g.Go(func() error {
+			if err := b.mutate(ctx, table, m); err != nil {
+				rowErrs[i] = err
+				failed.Add(1)
+			} else {
+				succeeded.Add(1)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through rowErrs
+	if failed.Load() == 0 {
+		return nil, nil
+	}
+	if succeeded.Load() == 0 {
+		for _, err := range rowErrs {
+			if errors.Is(err, backends.ErrTableNotFound) {
+				return nil, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("hbase: apply %q: %w", table, err)
+		}
+	}
+	return rowErrs, nil
+}
+
+// checkMutation refuses what HBase would refuse, or what cannot be sent as given.
+func checkMutation(m backends.Mutation) error {
+	if err := checkKey(m.Key); err != nil {
+		return err
+	}
+	for _, c := range m.Cells {
+		if err := checkFamily(c.Family); err != nil {
+			return err
+		}
+		if c.Timestamp < 0 {
+			return fmt.Errorf("hbase: %w: negative timestamp %d", backends.ErrInvalidArgument, c.Timestamp)
+		}
+	}
+	return nil
+}
+
+// mutate applies one row's mutation in one RPC.
+func (b *Backend) mutate(ctx context.Context, table string, m backends.Mutation) error {
+	if !m.Delete && len(m.Cells) == 0 {
+		return nil // nothing to write; HBase refuses an empty Put
+	}
+	rctx, cancel := b.requestContext(ctx)
+	defer cancel()
+	var err error
+	if ts, ok := sameTimestamp(m.Cells); ok {
+		err = b.mutateUniform(rctx, table, m, ts)
+	} else {
+		_, err = b.rpc.SendRPC(&cellMutate{
+			callBase: newCallBase(rctx, []byte(table), m.Key),
+			mutation: mutationProto(m),
+		})
+	}
+	return rpcErr(ctx, "apply", table, err)
+}
+
+// mutateUniform sends a mutation whose cells share one timestamp (0: the server's clock) through
+// gohbase's Mutate, which can ride in a MultiRequest with other rows.
+func (b *Backend) mutateUniform(ctx context.Context, table string, m backends.Mutation, ts int64) error {
+	var opts []func(hrpc.Call) error
+	if ts != 0 {
+		opts = append(opts, hrpc.TimestampUint64(uint64(ts)))
+	}
+	var values map[string]map[string][]byte // nil: delete the whole row
+	if len(m.Cells) > 0 {
+		values = make(map[string]map[string][]byte, 1)
+		for _, c := range m.Cells {
+			q := values[c.Family]
+			if q == nil {
+				q = map[string][]byte{}
+				values[c.Family] = q
+			}
+			if m.Delete {
+				q[c.Qualifier] = nil
+			} else {
+				q[c.Qualifier] = c.Value
+			}
+		}
+	}
+	if m.Delete {
+		del, err := hrpc.NewDel(ctx, []byte(table), m.Key, values, opts...)
+		if err != nil {
+			return err
+		}
+		_, err = b.client.Delete(del)
+		return err
+	}
+	put, err := hrpc.NewPut(ctx, []byte(table), m.Key, values, opts...)
+	if err != nil {
+		return err
+	}
+	_, err = b.client.Put(put)
+	return err
+}
+
+// sameTimestamp reports whether all cells carry one timestamp, and which.
+func sameTimestamp(cells []backends.Cell) (int64, bool) {
+	if len(cells) == 0 {
+		return 0, true
+	}
+	ts := cells[0].Timestamp
+	for _, c := range cells[1:] {
+		if c.Timestamp != ts {
+			return 0, false
+		}
+	}
+	return ts, true
+}
+
+// mutationProto builds a row mutation with a timestamp per cell (none for timestamp 0: the server's
+// clock). A delete removes all versions of each named column up to its timestamp.
+func mutationProto(m backends.Mutation) *pb.MutationProto {
+	typ := pb.MutationProto_PUT
+	if m.Delete {
+		typ = pb.MutationProto_DELETE
+	}
+	mp := &pb.MutationProto{Row: m.Key, MutateType: &typ, Durability: pb.MutationProto_USE_DEFAULT.Enum()}
+	byFamily := map[string]*pb.MutationProto_ColumnValue{}
+	for _, c := range m.Cells {
+		cv := byFamily[c.Family]
+		if cv == nil {
+			cv = &pb.MutationProto_ColumnValue{Family: []byte(c.Family)}
+			byFamily[c.Family] = cv
+			mp.ColumnValue = append(mp.ColumnValue, cv)
+		}
+		qv := &pb.MutationProto_ColumnValue_QualifierValue{Qualifier: []byte(c.Qualifier)}
+		if c.Timestamp != 0 {
+			ts := uint64(c.Timestamp)
+			qv.Timestamp = &ts
+		}
+		if m.Delete {
+			qv.DeleteType = pb.MutationProto_DELETE_MULTIPLE_VERSIONS.Enum()
+		} else {
+			qv.Value = c.Value
+			if qv.Value == nil {
+				qv.Value = []byte{}
+			}
+		}
+		cv.QualifierValue = append(cv.QualifierValue, qv)
+	}
+	return mp
+}

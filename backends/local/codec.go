@@ -1,0 +1,315 @@
+package local
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// A row is stored as one bbolt value: a format byte, then its cells sorted by (family, qualifier), one
+// per column:
+//
+//	cell   = uvarint(len(qualifier)<<1 | newFamily) [uvarint(len(family)) family] qualifier
+//	         uvarint(timestamp) uvarint(len(value)) value
+//
+// The family is written only when it differs from the previous cell's (newFamily = 1), since rows
+// usually hold one or two families.
+const rowFormat = 1
+
+// errCorrupt marks a stored row that does not decode.
+var errCorrupt = errors.New("local: corrupt row")
+
+// cellRef is a cell whose bytes point into a buffer (a stored value, or a caller's mutation).
+type cellRef struct {
+	fam, qual, val []byte
+	ts             int64
+}
+
+func compareRef(a, b *cellRef) int {
+	if c := bytes.Compare(a.fam, b.fam); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.qual, b.qual)
+}
+
+// encodedLen is the length appendCells writes for cells.
+func encodedLen(cells []cellRef) int {
+	n := 1
+	for i := range cells {
+		c := &cells[i]
+		h := uint64(len(c.qual)) << 1
+		if i == 0 || !bytes.Equal(c.fam, cells[i-1].fam) {
+			h |= 1
+			n += uvarintLen(uint64(len(c.fam))) + len(c.fam)
+		}
+		n += uvarintLen(h) + len(c.qual) + uvarintLen(uint64(c.ts)) + uvarintLen(uint64(len(c.val))) + len(c.val)
+	}
+	return n
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// appendCells encodes cells (sorted, one per column) as a row.
+func appendCells(dst []byte, cells []cellRef) []byte {
+	dst = append(dst, rowFormat)
+	var fam []byte
+	for i := range cells {
+		c := &cells[i]
+		newFam := i == 0 || !bytes.Equal(c.fam, fam)
+		h := uint64(len(c.qual)) << 1
+		if newFam {
+			h |= 1
+		}
+		dst = binary.AppendUvarint(dst, h)
+		if newFam {
+			dst = binary.AppendUvarint(dst, uint64(len(c.fam)))
+			dst = append(dst, c.fam...)
+			fam = c.fam
+		}
+		dst = append(dst, c.qual...)
+		dst = binary.AppendUvarint(dst, uint64(c.ts))
+		dst = binary.AppendUvarint(dst, uint64(len(c.val)))
+		dst = append(dst, c.val...)
+	}
+	return dst
+}
+
+// decodeCells appends the cells of a stored row to dst; they point into v.
+func decodeCells(dst []cellRef, v []byte) ([]cellRef, error) {
+	if len(v) == 0 || v[0] != rowFormat {
+		return dst, errCorrupt
+	}
+	p := v[1:]
+	var fam []byte
+	first := true
+	for len(p) > 0 {
+		h, n := binary.Uvarint(p)
+		if n <= 0 {
+			return dst, errCorrupt
+		}
+		p = p[n:]
+		if h&1 == 1 {
+			fl, n := binary.Uvarint(p)
+			if n <= 0 || uint64(len(p)-n) < fl {
+				return dst, errCorrupt
+			}
+			fam = p[n : n+int(fl) : n+int(fl)]
+			p = p[n+int(fl):]
+		} else if first {
+			return dst, errCorrupt
+		}
+		first = false
+		ql := h >> 1
+		if uint64(len(p)) < ql {
+			return dst, errCorrupt
+		}
+		qual := p[:ql:ql]
+		p = p[ql:]
+		ts, n := binary.Uvarint(p)
+		if n <= 0 {
+			return dst, errCorrupt
+		}
+		p = p[n:]
+		vl, n := binary.Uvarint(p)
+		if n <= 0 || uint64(len(p)-n) < vl {
+			return dst, errCorrupt
+		}
+		val := p[n : n+int(vl) : n+int(vl)]
+		p = p[n+int(vl):]
+		dst = append(dst, cellRef{fam: fam, qual: qual, val: val, ts: int64(ts)})
+	}
+	return dst, nil
+}
+
+// change is one validated mutation, prepared outside the write transaction.
+type change struct {
+	key   []byte
+	del   bool
+	cells []cellRef // put: sorted, newest per column, stamped; delete: the columns named
+	enc   []byte    // put: the cells encoded, written as is when the row is new
+}
+
+// arena serves one Apply's prepared cells and encodings from a few large allocations, and shares
+// the byte forms of family and qualifier names among its rows.
+type arena struct {
+	refs  []cellRef
+	buf   []byte
+	names map[string][]byte
+}
+
+func (a *arena) cellRefs(n int) []cellRef {
+	if cap(a.refs)-len(a.refs) < n {
+		a.refs = make([]cellRef, 0, max(n, 1024))
+	}
+	s := a.refs[len(a.refs) : len(a.refs)+n : len(a.refs)+n]
+	a.refs = a.refs[:len(a.refs)+n]
+	return s
+}
+
+// bytes returns a buffer of length 0 and capacity n. Buffers handed out are never written again:
+// bbolt keeps referring to a value until the transaction commits.
+func (a *arena) bytes(n int) []byte {
+	if n > 16<<10 {
+		return make([]byte, 0, n)
+	}
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, 256<<10)
+	}
+	start := len(a.buf)
+	a.buf = a.buf[:start+n]
+	return a.buf[start : start : start+n]
+}
+
+func (a *arena) name(s string) []byte {
+	if b, ok := a.names[s]; ok {
+		return b
+	}
+	b := []byte(s)
+	if a.names == nil {
+		a.names = map[string][]byte{}
+	}
+	if len(a.names) < 1024 {
+		a.names[s] = b
+	}
+	return b
+}
+
+// prepare validates m and stamps, sorts and encodes its cells. families is nil when the table accepts
+// any family. The change refers to m's keys and values, which the caller keeps until Apply returns.
+func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena) (change, error) {
+	if err := checkKey(m.Key); err != nil {
+		return change{}, err
+	}
+	if !m.Delete && len(m.Cells) == 0 {
+		return change{}, fmt.Errorf("%w: put with no cells", backends.ErrInvalidArgument)
+	}
+	for i := range m.Cells {
+		mc := &m.Cells[i]
+		if families != nil && !families[mc.Family] {
+			return change{}, fmt.Errorf("%w: no column family %q", backends.ErrInvalidArgument, mc.Family)
+		}
+		if mc.Timestamp < 0 {
+			return change{}, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, mc.Timestamp)
+		}
+	}
+	c := change{key: m.Key, del: m.Delete, cells: a.cellRefs(len(m.Cells))}
+	for i := range m.Cells {
+		mc := &m.Cells[i]
+		ts := mc.Timestamp
+		if ts == 0 {
+			ts = now
+		}
+		c.cells[i] = cellRef{fam: a.name(mc.Family), qual: a.name(mc.Qualifier), ts: ts}
+		if !m.Delete {
+			c.cells[i].val = mc.Value
+		}
+	}
+	if m.Delete {
+		return c, nil
+	}
+	if len(c.cells) > 1 {
+		c.cells = newestPerColumn(c.cells)
+	}
+	c.enc = appendCells(a.bytes(encodedLen(c.cells)), c.cells)
+	if len(c.enc) > maxRowBytes {
+		return change{}, fmt.Errorf("%w: row of %d bytes, the limit is %d", backends.ErrInvalidArgument, len(c.enc), maxRowBytes)
+	}
+	return c, nil
+}
+
+// newestPerColumn sorts cells by column and keeps one per column: the newest, the last given on a tie
+// (as HBase, where the later of two writes with one timestamp wins).
+func newestPerColumn(cells []cellRef) []cellRef {
+	slices.SortStableFunc(cells, func(a, b cellRef) int { return compareRef(&a, &b) })
+	out := cells[:0]
+	for _, c := range cells {
+		if n := len(out); n > 0 && compareRef(&out[n-1], &c) == 0 {
+			if c.ts >= out[n-1].ts {
+				out[n-1] = c
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// mergePut returns the row old with c's cells written over it, or nil when no cell of c is newer than
+// what old holds (nothing to write). scratch is reused for decoding.
+func mergePut(old []byte, c *change, scratch []cellRef) ([]byte, []cellRef, error) {
+	olds, err := decodeCells(scratch[:0], old)
+	if err != nil {
+		return nil, olds, err
+	}
+	out := make([]cellRef, 0, len(olds)+len(c.cells))
+	changed := false
+	i, j := 0, 0
+	for i < len(olds) && j < len(c.cells) {
+		switch d := compareRef(&olds[i], &c.cells[j]); {
+		case d < 0:
+			out = append(out, olds[i])
+			i++
+		case d > 0:
+			out = append(out, c.cells[j])
+			changed = true
+			j++
+		default:
+			// The newer version wins; a tie goes to the write, as in HBase.
+			if c.cells[j].ts >= olds[i].ts {
+				out = append(out, c.cells[j])
+				changed = true
+			} else {
+				out = append(out, olds[i])
+			}
+			i++
+			j++
+		}
+	}
+	if j < len(c.cells) {
+		changed = true
+	}
+	if !changed {
+		return nil, olds, nil
+	}
+	out = append(out, olds[i:]...)
+	out = append(out, c.cells[j:]...)
+	enc := appendCells(make([]byte, 0, encodedLen(out)), out)
+	if len(enc) > maxRowBytes {
+		return nil, olds, fmt.Errorf("%w: row would grow to %d bytes, the limit is %d", backends.ErrInvalidArgument, len(enc), maxRowBytes)
+	}
+	return enc, olds, nil
+}
+
+// mergeDelete returns the row old without the columns c names (a cell with an empty qualifier names a
+// whole family), whether anything is left, and whether anything was removed.
+func mergeDelete(old []byte, c *change, scratch []cellRef) (enc []byte, left, removed bool, _ []cellRef, _ error) {
+	olds, err := decodeCells(scratch[:0], old)
+	if err != nil {
+		return nil, false, false, olds, err
+	}
+	kept := make([]cellRef, 0, len(olds))
+	for _, o := range olds {
+		if slices.ContainsFunc(c.cells, func(d cellRef) bool {
+			return bytes.Equal(d.fam, o.fam) && (len(d.qual) == 0 || bytes.Equal(d.qual, o.qual))
+		}) {
+			removed = true
+			continue
+		}
+		kept = append(kept, o)
+	}
+	if !removed || len(kept) == 0 {
+		return nil, len(kept) > 0, removed, olds, nil
+	}
+	return appendCells(make([]byte, 0, encodedLen(kept)), kept), true, true, olds, nil
+}

@@ -1,0 +1,428 @@
+// Package local is brine's embedded, persistent store: a backends.Backend in one file, on bbolt
+// (go.etcd.io/bbolt), for development, tests, demos and single-machine use with no server.
+//
+// # Layout
+//
+// The file holds a bucket "brine" (format marker), a bucket "brine.tables" with one entry per table
+// (its Meta, Families and SplitKeys, as JSON, and a numeric id), and one bucket per table, named after
+// the id, whose keys are the row keys and whose values are rows: all cells of the row in a compact
+// encoding (see codec.go). Naming data buckets by id means a table dropped and recreated while a
+// write is in flight never receives that write.
+//
+// # Semantics
+//
+// As package memory, which is the reference: one version per column, the newest (a write with an
+// older timestamp than the stored one does not replace it, an equal one does; timestamp 0 is the
+// current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
+// table has Families, cells of other families are refused with backends.ErrInvalidArgument (as HBase);
+// a table without Families takes any family. A delete naming a cell with an empty qualifier deletes
+// the whole family. Keys are 1 to MaxKeyLen bytes (32767, HBase's limit, below bbolt's 32768). A row
+// is at most 256 MiB encoded. SplitKeys cannot split a single file; they are recorded and Regions
+// returns them, so tools can show how rows would spread over regions on a server.
+//
+// # Transactions
+//
+// Each Apply is one bbolt write transaction, shared with the Apply calls that arrive while the
+// previous transaction commits (group commit: one commit, and one fsync unless WithNoSync, for many
+// concurrent writers, with no added delay for a lone one). A mutation's rows are validated, stamped
+// and encoded before the transaction, so concurrent writers overlap that work. Each row is written
+// whole, so a mutation is atomic on its row; if the commit fails, every mutation of the call fails.
+//
+// Scans read in batches, one short read transaction each, resuming after the last key, and yield
+// copies: bbolt's memory is valid only inside a transaction, and a transaction held while a slow
+// consumer works would stop the file from growing (a writer needing a larger memory map waits for all
+// readers).
+package local
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// MaxKeyLen is the longest row key accepted: HBase's limit, so that keys that work here work there.
+const MaxKeyLen = 32767
+
+// maxRowBytes caps one encoded row; bbolt stores big values on overflow pages, rewritten whole on
+// every change of the row.
+const maxRowBytes = 256 << 20
+
+// Errors of this package. Table, key and argument errors wrap the backends sentinels.
+var (
+	// ErrClosed is returned by operations on a closed Store.
+	ErrClosed = errors.New("local: store closed")
+	// ErrReadOnly is returned by writes to a Store opened WithReadOnly.
+	ErrReadOnly = errors.New("local: store opened read-only")
+	// ErrNotStore means the file is a bbolt database that brine did not create, or of a newer format.
+	ErrNotStore = errors.New("local: not a brine local store")
+)
+
+const (
+	formatBucket = "brine"
+	formatKey    = "format"
+	formatValue  = "brine-local/1"
+	tablesBucket = "brine.tables"
+)
+
+// Option configures Open.
+type Option func(*config)
+
+type config struct {
+	noSync      bool
+	readOnly    bool
+	lockTimeout time.Duration
+	mmapSize    int
+	fillPercent float64
+	scanBatch   int
+}
+
+// WithNoSync skips fsync at commit: much faster writes, but a crash of the machine (not of the
+// process) may lose recent writes or corrupt the file. For demos, tests and data that can be rebuilt.
+func WithNoSync() Option { return func(c *config) { c.noSync = true } }
+
+// WithReadOnly opens the file with a shared lock, so several processes may read it; writes fail with
+// ErrReadOnly.
+func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
+
+// WithLockTimeout sets how long Open waits for another process to release the file (default 1s; the
+// file is locked exclusively while open for writing).
+func WithLockTimeout(d time.Duration) Option { return func(c *config) { c.lockTimeout = d } }
+
+// WithInitialMmapSize sets the initial size of the file's memory map in bytes (default 1 GiB on 64-bit
+// platforms, address space only). While the file fits in the map, writers never wait for readers to
+// remap it.
+func WithInitialMmapSize(n int) Option { return func(c *config) { c.mmapSize = n } }
+
+// WithScanBatch sets the rows one scan reads per read transaction when ScanOptions.BatchSize is 0
+// (default 512).
+func WithScanBatch(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.scanBatch = n
+		}
+	}
+}
+
+// Store is a local store; it implements backends.Backend and backends.RegionLister. Methods are safe
+// for concurrent use. Only one process may open a file for writing at a time.
+type Store struct {
+	db  *bbolt.DB
+	cfg config
+
+	// mu guards tables, a copy of the tables bucket; CreateTable and DeleteTable hold it across their
+	// transaction so the copy never disagrees with the file.
+	mu     sync.RWMutex
+	tables map[string]*tableInfo
+
+	closed atomic.Bool
+	gc     groupCommit
+}
+
+var (
+	_ backends.Backend      = (*Store)(nil)
+	_ backends.RegionLister = (*Store)(nil)
+)
+
+// tableInfo is a table's entry in the tables bucket.
+type tableInfo struct {
+	ID        uint64            `json:"id"`
+	Families  []string          `json:"families,omitempty"`
+	SplitKeys [][]byte          `json:"split_keys,omitempty"`
+	Meta      map[string]string `json:"meta,omitempty"`
+
+	bucket   []byte          // data bucket name, from ID
+	families map[string]bool // nil: any family
+}
+
+func (ti *tableInfo) init() {
+	ti.bucket = []byte("t/" + strconv.FormatUint(ti.ID, 10))
+	if len(ti.Families) > 0 {
+		ti.families = make(map[string]bool, len(ti.Families))
+		for _, f := range ti.Families {
+			ti.families[f] = true
+		}
+	}
+}
+
+// Open opens or creates the store at path.
+func Open(path string, opts ...Option) (*Store, error) {
+	cfg := config{lockTimeout: time.Second, fillPercent: 0.9, scanBatch: 512}
+	if strconv.IntSize == 64 {
+		cfg.mmapSize = 1 << 30
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:  cfg.lockTimeout,
+		NoSync:   cfg.noSync,
+		ReadOnly: cfg.readOnly,
+		// The freelist is rebuilt when the file is opened instead of written at every commit: cheaper
+		// commits for big files, and no durability cost.
+		NoFreelistSync:  true,
+		FreelistType:    bbolt.FreelistMapType,
+		InitialMmapSize: cfg.mmapSize,
+	})
+	if err != nil {
+		if errors.Is(err, bberrors.ErrTimeout) {
+			return nil, fmt.Errorf("local: open %s: another process has it open: %w", path, err)
+		}
+		return nil, fmt.Errorf("local: open %s: %w", path, err)
+	}
+	s := &Store{db: db, cfg: cfg, tables: map[string]*tableInfo{}}
+	s.gc.fill = cfg.fillPercent
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("local: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// load checks the format marker (writing it into a new file) and reads the tables bucket.
+func (s *Store) load() error {
+	check := func(tx *bbolt.Tx) (fresh bool, err error) {
+		if fb := tx.Bucket([]byte(formatBucket)); fb != nil {
+			if v := fb.Get([]byte(formatKey)); string(v) != formatValue {
+				return false, fmt.Errorf("%w: format %q, this version reads %q", ErrNotStore, v, formatValue)
+			}
+			return false, nil
+		}
+		var other bool
+		_ = tx.ForEach(func([]byte, *bbolt.Bucket) error { other = true; return nil })
+		if other {
+			return false, ErrNotStore
+		}
+		return true, nil
+	}
+	if !s.cfg.readOnly {
+		err := s.db.Update(func(tx *bbolt.Tx) error {
+			fresh, err := check(tx)
+			if err != nil || !fresh {
+				return err
+			}
+			fb, err := tx.CreateBucket([]byte(formatBucket))
+			if err != nil {
+				return err
+			}
+			if err := fb.Put([]byte(formatKey), []byte(formatValue)); err != nil {
+				return err
+			}
+			_, err = tx.CreateBucket([]byte(tablesBucket))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return s.db.View(func(tx *bbolt.Tx) error {
+		if _, err := check(tx); err != nil {
+			return err
+		}
+		tb := tx.Bucket([]byte(tablesBucket))
+		if tb == nil {
+			return nil // a new file opened read-only: no tables
+		}
+		return tb.ForEach(func(k, v []byte) error {
+			ti := &tableInfo{}
+			if err := json.Unmarshal(v, ti); err != nil {
+				return fmt.Errorf("%w: table %q: %v", ErrNotStore, k, err)
+			}
+			ti.init()
+			s.tables[string(k)] = ti
+			return nil
+		})
+	})
+}
+
+// Path returns the file's path.
+func (s *Store) Path() string { return s.db.Path() }
+
+// Close closes the file, after the transactions under way. Later calls fail with ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("local: close: %w", err)
+	}
+	return nil
+}
+
+// dbErr maps bbolt's errors to this package's.
+func dbErr(err error) error {
+	switch {
+	case errors.Is(err, bberrors.ErrDatabaseNotOpen):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	case errors.Is(err, bberrors.ErrDatabaseReadOnly):
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
+	}
+	return err
+}
+
+func (s *Store) usable(write bool) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if write && s.cfg.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+func (s *Store) table(name string) (*tableInfo, error) {
+	s.mu.RLock()
+	ti := s.tables[name]
+	s.mu.RUnlock()
+	if ti == nil {
+		return nil, fmt.Errorf("local: table %q: %w", name, backends.ErrTableNotFound)
+	}
+	return ti, nil
+}
+
+// CreateTable creates a table.
+func (s *Store) CreateTable(ctx context.Context, name string, opts backends.TableOptions) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("local: create table %q: %w", name, err)
+	}
+	if err := s.usable(true); err != nil {
+		return err
+	}
+	if name == "" {
+		return fmt.Errorf("local: create table: %w: empty table name", backends.ErrInvalidArgument)
+	}
+	for _, f := range opts.Families {
+		if f == "" {
+			return fmt.Errorf("local: create table %q: %w: empty column family name", name, backends.ErrInvalidArgument)
+		}
+	}
+	for i, k := range opts.SplitKeys {
+		if len(k) == 0 || i > 0 && bytes.Compare(opts.SplitKeys[i-1], k) >= 0 {
+			return fmt.Errorf("local: create table %q: %w: split keys must be non-empty and strictly ascending (key %d)",
+				name, backends.ErrInvalidArgument, i)
+		}
+	}
+	ti := &tableInfo{Families: opts.Families, SplitKeys: opts.SplitKeys, Meta: opts.Meta}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tables[name] != nil {
+		return fmt.Errorf("local: create table %q: %w", name, backends.ErrTableExists)
+	}
+	var enc []byte
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		tb := tx.Bucket([]byte(tablesBucket))
+		id, err := tb.NextSequence()
+		if err != nil {
+			return err
+		}
+		ti.ID = id
+		// A JSON round trip gives the cached copy its own maps and slices.
+		if enc, err = json.Marshal(ti); err != nil {
+			return err
+		}
+		ti.init()
+		if _, err := tx.CreateBucket(ti.bucket); err != nil {
+			return err
+		}
+		return tb.Put([]byte(name), enc)
+	})
+	if err != nil {
+		return fmt.Errorf("local: create table %q: %w", name, dbErr(err))
+	}
+	cached := &tableInfo{}
+	if err := json.Unmarshal(enc, cached); err != nil {
+		return fmt.Errorf("local: create table %q: %w", name, err)
+	}
+	cached.init()
+	s.tables[name] = cached
+	return nil
+}
+
+// DeleteTable removes a table and its rows.
+func (s *Store) DeleteTable(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("local: delete table %q: %w", name, err)
+	}
+	if err := s.usable(true); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ti := s.tables[name]
+	if ti == nil {
+		return fmt.Errorf("local: delete table %q: %w", name, backends.ErrTableNotFound)
+	}
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket(ti.bucket); err != nil && !errors.Is(err, bberrors.ErrBucketNotFound) {
+			return err
+		}
+		return tx.Bucket([]byte(tablesBucket)).Delete([]byte(name))
+	})
+	if err != nil {
+		return fmt.Errorf("local: delete table %q: %w", name, dbErr(err))
+	}
+	delete(s.tables, name)
+	return nil
+}
+
+// TableMeta returns a copy of the Meta the table was created with (never nil).
+func (s *Store) TableMeta(ctx context.Context, name string) (map[string]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: table meta %q: %w", name, err)
+	}
+	if err := s.usable(false); err != nil {
+		return nil, err
+	}
+	ti, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	m := maps.Clone(ti.Meta)
+	if m == nil {
+		m = map[string]string{}
+	}
+	return m, nil
+}
+
+// Regions returns the empty key followed by the split keys the table was created with: the regions
+// the table would have on HBase.
+func (s *Store) Regions(ctx context.Context, name string) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: regions %q: %w", name, err)
+	}
+	if err := s.usable(false); err != nil {
+		return nil, err
+	}
+	ti, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(ti.SplitKeys)+1)
+	out = append(out, []byte{})
+	for _, k := range ti.SplitKeys {
+		out = append(out, bytes.Clone(k))
+	}
+	return out, nil
+}
+
+func checkKey(k []byte) error {
+	switch {
+	case len(k) == 0:
+		return fmt.Errorf("%w: empty key", backends.ErrInvalidKey)
+	case len(k) > MaxKeyLen:
+		return fmt.Errorf("%w: key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(k), MaxKeyLen)
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Apply applies muts in one write transaction (shared with concurrent calls, see the package doc).
+// Invalid mutations are reported in rowErrs and the others written. Once the mutations are handed to
+// the transaction, Apply waits for its commit even if ctx ends, so that err always means "nothing
+// written".
+func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: apply %q: %w", table, err)
+	}
+	if err := s.usable(true); err != nil {
+		return nil, err
+	}
+	ti, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	if len(muts) == 0 {
+		return nil, nil
+	}
+	req := &writeReq{table: table, bucket: ti.bucket, changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
+	now := time.Now().UnixMilli()
+	var a arena
+	for i := range muts {
+		c, err := prepare(ti.families, &muts[i], now, &a)
+		if err != nil {
+			req.fail(i, fmt.Errorf("local: apply %q row %d: %w", table, i, err))
+			continue
+		}
+		req.changes[i] = c
+		req.order = append(req.order, i)
+	}
+	if len(req.order) == 0 {
+		return req.rowErrs, nil
+	}
+	// Rows in key order: cursor seeks touch neighbouring pages. The sort is stable so that mutations
+	// of one row apply in the order given.
+	slices.SortStableFunc(req.order, func(a, b int) int {
+		return bytes.Compare(req.changes[a].key, req.changes[b].key)
+	})
+	if err := s.gc.submit(s.db, req); err != nil {
+		return nil, fmt.Errorf("local: apply %q: %w", table, dbErr(err))
+	}
+	if req.err != nil {
+		return nil, req.err
+	}
+	return req.rowErrs, nil
+}
+
+// writeReq is one Apply call's share of a write transaction.
+type writeReq struct {
+	table   string
+	bucket  []byte
+	changes []change
+	order   []int // indexes of the valid changes, by key
+	rowErrs []error
+	err     error // the whole call failed (table gone), nothing of it written
+
+	done     chan struct{} // closed when finished, or when this request is to lead the next group
+	finished bool
+}
+
+func (r *writeReq) fail(i int, err error) {
+	if r.rowErrs == nil {
+		r.rowErrs = make([]error, len(r.changes))
+	}
+	r.rowErrs[i] = err
+}
+
+// write applies the request inside tx. Errors stay in the request: one request's failure must not
+// roll back the others sharing the transaction.
+func (r *writeReq) write(tx *bbolt.Tx, fill float64) {
+	b := tx.Bucket(r.bucket)
+	if b == nil {
+		r.err = fmt.Errorf("local: apply %q: %w", r.table, backends.ErrTableNotFound)
+		return
+	}
+	b.FillPercent = fill
+	var scratch []cellRef
+	// One cursor for the lookups: a fresh one (as Bucket.Get makes) allocates its stack every time.
+	cur := b.Cursor()
+	for _, i := range r.order {
+		c := &r.changes[i]
+		k, old := cur.Seek(c.key)
+		if !bytes.Equal(k, c.key) {
+			old = nil
+		}
+		var err error
+		switch {
+		case c.del && len(c.cells) == 0:
+			if old != nil {
+				err = b.Delete(c.key)
+			}
+		case c.del:
+			if old == nil {
+				continue
+			}
+			var enc []byte
+			var left, removed bool
+			enc, left, removed, scratch, err = mergeDelete(old, c, scratch)
+			switch {
+			case err != nil || !removed:
+			case left:
+				err = b.Put(c.key, enc)
+			default:
+				err = b.Delete(c.key)
+			}
+		case old == nil:
+			err = b.Put(c.key, c.enc)
+		default:
+			var enc []byte
+			enc, scratch, err = mergePut(old, c, scratch)
+			if err == nil && enc != nil {
+				err = b.Put(c.key, enc)
+			}
+		}
+		if err != nil {
+			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
+		}
+	}
+}
+
+// groupCommit runs concurrent Apply calls in shared write transactions. The first caller leads: it
+// runs a transaction for every request queued so far, its own included. Requests that arrive during
+// that transaction queue up, and when it commits the leader hands the lead to the first of them. A
+// lone writer thus commits at once, and concurrent writers share commits (and fsyncs) instead of
+// queueing for bbolt's writer lock one by one.
+type groupCommit struct {
+	fill    float64 // bbolt FillPercent for the data buckets
+	mu      sync.Mutex
+	queue   []*writeReq
+	leading bool
+}
+
+// maxGroupRows bounds the rows of one shared transaction, so its dirty pages stay modest.
+const maxGroupRows = 16384
+
+// submit runs req in a write transaction and returns when that has committed or failed.
+func (g *groupCommit) submit(db *bbolt.DB, req *writeReq) error {
+	req.done = make(chan struct{})
+	g.mu.Lock()
+	g.queue = append(g.queue, req)
+	if g.leading {
+		g.mu.Unlock()
+		<-req.done
+		if req.finished {
+			return req.commitErr()
+		}
+		// Handed the lead: req is at the head of the queue.
+	} else {
+		// Nobody leads, so the queue was empty: req is its head.
+		g.leading = true
+		g.mu.Unlock()
+	}
+	g.lead(db, req)
+	return req.commitErr()
+}
+
+// lead runs one group, headed by self, then passes the lead on or gives it up. Every request's done
+// is closed once: when another leader finished it, or to hand it the lead.
+func (g *groupCommit) lead(db *bbolt.DB, self *writeReq) {
+	g.mu.Lock()
+	n, rows := 0, 0
+	for n < len(g.queue) && (n == 0 || rows+len(g.queue[n].order) <= maxGroupRows) {
+		rows += len(g.queue[n].order)
+		n++
+	}
+	group := slices.Clone(g.queue[:n])
+	g.queue = slices.Delete(g.queue, 0, n)
+	g.mu.Unlock()
+
+	err := db.Update(func(tx *bbolt.Tx) error {
+		for _, r := range group {
+			r.write(tx, g.fill)
+		}
+		return nil
+	})
+	for _, r := range group {
+		if err != nil {
+			r.rowErrs, r.err = nil, errCommit{err}
+		}
+		r.finished = true
+		if r != self {
+			close(r.done)
+		}
+	}
+
+	g.mu.Lock()
+	if len(g.queue) == 0 {
+		g.leading = false
+		g.mu.Unlock()
+		return
+	}
+	next := g.queue[0]
+	g.mu.Unlock()
+	close(next.done) // next.finished is false: next leads
+}
+
+// errCommit marks a transaction that failed as a whole.
+type errCommit struct{ err error }
+
+func (e errCommit) Error() string { return e.err.Error() }
+func (e errCommit) Unwrap() error { return e.err }
+
+func (r *writeReq) commitErr() error {
+	if ce, ok := r.err.(errCommit); ok {
+		return ce.err
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+// Package tablestore is brine's driver for Alibaba Cloud Tablestore (OTS), on the official Go SDK
+// (github.com/aliyun/aliyun-tablestore-go-sdk/tablestore). It implements backends.Backend.
+//
+// # Tables and keys
+//
+// A brine table is a Tablestore table whose first primary-key column, "pk" BINARY, holds the physical
+// (salted) row key. The first primary-key column is Tablestore's partition key, so the salt prefix
+// spreads monotonic keys over partitions: the design guide's cure for sequential order numbers (a
+// hash prefix on the partition key).
+//
+// Tables may have up to four typed key columns, declared to CreateTable through
+// TableOptions.Meta[MetaPrimaryKey] (see FormatPrimaryKey), e.g. "pk:BINARY:9,OrderNumber:INTEGER" for
+// the guide's [CardID][OrderNumber], or "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER" for
+// [DeviceID,SellerID,CardID]. brine still sees one byte string per row: the first Width bytes (salt
+// included) go to the first column, and the rest is the other columns in package keys' encoding
+// (ascending string, bytes and int64 fields; AppendKeyTail, DecodeKey), so a keys.Schema such as
+// "device:fixed=6,seller,card:int64" builds the logical keys. With a fixed-width first column,
+// Tablestore's row order equals the byte order of physical keys, which is what brine's range scans,
+// cursors and merges need, and any byte range maps onto a range of key tuples (exactly for keys and
+// key prefixes; rows a looser bound lets through are dropped). The fixed width is the guide's zero
+// padding; the escaped, terminated strings are its "separator below every character". Tables brine
+// did not create are described by the service (column names and types); a multi-column one also
+// needs Options.Schemas for the width. The Backend, rather than only the SDK drop-in, supports this so
+// that the client's salting, scans and bulk import work unchanged on such tables.
+//
+// # Cells
+//
+// Tablestore has no column families: a cell (Family, Qualifier) is the attribute column Qualifier when
+// Family is "", else Family + "__" + Qualifier (ColumnName). Names are 1-255 bytes of [A-Za-z0-9_]
+// starting with a letter or '_'; so that names split back unambiguously, family and qualifier may not
+// contain "__" and a family may not end in '_'. Cells that do not map fail with
+// backends.ErrInvalidArgument before anything is sent. Values are written as BINARY. Cell timestamps
+// are Tablestore cell versions (milliseconds); reads ask for one version, the newest. Tables are
+// created with one version (Options.MaxVersions), no TTL and no reserved throughput.
+//
+// A put is an UpdateRow that puts the given cells, not a PutRow: PutRow replaces the whole row, while
+// the contract (as HBase) leaves the row's other columns alone. Deleting cells deletes all versions of
+// those columns; deleting a row is a DeleteRow. All conditions are IGNORE.
+//
+// # Metadata
+//
+// TableOptions.Meta lives in a metadata table (Options.MetaTable, default "brine_meta", key "table"
+// STRING), created when the first table is; it is written after the table is created and deleted after
+// it is dropped. Tablestore splits partitions by itself, and the SDK's CreateTableRequest cannot carry
+// split points (the protocol's "partitions" field is not exposed), so TableOptions.SplitKeys are
+// recorded there (SplitKeys) but not applied.
+//
+// # Limits
+//
+// Checked before sending, with errors wrapping backends.ErrInvalidKey (keys) or
+// backends.ErrInvalidArgument: empty keys; key column values over 1 KB; attribute values over 2 MB;
+// rows over 4 MB; more than 1024 columns in one row write; invalid table or column names; more than 128
+// columns to get (key columns included); 1 to 4 key columns. BatchGetRow requests carry at most 100
+// rows, BatchWriteRow requests at most 200 rows and 4 MB, and no row twice.
+//
+// # Retries
+//
+// Two layers retry, each a different kind of failure, so attempts do not multiply:
+//
+//   - The SDK retries whole requests that the service refused (server busy, partition unavailable,
+//     throttling, ...; timeouts only for reads) and network resets, up to Config.SDKRetryTimes within
+//     Config.SDKRetryWindow (its defaults: 10 tries, 5 s). brine does not send such a request again:
+//     the error is returned, wrapped with backends.Retryable when its code is transient, and the caller
+//     (client bulk import, say) decides. Note that the SDK also resends a BatchWriteRow whose
+//     connection was reset, even if the service had applied it: harmless for puts whose cells carry
+//     timestamps (the same version is written again), while a server-stamped put writes a second
+//     version and a delete may remove a write made in between. Set Config.SDKRetryTimes to -1 to
+//     leave all request retries to the caller.
+//   - The SDK never sees rows that fail inside a successful BatchGetRow or BatchWriteRow. brine resends
+//     only those rows when their code is transient, with exponential backoff and jitter, at most
+//     Options.RowAttempts tries, and stops when the context ends. OTSTimeout, OTSInternalServerError
+//     and OTSServerUnavailable leave a write's outcome unknown, so they are retried only for puts whose
+//     cells all carry timestamps (idempotent); deletes and server-stamped puts get the error.
+//
+// With New, the caller's client keeps its own retry settings. The SDK takes no context: a context is
+// checked before every request and between pages and retries, and one request can outlive its
+// cancellation by at most Config.RequestTimeout plus the SDK's retry window.
+package tablestore

@@ -1,0 +1,236 @@
+package dropin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Sentinel errors a caller can branch on with errors.Is.
+var (
+	// ErrUnsupported: a request the drop-in cannot rewrite faithfully onto salted keys. Nothing was sent.
+	ErrUnsupported = errors.New("dropin: request cannot be salted faithfully")
+	// ErrNoSpec: the table has no salting spec stored with it, no salter was given for it, and the
+	// client was not told to use such tables unsalted (WithUnsalted).
+	ErrNoSpec = errors.New("dropin: table has no stored salting spec")
+	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
+	ErrSpecMismatch = errors.New("dropin: salting spec does not match the table's")
+)
+
+// metaSaltSpec is the table-meta key under which package client stores a table's spec
+// (client.MetaSaltSpec; not imported, since wrappers of a driver do not depend on the user API).
+const metaSaltSpec = "brine.salt"
+
+// Defaults of the GetRange fan-out.
+const (
+	DefaultConcurrency = 16
+	DefaultPrefetch    = 256
+	// DefaultPageRows is the rows a GetRange without Limit returns: the service's own page cap.
+	DefaultPageRows = 5000
+	// bucketPageRows caps the rows one bucket request asks for, so that a bucket fetches little more
+	// than the merge needs from it.
+	bucketPageRows = 1000
+	maxBatchGet    = 100 // rows per BatchGetRow (service limit)
+	maxBatchWrite  = 200 // rows per BatchWriteRow (service limit)
+)
+
+// Client is a salted *tablestore.TableStoreClient. It is safe for concurrent use.
+type Client struct {
+	sdk         *ots.TableStoreClient
+	backend     *tablestore.Backend // table keys and stored specs
+	salters     map[string]salting.Salter
+	unsalted    bool
+	concurrency int
+	prefetch    int
+	pageRows    int
+	log         *slog.Logger
+
+	mu     sync.Mutex
+	tables map[string]*table
+}
+
+type config struct {
+	salters     map[string]salting.Salter
+	unsalted    bool
+	concurrency int
+	prefetch    int
+	pageRows    int
+	opts        tablestore.Options
+	log         *slog.Logger
+}
+
+// Option configures a Client.
+type Option func(*config)
+
+// WithSalter makes table use s. When the table has a stored spec, it must be s's (else the table's
+// calls fail with ErrSpecMismatch); a table without one (not created by brine) is salted with s.
+func WithSalter(table string, s salting.Salter) Option {
+	return func(c *config) { c.salters[table] = s }
+}
+
+// WithUnsalted makes tables without a stored spec and without WithSalter usable, unsalted (spec
+// "none"), instead of failing with ErrNoSpec.
+func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
+
+// WithConcurrency bounds how many bucket reads of one GetRange run at once (default 16).
+func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = max(1, n) } }
+
+// WithPrefetch bounds the rows buffered per bucket during a GetRange (default 256).
+func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n) } }
+
+// WithPageRows sets how many rows a GetRange without Limit returns (default 5000).
+func WithPageRows(n int) Option { return func(c *config) { c.pageRows = max(1, n) } }
+
+// WithOptions sets the driver options used to learn table keys: MetaTable (where specs are stored)
+// and Schemas (the keys of multi-column tables brine did not create).
+func WithOptions(o tablestore.Options) Option { return func(c *config) { c.opts = o } }
+
+// WithLogger sets the logger for debug lines (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// New wraps sdk, the caller's SDK client with its own endpoint, credentials and retry policy.
+func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
+	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultConcurrency,
+		prefetch: DefaultPrefetch, pageRows: DefaultPageRows}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.log == nil {
+		cfg.log = slog.Default()
+	}
+	if cfg.opts.Logger == nil {
+		cfg.opts.Logger = cfg.log
+	}
+	return &Client{
+		sdk: sdk, backend: tablestore.New(sdk, cfg.opts), salters: cfg.salters, unsalted: cfg.unsalted,
+		concurrency: cfg.concurrency, prefetch: cfg.prefetch, pageRows: cfg.pageRows, log: cfg.log,
+		tables: map[string]*table{},
+	}
+}
+
+// SDK returns the wrapped client, for the calls the drop-in does not salt (table operations).
+func (c *Client) SDK() *ots.TableStoreClient { return c.sdk }
+
+// Forget drops what the client learned about table (key and salter), e.g. after it was deleted and
+// created again.
+func (c *Client) Forget(table string) {
+	c.mu.Lock()
+	delete(c.tables, table)
+	c.mu.Unlock()
+}
+
+// Salter returns the salter the client uses for table.
+func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, error) {
+	t, err := c.table(ctx, "Salter", table)
+	if err != nil {
+		return nil, err
+	}
+	return t.salter, nil
+}
+
+// table is what the client knows of one table.
+type table struct {
+	name   string
+	salter salting.Salter
+	layout *tablestore.KeyLayout
+	cols   []tablestore.KeyColumn
+}
+
+func (t *table) isKeyColumn(name string) bool {
+	for _, c := range t.cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// table returns the table's key and salter, learned once: DescribeTable, then its row in the meta
+// table.
+func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
+	if name == "" {
+		return nil, fmt.Errorf("dropin: %s: %w: empty table name", call, backends.ErrInvalidArgument)
+	}
+	c.mu.Lock()
+	t := c.tables[name]
+	c.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	meta, err := c.backend.TableMeta(ctx, name)
+	if err != nil {
+		return nil, sdkError(fmt.Sprintf("%s %q: table meta", call, name), err)
+	}
+	layout, err := c.backend.KeyLayout(ctx, name)
+	if err != nil {
+		return nil, sdkError(fmt.Sprintf("%s %q: table key", call, name), err)
+	}
+	s, err := c.resolveSalter(name, meta)
+	if err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
+	}
+	t = &table{name: name, salter: s, layout: layout, cols: layout.Columns()}
+	c.mu.Lock()
+	c.tables[name] = t
+	c.mu.Unlock()
+	c.log.DebugContext(ctx, "dropin: table learned", "table", name, "spec", s.Spec(),
+		"primary_key", tablestore.FormatPrimaryKey(t.cols...))
+	return t, nil
+}
+
+func (c *Client) resolveSalter(name string, meta map[string]string) (salting.Salter, error) {
+	stored, hasStored := meta[metaSaltSpec]
+	given := c.salters[name]
+	switch {
+	case given != nil && hasStored && given.Spec() != stored:
+		return nil, fmt.Errorf("configured %q, table has %q: %w", given.Spec(), stored, ErrSpecMismatch)
+	case given != nil:
+		return given, nil
+	case hasStored:
+		s, err := salting.ParseSpec(stored)
+		if err != nil {
+			return nil, fmt.Errorf("stored spec %q: %w", stored, err)
+		}
+		return s, nil
+	case c.unsalted:
+		return salting.ParseSpec("none")
+	}
+	return nil, fmt.Errorf("%w (create it with brine, pass WithSalter, or use WithUnsalted)", ErrNoSpec)
+}
+
+// sdkError returns the SDK's *OtsError as is when err carries one, so that callers' type assertions
+// keep working; other errors are wrapped with what failed.
+func sdkError(what string, err error) error {
+	var oe *ots.OtsError
+	if errors.As(err, &oe) {
+		return oe
+	}
+	return fmt.Errorf("dropin: %s: %w", what, err)
+}
+
+// forgetOnNotFound drops a table the service says is gone, so that a new one is learned afresh.
+func (c *Client) forgetOnNotFound(table string, err error) {
+	var oe *ots.OtsError
+	if errors.As(err, &oe) && oe.Code == "OTSObjectNotExist" {
+		c.Forget(table)
+	}
+}
+
+// call runs one SDK call. The SDK dereferences response fields without checks; a panic there
+// becomes an error instead of killing the program.
+func call[T any](fn func() (T, error)) (res T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("dropin: tablestore sdk: unexpected response: %v", p)
+		}
+	}()
+	return fn()
+}

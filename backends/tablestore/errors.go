@@ -1,0 +1,150 @@
+package tablestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+var (
+	// ErrNotConfigured is returned by ConfigFromEnv when TABLESTORE_ENDPOINT is not set.
+	ErrNotConfigured = errors.New("tablestore: not configured")
+	// ErrClosed is returned by every method after Close.
+	ErrClosed = errors.New("tablestore: backend closed")
+)
+
+// Error codes of the service (the SDK's own constants cover only those it retries).
+const (
+	codeNotExist       = "OTSObjectNotExist"
+	codeAlreadyExist   = "OTSObjectAlreadyExist"
+	codeParamInvalid   = "OTSParameterInvalid"
+	codeInvalidPK      = "OTSInvalidPK"
+	codeColumnLimit    = "OTSOutOfColumnCountLimit"
+	codeRowSizeLimit   = "OTSOutOfRowSizeLimit"
+	codeBodyTooLarge   = "OTSRequestBodyTooLarge"
+	codeServerBusy     = ots.SERVER_BUSY
+	codePartitionUnav  = ots.PARTITION_UNAVAILABLE
+	codeQuota          = ots.QUOTA_EXHAUSTED
+	codeConflict       = ots.ROW_OPERATION_CONFLICT
+	codeNoCapacity     = ots.NOT_ENOUGH_CAPACITY_UNIT
+	codeTableNotReady  = ots.TABLE_NOT_READY
+	codeStorageBusy    = ots.STORAGE_SERVER_BUSY
+	codeTimeout        = ots.STORAGE_TIMEOUT
+	codeServerUnavail  = ots.SERVER_UNAVAILABLE
+	codeInternalServer = ots.INTERNAL_SERVER_ERROR
+	codeCUExhausted    = "OTSCapacityUnitExhausted"
+	codeFlowControl    = "OTSFlowControl"
+)
+
+// retryableCode reports whether an operation that failed with code may be sent again as is. The
+// timeout and internal-error codes leave the outcome unknown, so only idempotent operations qualify.
+func retryableCode(code string, idempotent bool) bool {
+	switch code {
+	case codeServerBusy, codePartitionUnav, codeQuota, codeConflict, codeNoCapacity, codeTableNotReady, codeStorageBusy,
+		codeCUExhausted, codeFlowControl:
+		return true
+	case codeTimeout, codeServerUnavail, codeInternalServer:
+		return idempotent
+	}
+	return false
+}
+
+// mapError wraps an error of the SDK with what failed and the backends sentinel that matches its code;
+// errors.As still finds the *ots.OtsError.
+func mapError(what string, err error, idempotent bool) error {
+	if err == nil {
+		return nil
+	}
+	var oe *ots.OtsError
+	if !errors.As(err, &oe) {
+		// Transport errors: the SDK has already retried the ones it deems transient. A read may be sent
+		// again; a write's outcome is unknown.
+		var ne net.Error
+		transient := errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if idempotent && transient {
+			return backends.Retryable(fmt.Errorf("tablestore: %s: %w", what, err))
+		}
+		return fmt.Errorf("tablestore: %s: %w", what, err)
+	}
+	return codeError(what, oe, idempotent)
+}
+
+func codeError(what string, oe *ots.OtsError, idempotent bool) error {
+	var sentinel error
+	switch oe.Code {
+	case codeNotExist:
+		sentinel = backends.ErrTableNotFound
+	case codeAlreadyExist:
+		sentinel = backends.ErrTableExists
+	case codeParamInvalid, codeInvalidPK, codeColumnLimit, codeRowSizeLimit, codeBodyTooLarge:
+		sentinel = backends.ErrInvalidArgument
+	}
+	var err error
+	if sentinel != nil {
+		err = fmt.Errorf("tablestore: %s: %w: %w", what, sentinel, oe)
+	} else {
+		err = fmt.Errorf("tablestore: %s: %w", what, oe)
+	}
+	if retryableCode(oe.Code, idempotent) {
+		return backends.Retryable(err)
+	}
+	return err
+}
+
+func otsCode(err error) string {
+	var oe *ots.OtsError
+	if errors.As(err, &oe) {
+		return oe.Code
+	}
+	return ""
+}
+
+// backoff computes the pause before retry attempt n (1-based): exponential with equal jitter, so
+// concurrent writers that failed together do not come back together.
+func (b *Backend) backoff(n int) time.Duration {
+	d := b.opts.RetryBaseDelay << min(n-1, 16)
+	if d <= 0 || d > b.opts.RetryMaxDelay {
+		d = b.opts.RetryMaxDelay
+	}
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// sdkCall runs one SDK call. The SDK takes no context: ctx is checked before the call, and a call
+// outlives a cancelled ctx by at most the SDK's request timeout and retry window. A panic inside the
+// SDK (it dereferences response fields without checks) becomes an error instead of killing the
+// program.
+func sdkCall[T any](ctx context.Context, b *Backend, fn func() (T, error)) (res T, err error) {
+	if b.closed.Load() {
+		return res, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tablestore sdk: unexpected response: %v", p)
+		}
+	}()
+	return fn()
+}

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Sections a run can do; Config.Sections picks some (spread needs the write tables, which are loaded
+// untimed when write is not picked).
+const (
+	SectionSpread = "spread"
+	SectionWrite  = "write"
+	SectionScan   = "scan"
+	SectionGet    = "get"
+	SectionLimit  = "limit"
+)
+
+// AllSections is every section, in the order they run.
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit}
+
+// Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
+type Config struct {
+	Rows      int `json:"rows"`       // rows written per run, and held by every table
+	ValueSize int `json:"value_size"` // bytes per value
+	NaiveRows int `json:"naive_rows"` // rows of the one-Put-at-a-time loop (it is slow; rows/s is what counts)
+	Gets      int `json:"gets"`       // keys read by both sides per repeat
+	Repeat    int `json:"repeat"`     // measured runs per figure; medians are reported
+
+	// Salt is the salting spec of the write, spread and get table.
+	Salt string `json:"salt"`
+	// ScanBuckets are the bucket counts of the fan-out scan tables (hash:N each).
+	ScanBuckets []int `json:"scan_buckets"`
+	// ScanRows is the length of the scanned logical range, in rows, centred in the data (0: all rows).
+	ScanRows int `json:"scan_rows"`
+	// ScanBatch is rows per round trip, for both sides' scans.
+	ScanBatch int `json:"scan_batch"`
+
+	// Limits, LimitBuckets, LimitBatch: the limited scans, on a hash:LimitBuckets table with
+	// client.BatchSize(LimitBatch). LimitPrefetch lists the client prefetch settings tried (0: the
+	// client's default).
+	Limits        []int `json:"limits"`
+	LimitBuckets  int   `json:"limit_buckets"`
+	LimitBatch    int   `json:"limit_batch"`
+	LimitPrefetch []int `json:"limit_prefetch"`
+
+	// RawConcurrency lists the concurrent-writer counts tried for raw batching; the fastest is used.
+	RawConcurrency []int `json:"raw_concurrency"`
+	// ImportWorkers is Table.Import's Workers (0: the client's default).
+	ImportWorkers int `json:"import_workers"`
+	// TuneRows is how many rows each point of that sweep writes (0: min(Rows, 20000)).
+	TuneRows int `json:"tune_rows"`
+
+	Seed     uint64   `json:"seed"`
+	Sections []string `json:"sections"`
+
+	Logger *slog.Logger `json:"-"`
+}
+
+// DefaultConfig finishes in a few minutes against a standalone HBase on a small machine.
+func DefaultConfig() Config {
+	return Config{
+		Rows:           50_000,
+		ValueSize:      64,
+		NaiveRows:      2_000,
+		Gets:           1_000,
+		Repeat:         3,
+		Salt:           "hash:16",
+		ScanBuckets:    []int{1, 8, 32},
+		ScanBatch:      256,
+		Limits:         []int{10, 100, 1000},
+		LimitBuckets:   32,
+		LimitBatch:     100,
+		LimitPrefetch:  []int{0, 1},
+		RawConcurrency: []int{64, 256, 1024},
+		Seed:           1,
+		Sections:       AllSections,
+	}
+}
+
+// Validate refuses a configuration that cannot run, before any table is created.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("bench: %w: %s", backends.ErrInvalidArgument, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Rows < 1:
+		return bad("rows must be >= 1, got %d", c.Rows)
+	case c.ValueSize < 1:
+		return bad("value size must be >= 1, got %d", c.ValueSize)
+	case c.NaiveRows < 1:
+		return bad("naive rows must be >= 1, got %d", c.NaiveRows)
+	case c.Gets < 1:
+		return bad("gets must be >= 1, got %d", c.Gets)
+	case c.Repeat < 1:
+		return bad("repeat must be >= 1, got %d", c.Repeat)
+	case c.ScanRows < 0 || c.ScanRows > c.Rows:
+		return bad("scan rows must be in [0, rows=%d], got %d", c.Rows, c.ScanRows)
+	case c.ScanBatch < 1:
+		return bad("scan batch must be >= 1, got %d", c.ScanBatch)
+	case c.LimitBatch < 1:
+		return bad("limit batch must be >= 1, got %d", c.LimitBatch)
+	case c.ImportWorkers < 0:
+		return bad("import workers must be >= 0, got %d", c.ImportWorkers)
+	case c.TuneRows < 0:
+		return bad("tune rows must be >= 0, got %d", c.TuneRows)
+	case len(c.RawConcurrency) == 0:
+		return bad("no raw concurrency to try")
+	}
+	if _, err := salting.ParseSpec(c.Salt); err != nil {
+		return fmt.Errorf("bench: salt: %w", err)
+	}
+	for _, n := range append(slices.Clone(c.ScanBuckets), c.LimitBuckets) {
+		if n < 1 || n > 65536 {
+			return bad("bucket counts must be in [1, 65536], got %d", n)
+		}
+	}
+	for _, n := range c.Limits {
+		if n < 1 {
+			return bad("limits must be >= 1, got %d", n)
+		}
+	}
+	for _, n := range c.LimitPrefetch {
+		if n < 0 {
+			return bad("limit prefetch must be >= 0, got %d", n)
+		}
+	}
+	for _, n := range c.RawConcurrency {
+		if n < 1 {
+			return bad("raw concurrency must be >= 1, got %d", n)
+		}
+	}
+	for _, s := range c.Sections {
+		if !slices.Contains(AllSections, s) {
+			return bad("unknown section %q (known: %v)", s, AllSections)
+		}
+	}
+	if len(c.Sections) == 0 {
+		return bad("no section to run")
+	}
+	return nil
+}
+
+func (c Config) has(section string) bool { return slices.Contains(c.Sections, section) }
+
+func (c Config) tuneRows() int {
+	if c.TuneRows > 0 {
+		return c.TuneRows
+	}
+	return min(c.Rows, 20_000)
+}
+
+// scanRange is the [lo, hi) row indices of the scanned range, centred in the data.
+func (c Config) scanRange() (lo, hi int) {
+	n := c.ScanRows
+	if n == 0 {
+		n = c.Rows
+	}
+	lo = (c.Rows - n) / 2
+	return lo, lo + n
+}

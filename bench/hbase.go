@@ -1,0 +1,191 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsuna/gohbase"
+	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+)
+
+// OpenHBase opens both sides on one HBase cluster: brine's driver, and gohbase itself for the
+// baseline. Both use the same gohbase data client (same settings, same connection: the runs alternate,
+// never overlap), brine's through a wrapper that counts its calls. Only when cfg.FlushInterval is set
+// does the baseline's sequential writer get a client of its own that sends at once: a sequential
+// writer never has a second call to batch with, so a flush interval would only add itself to every
+// Put. (Several data clients in one process also trip a data race inside the pinned gohbase, whose
+// MultiRequests are pooled across clients, under -race.)
+func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
+	if cfg.ZKQuorum == "" {
+		return nil, fmt.Errorf("bench: %w: no ZooKeeper quorum", backends.ErrInvalidArgument)
+	}
+	if cfg.FlushInterval < 0 {
+		return nil, fmt.Errorf("bench: %w: negative flush interval", backends.ErrInvalidArgument)
+	}
+	opts := func(flush time.Duration) []gohbase.Option {
+		o := []gohbase.Option{gohbase.FlushInterval(flush)}
+		if cfg.ZKRoot != "" {
+			o = append(o, gohbase.ZookeeperRoot(cfg.ZKRoot))
+		}
+		if cfg.EffectiveUser != "" {
+			o = append(o, gohbase.EffectiveUser(cfg.EffectiveUser))
+		}
+		return o
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := hbase.CheckCluster(cctx, cfg.ZKQuorum, cfg.ZKRoot); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	inner := gohbase.NewClient(cfg.ZKQuorum, opts(cfg.FlushInterval)...)
+	wire := &wireClient{Client: inner, rpc: inner.(gohbase.RPCClient)}
+	// This gohbase's admin client cannot be closed (its Close panics); it lives as long as the process.
+	admin := gohbase.NewAdminClient(cfg.ZKQuorum, opts(cfg.FlushInterval)...)
+	b, err := hbase.New(wire, admin, cfg.Options)
+	if err != nil {
+		inner.Close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	raw := &gohbaseRaw{conc: inner, seq: inner}
+	if cfg.FlushInterval > 0 {
+		raw.seq = gohbase.NewClient(cfg.ZKQuorum, opts(0)...)
+	}
+	closeAll := func() error {
+		inner.Close()
+		if raw.seq != inner {
+			raw.seq.Close()
+		}
+		return nil
+	}
+	// Fail here, not halfway through the run, when the quorum is wrong: ask for a table's metadata.
+	if _, err := b.TableMeta(cctx, "bench_probe_no_such_table"); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
+		_ = closeAll()
+		return nil, fmt.Errorf("bench: open hbase %s: %w", cfg.ZKQuorum, err)
+	}
+	return &Store{
+		Name:    "hbase://" + cfg.ZKQuorum + cfg.ZKRoot,
+		RawName: fmt.Sprintf("gohbase (pinned), FlushInterval %v", cfg.FlushInterval),
+		Backend: b,
+		Raw:     raw,
+		Wire:    wire,
+		Close:   closeAll,
+	}, nil
+}
+
+// wireClient counts the gohbase calls brine's driver makes and the rows scan responses carry. It
+// implements gohbase.RPCClient too, which the driver needs for the calls it builds itself.
+type wireClient struct {
+	gohbase.Client
+	rpc             gohbase.RPCClient
+	calls, scanRows atomic.Int64
+}
+
+func (w *wireClient) Calls() int64    { return w.calls.Load() }
+func (w *wireClient) ScanRows() int64 { return w.scanRows.Load() }
+
+func (w *wireClient) Get(g *hrpc.Get) (*hrpc.Result, error) {
+	w.calls.Add(1)
+	return w.Client.Get(g)
+}
+
+func (w *wireClient) Put(p *hrpc.Mutate) (*hrpc.Result, error) {
+	w.calls.Add(1)
+	return w.Client.Put(p)
+}
+
+func (w *wireClient) Delete(d *hrpc.Mutate) (*hrpc.Result, error) {
+	w.calls.Add(1)
+	return w.Client.Delete(d)
+}
+
+// Scan counts the scanner as one call: the driver uses gohbase's scanner only for hbase:meta lookups,
+// and drives data scans through SendRPC, where each round trip is counted.
+func (w *wireClient) Scan(s *hrpc.Scan) hrpc.Scanner {
+	w.calls.Add(1)
+	return w.Client.Scan(s)
+}
+
+func (w *wireClient) SendRPC(c hrpc.Call) (proto.Message, error) {
+	w.calls.Add(1)
+	msg, err := w.rpc.SendRPC(c)
+	if sr, ok := msg.(*pb.ScanResponse); ok && err == nil {
+		w.scanRows.Add(int64(len(sr.GetResults())))
+	}
+	return msg, err
+}
+
+// gohbaseRaw is the baseline on HBase: gohbase used directly.
+type gohbaseRaw struct {
+	conc, seq gohbase.Client
+}
+
+func (r *gohbaseRaw) Put(ctx context.Context, table string, key, value []byte) error {
+	return put(ctx, r.conc, table, key, value)
+}
+
+func (r *gohbaseRaw) PutSequential(ctx context.Context, table string, key, value []byte) error {
+	return put(ctx, r.seq, table, key, value)
+}
+
+func put(ctx context.Context, c gohbase.Client, table string, key, value []byte) error {
+	p, err := hrpc.NewPut(ctx, []byte(table), key, map[string]map[string][]byte{family: {qualifier: value}})
+	if err != nil {
+		return err
+	}
+	_, err = c.Put(p)
+	return err
+}
+
+func (r *gohbaseRaw) Get(ctx context.Context, table string, key []byte) (bool, error) {
+	g, err := hrpc.NewGet(ctx, []byte(table), key)
+	if err != nil {
+		return false, err
+	}
+	res, err := r.conc.Get(g)
+	if err != nil {
+		return false, err
+	}
+	return len(res.Cells) > 0, nil
+}
+
+func (r *gohbaseRaw) Scan(ctx context.Context, table string, start, end []byte, batch int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		var opts []func(hrpc.Call) error
+		if batch > 0 {
+			opts = append(opts, hrpc.NumberOfRows(uint32(batch)))
+		}
+		sc, err := hrpc.NewScanRange(ctx, []byte(table), start, end, opts...)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		scanner := r.conc.Scan(sc)
+		defer scanner.Close()
+		for {
+			res, err := scanner.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if len(res.Cells) == 0 {
+				continue
+			}
+			if !yield(res.Cells[0].Row, nil) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,80 @@
+//go:build integration
+
+package bench
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+)
+
+func openHBase(tb testing.TB) *Store {
+	tb.Helper()
+	zk := hbasetest.ZK(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := OpenHBase(ctx, hbase.Config{ZKQuorum: zk})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// TestRunHBase runs the whole bench, tiny, against the real HBase: raw gohbase against brine, with the
+// gohbase calls below brine's driver counted.
+func TestRunHBase(t *testing.T) {
+	st := openHBase(t)
+	rec := &recorder{Backend: st.Backend}
+	st.Backend = rec
+	cfg := smallConfig()
+	cfg.Rows = 1000
+	cfg.ScanRows = 600
+	cfg.Limits = []int{10, 100}
+	cfg.RawConcurrency = []int{8, 32}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCleanedUp(t, rec)
+	if rep.Spread == nil || rep.Spread.Regions != 16 || rep.Spread.UnsaltedMaxShare != 1 {
+		t.Errorf("spread: %+v", rep.Spread)
+	}
+	if g := rep.Get; g == nil || g.DriverRPCsPerGet != 1 || g.BackendReadsPerGet != 1 {
+		t.Errorf("a salted get is not one RPC: %+v", g)
+	}
+	for _, l := range rep.Limits {
+		// Every bucket's first round trip asks for min(batch, limit) rows, and no more than that is
+		// read here: the range holds fewer rows per bucket than one batch.
+		if l.ServerRows < int64(l.Limit) || l.ServerRows > int64(l.Buckets*min(l.Batch, l.Limit)) {
+			t.Errorf("limit %d, prefetch %d: server sent %d rows", l.Limit, l.Prefetch, l.ServerRows)
+		}
+	}
+	if len(rep.Scans) != len(cfg.ScanBuckets) || rep.Write == nil || rep.Write.BrineRowsPerS <= 0 {
+		t.Errorf("report: %+v", rep)
+	}
+	for _, name := range rec.created {
+		if _, err := st.Backend.TableMeta(ctx, name); !errors.Is(err, backends.ErrTableNotFound) {
+			t.Errorf("table %s left behind: %v", name, err)
+		}
+	}
+}
+
+func TestOpenHBaseBadQuorum(t *testing.T) {
+	hbasetest.ZK(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := OpenHBase(ctx, hbase.Config{ZKQuorum: "127.0.0.1:1"}); err == nil {
+		t.Fatal("OpenHBase with no ZooKeeper there succeeded")
+	}
+	if _, err := OpenHBase(ctx, hbase.Config{}); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Errorf("empty quorum: %v", err)
+	}
+}

@@ -1,0 +1,299 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Report holds every figure of one run, the ratios brine/raw, and the goals met or not. It is what
+// bench.json holds; Markdown renders it for people.
+type Report struct {
+	Store    string    `json:"store"`
+	Raw      string    `json:"raw_driver"`
+	Started  time.Time `json:"started"`
+	Duration float64   `json:"duration_s"`
+	Config   Config    `json:"config"`
+
+	Spread *SpreadResult  `json:"spread,omitempty"`
+	Write  *WriteResult   `json:"write,omitempty"`
+	Scans  []ScanResult   `json:"scans,omitempty"`
+	Get    *GetResult     `json:"get,omitempty"`
+	Limits []LimitResult  `json:"limit_scans,omitempty"`
+	Goals  []GoalResult   `json:"goals"`
+	Notes  []string       `json:"notes,omitempty"`
+	Tuning []TuningResult `json:"raw_tuning,omitempty"`
+}
+
+// SpreadResult is how N monotonic keys spread over the regions of a table pre-split at the salter's
+// bucket boundaries: salted through brine, and unsalted through the raw driver.
+type SpreadResult struct {
+	Rows            int64   `json:"rows"`
+	Salt            string  `json:"salt"`
+	Regions         int     `json:"regions"`
+	Salted          []int64 `json:"salted_rows_per_region"`
+	Unsalted        []int64 `json:"unsalted_rows_per_region"`
+	SaltedMaxMean   float64 `json:"salted_max_over_mean"`
+	UnsaltedMaxMean float64 `json:"unsalted_max_over_mean"`
+	// UnsaltedMaxShare is the fraction of the unsalted rows held by its fullest region (1: one hot region).
+	UnsaltedMaxShare float64 `json:"unsalted_max_region_share"`
+}
+
+// WriteResult compares write throughput (medians over the repeats).
+type WriteResult struct {
+	Rows           int     `json:"rows"`
+	NaiveRows      int     `json:"naive_rows"`
+	NaiveRowsPerS  float64 `json:"naive_rows_per_s"`
+	RawRowsPerS    float64 `json:"raw_batched_rows_per_s"`
+	BrineRowsPerS  float64 `json:"brine_import_rows_per_s"`
+	RawConcurrency int     `json:"raw_concurrency"`
+	BrineOverNaive float64 `json:"brine_over_naive"`
+	BrineOverRaw   float64 `json:"brine_over_raw"`
+	BrineBatches   int64   `json:"brine_batches"`
+}
+
+// TuningResult is one point of the raw driver's concurrency sweep.
+type TuningResult struct {
+	Concurrency int     `json:"concurrency"`
+	Rows        int     `json:"rows"`
+	RowsPerS    float64 `json:"rows_per_s"`
+}
+
+// ScanResult compares one logical range read raw (one unsalted range) and through brine's fan-out
+// over Buckets buckets (medians over the repeats).
+type ScanResult struct {
+	Buckets         int     `json:"buckets"`
+	Rows            int64   `json:"rows"`
+	RawRowsPerS     float64 `json:"raw_rows_per_s"`
+	BrineRowsPerS   float64 `json:"brine_rows_per_s"`
+	RawFirstRowMs   float64 `json:"raw_first_row_ms"`
+	BrineFirstRowMs float64 `json:"brine_first_row_ms"`
+	Ratio           float64 `json:"brine_over_raw"`
+}
+
+// GetResult compares point-get latency on the same logical keys.
+type GetResult struct {
+	Gets       int     `json:"gets"`
+	RawP50us   float64 `json:"raw_p50_us"`
+	RawP99us   float64 `json:"raw_p99_us"`
+	BrineP50us float64 `json:"brine_p50_us"`
+	BrineP99us float64 `json:"brine_p99_us"`
+	// DriverP50us, DriverP99us: brine's driver alone (backends.Read, one key) on the unsalted table.
+	DriverP50us float64 `json:"driver_p50_us"`
+	DriverP99us float64 `json:"driver_p99_us"`
+	P50Ratio    float64 `json:"p50_brine_over_raw"`
+	P99Ratio    float64 `json:"p99_brine_over_raw"`
+	// BackendReadsPerGet is how many backends.Backend.Read calls (and keys) one salted Get made.
+	BackendReadsPerGet float64 `json:"backend_reads_per_get"`
+	BackendKeysPerGet  float64 `json:"backend_keys_per_get"`
+	// DriverRPCsPerGet is how many calls brine's driver made to the store client per Get; -1 when the
+	// driver cannot be observed below the backends API.
+	DriverRPCsPerGet float64 `json:"driver_rpcs_per_get"`
+}
+
+// LimitResult is one limited scan over Buckets buckets: how many rows were read for those returned.
+type LimitResult struct {
+	Limit    int `json:"limit"`
+	Buckets  int `json:"buckets"`
+	Batch    int `json:"batch"`
+	Prefetch int `json:"prefetch"`
+	Returned int `json:"returned"`
+	// BackendRows is the most rows the backend yielded to the client in one repeat.
+	BackendRows int64 `json:"backend_rows"`
+	// ServerRows is the most rows the server sent in one repeat (-1: not observable on this store).
+	ServerRows int64 `json:"server_rows"`
+	// Bound is the goal: limit + buckets × batch.
+	Bound      int     `json:"bound"`
+	ReadPerRow float64 `json:"read_per_returned_row"`
+}
+
+// read is the figure held against the bound: what the server sent when that is known, else what the
+// backend yielded.
+func (l LimitResult) read() int64 {
+	if l.ServerRows >= 0 {
+		return l.ServerRows
+	}
+	return l.BackendRows
+}
+
+// GoalResult is one of issue 5's targets, evaluated.
+type GoalResult struct {
+	Name string `json:"name"`
+	Want string `json:"want"`
+	Got  string `json:"got"`
+	Met  bool   `json:"met"`
+}
+
+// Evaluate holds the figures against issue 5's targets. A section that did not run yields no goal.
+func Evaluate(r *Report) []GoalResult {
+	var goals []GoalResult
+	if s := r.Spread; s != nil {
+		goals = append(goals, GoalResult{
+			Name: "write spread, salted",
+			Want: "max/mean <= 1.10",
+			Got:  fmt.Sprintf("%.3f", s.SaltedMaxMean),
+			Met:  s.SaltedMaxMean > 0 && s.SaltedMaxMean <= 1.10,
+		}, GoalResult{
+			Name: "write spread, unsalted",
+			Want: "all rows in one region",
+			Got:  fmt.Sprintf("%.1f%% in the fullest of %d regions", 100*s.UnsaltedMaxShare, s.Regions),
+			Met:  s.UnsaltedMaxShare == 1,
+		})
+	}
+	if w := r.Write; w != nil {
+		goals = append(goals, GoalResult{
+			Name: "import vs naive loop",
+			Want: ">= 5.0x",
+			Got:  fmt.Sprintf("%.2fx", w.BrineOverNaive),
+			Met:  w.BrineOverNaive >= 5,
+		}, GoalResult{
+			Name: "import vs raw batching",
+			Want: ">= 1.0x",
+			Got:  fmt.Sprintf("%.2fx", w.BrineOverRaw),
+			Met:  w.BrineOverRaw >= 1,
+		})
+	}
+	for _, s := range r.Scans {
+		if s.Buckets != 8 {
+			continue
+		}
+		goals = append(goals, GoalResult{
+			Name: "fan-out scan, 8 buckets",
+			Want: ">= 0.90x raw rows/s",
+			Got:  fmt.Sprintf("%.2fx", s.Ratio),
+			Met:  s.Ratio >= 0.9,
+		})
+	}
+	if g := r.Get; g != nil {
+		goals = append(goals, GoalResult{
+			Name: "salted get p50",
+			Want: "<= 1.05x raw",
+			Got:  fmt.Sprintf("%.3fx", g.P50Ratio),
+			Met:  g.P50Ratio > 0 && g.P50Ratio <= 1.05,
+		})
+		rpcs := g.DriverRPCsPerGet
+		if rpcs < 0 {
+			rpcs = g.BackendReadsPerGet
+		}
+		goals = append(goals, GoalResult{
+			Name: "salted get RPCs",
+			Want: "1 per get",
+			Got:  fmt.Sprintf("%.2f", rpcs),
+			Met:  rpcs == 1 && g.BackendKeysPerGet == 1,
+		})
+	}
+	for _, l := range r.Limits {
+		goals = append(goals, GoalResult{
+			Name: fmt.Sprintf("limit %d scan, %d buckets, prefetch %d", l.Limit, l.Buckets, l.Prefetch),
+			Want: fmt.Sprintf("reads <= %d rows (limit + buckets x %d)", l.Bound, l.Batch),
+			Got:  fmt.Sprintf("%d rows", l.read()),
+			Met:  l.Returned > 0 && l.read() <= int64(l.Bound),
+		})
+	}
+	return goals
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("bench: encode report: %w", err)
+	}
+	return nil
+}
+
+// Markdown renders the report as Markdown tables.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	c := r.Config
+	p("# brine vs the raw driver\n\n")
+	p("store `%s`, raw driver: %s; started %s, took %.0fs.\n", r.Store, r.Raw, r.Started.UTC().Format(time.RFC3339), r.Duration)
+	p("Sizes: %d rows (%d-byte values), naive loop %d rows, %d gets, %d repeats (medians shown), scan batch %d.\n",
+		c.Rows, c.ValueSize, c.NaiveRows, c.Gets, c.Repeat, c.ScanBatch)
+	p("Raw and brine runs alternate within every repeat, after a warm-up of each.\n\n")
+
+	if len(r.Goals) > 0 {
+		p("## Targets\n\n| target | want | got | met |\n|---|---|---|---|\n")
+		for _, g := range r.Goals {
+			p("| %s | %s | %s | %s |\n", g.Name, g.Want, g.Got, yesNo(g.Met))
+		}
+		p("\n")
+	}
+	if s := r.Spread; s != nil {
+		p("## 1. Write spread: %d monotonic keys, %d regions pre-split at the same keys\n\n", s.Rows, s.Regions)
+		p("| region | brine `%s` | raw, unsalted |\n|---:|---:|---:|\n", s.Salt)
+		for i := range s.Salted {
+			var u int64
+			if i < len(s.Unsalted) {
+				u = s.Unsalted[i]
+			}
+			p("| %d | %d | %d |\n", i, s.Salted[i], u)
+		}
+		p("| **max/mean** | **%.3f** | **%.3f** |\n\n", s.SaltedMaxMean, s.UnsaltedMaxMean)
+	}
+	if wr := r.Write; wr != nil {
+		p("## 2. Write throughput\n\n| writer | rows | rows/s | brine import / this |\n|---|---:|---:|---:|\n")
+		p("| raw, one Put at a time (sequential) | %d | %.0f | %.2fx |\n", wr.NaiveRows, wr.NaiveRowsPerS, wr.BrineOverNaive)
+		p("| raw, %d concurrent Puts (client batching) | %d | %.0f | %.2fx |\n", wr.RawConcurrency, wr.Rows, wr.RawRowsPerS, wr.BrineOverRaw)
+		workers := "default workers"
+		if c.ImportWorkers > 0 {
+			workers = fmt.Sprintf("%d workers", c.ImportWorkers)
+		}
+		p("| brine `Table.Import` (%s) | %d | %.0f | 1.00x |\n\n", workers, wr.Rows, wr.BrineRowsPerS)
+		if len(r.Tuning) > 0 {
+			p("Raw concurrency sweep (best used above):")
+			for _, t := range r.Tuning {
+				p(" %d → %.0f rows/s;", t.Concurrency, t.RowsPerS)
+			}
+			p("\n\n")
+		}
+	}
+	if len(r.Scans) > 0 {
+		p("## 3. Range scan: the same logical range, raw unsalted vs brine fan-out\n\n")
+		p("| buckets | rows | raw rows/s | brine rows/s | brine/raw | raw first row | brine first row |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range r.Scans {
+			p("| %d | %d | %.0f | %.0f | %.2fx | %.2f ms | %.2f ms |\n", s.Buckets, s.Rows, s.RawRowsPerS, s.BrineRowsPerS, s.Ratio, s.RawFirstRowMs, s.BrineFirstRowMs)
+		}
+		p("\n")
+	}
+	if g := r.Get; g != nil {
+		p("## 4. Point get (%d keys, each read by both)\n\n", g.Gets)
+		p("| | p50 | p99 |\n|---|---:|---:|\n")
+		p("| raw | %.0f µs | %.0f µs |\n| brine `Table.Get` (salted table) | %.0f µs | %.0f µs |\n", g.RawP50us, g.RawP99us, g.BrineP50us, g.BrineP99us)
+		p("| brine's driver alone (`Backend.Read`, unsalted table) | %.0f µs | %.0f µs |\n", g.DriverP50us, g.DriverP99us)
+		p("| brine/raw | %.3fx | %.3fx |\n\n", g.P50Ratio, g.P99Ratio)
+		p("Per salted Get: %.2f backend Read call(s) for %.2f key(s)", g.BackendReadsPerGet, g.BackendKeysPerGet)
+		if g.DriverRPCsPerGet >= 0 {
+			p(", %.2f driver RPC(s)", g.DriverRPCsPerGet)
+		}
+		p(".\n\n")
+	}
+	if len(r.Limits) > 0 {
+		p("## 5. Scan with limit: rows read per row returned\n\n")
+		p("| limit | buckets | batch | prefetch | returned | rows from server | rows from backend | read/returned | bound |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, l := range r.Limits {
+			server := "n/a"
+			if l.ServerRows >= 0 {
+				server = fmt.Sprint(l.ServerRows)
+			}
+			p("| %d | %d | %d | %d | %d | %s | %d | %.1f | %d |\n", l.Limit, l.Buckets, l.Batch, l.Prefetch, l.Returned, server, l.BackendRows, l.ReadPerRow, l.Bound)
+		}
+		p("\n")
+	}
+	for _, n := range r.Notes {
+		p("- %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sample is a report whose every goal is met; tests break one figure at a time.
+func sample() *Report {
+	return &Report{
+		Store: "hbase://zk:2181", Raw: "gohbase", Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Duration: 12, Config: DefaultConfig(),
+		Spread: &SpreadResult{
+			Rows: 40, Salt: "hash:4", Regions: 4,
+			Salted: []int64{10, 11, 9, 10}, Unsalted: []int64{40, 0, 0, 0},
+			SaltedMaxMean: 1.1, UnsaltedMaxMean: 4, UnsaltedMaxShare: 1,
+		},
+		Write: &WriteResult{
+			Rows: 1000, NaiveRows: 100, NaiveRowsPerS: 1000, RawRowsPerS: 9000, BrineRowsPerS: 9000,
+			RawConcurrency: 64, BrineOverNaive: 9, BrineOverRaw: 1,
+		},
+		Tuning: []TuningResult{{Concurrency: 64, Rows: 500, RowsPerS: 9000}},
+		Scans: []ScanResult{
+			{Buckets: 1, Rows: 1000, RawRowsPerS: 100, BrineRowsPerS: 80, Ratio: 0.8},
+			{Buckets: 8, Rows: 1000, RawRowsPerS: 100, BrineRowsPerS: 90, Ratio: 0.9, RawFirstRowMs: 1.5, BrineFirstRowMs: 2.25},
+		},
+		Get: &GetResult{
+			Gets: 10, RawP50us: 100, RawP99us: 300, BrineP50us: 105, BrineP99us: 310, P50Ratio: 1.05, P99Ratio: 310.0 / 300,
+			BackendReadsPerGet: 1, BackendKeysPerGet: 1, DriverRPCsPerGet: 1,
+		},
+		Limits: []LimitResult{
+			{Limit: 10, Buckets: 32, Batch: 100, Prefetch: 1, Returned: 10, BackendRows: 41, ServerRows: 320, Bound: 3210, ReadPerRow: 32},
+		},
+		Notes: []string{"a note"},
+	}
+}
+
+func goal(t *testing.T, goals []GoalResult, prefix string) GoalResult {
+	t.Helper()
+	for _, g := range goals {
+		if strings.HasPrefix(g.Name, prefix) {
+			return g
+		}
+	}
+	t.Fatalf("no goal %q in %+v", prefix, goals)
+	return GoalResult{}
+}
+
+func TestEvaluate(t *testing.T) {
+	all := Evaluate(sample())
+	if len(all) != 8 {
+		t.Fatalf("got %d goals, want 8: %+v", len(all), all)
+	}
+	for _, g := range all {
+		if !g.Met {
+			t.Errorf("goal %q (want %s, got %s) not met on the all-met sample", g.Name, g.Want, g.Got)
+		}
+	}
+	tests := []struct {
+		name   string
+		goal   string
+		break_ func(*Report)
+	}{
+		{"salted spread too uneven", "write spread, salted", func(r *Report) { r.Spread.SaltedMaxMean = 1.11 }},
+		{"empty salted table", "write spread, salted", func(r *Report) { r.Spread.SaltedMaxMean = 0 }},
+		{"unsalted not in one region", "write spread, unsalted", func(r *Report) { r.Spread.UnsaltedMaxShare = 0.99 }},
+		{"import slow vs naive", "import vs naive", func(r *Report) { r.Write.BrineOverNaive = 4.99 }},
+		{"import slow vs raw", "import vs raw", func(r *Report) { r.Write.BrineOverRaw = 0.99 }},
+		{"fan-out too slow", "fan-out scan, 8", func(r *Report) { r.Scans[1].Ratio = 0.89 }},
+		{"get too slow", "salted get p50", func(r *Report) { r.Get.P50Ratio = 1.051 }},
+		{"get two RPCs", "salted get RPCs", func(r *Report) { r.Get.DriverRPCsPerGet = 2 }},
+		{"get two keys", "salted get RPCs", func(r *Report) { r.Get.BackendKeysPerGet = 2 }},
+		{"limit over bound", "limit 10 scan", func(r *Report) { r.Limits[0].ServerRows = 3211 }},
+		{"limit over bound, backend figure", "limit 10 scan", func(r *Report) {
+			r.Limits[0].ServerRows, r.Limits[0].BackendRows = -1, 3211
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sample()
+			tt.break_(r)
+			if g := goal(t, Evaluate(r), tt.goal); g.Met {
+				t.Errorf("goal %q met with got %s", g.Name, g.Got)
+			}
+		})
+	}
+	t.Run("RPCs fall back to backend reads", func(t *testing.T) {
+		r := sample()
+		r.Get.DriverRPCsPerGet = -1
+		if g := goal(t, Evaluate(r), "salted get RPCs"); !g.Met || g.Got != "1.00" {
+			t.Errorf("got %+v", g)
+		}
+	})
+	t.Run("sections not run give no goals", func(t *testing.T) {
+		if g := Evaluate(&Report{}); len(g) != 0 {
+			t.Errorf("got %+v", g)
+		}
+	})
+}
+
+func TestMarkdown(t *testing.T) {
+	r := sample()
+	r.Write.BrineOverRaw = 0.5
+	r.Goals = Evaluate(r)
+	var b bytes.Buffer
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"store `hbase://zk:2181`, raw driver: gohbase",
+		"| import vs raw batching | >= 1.0x | 0.50x | **no** |",
+		"| import vs naive loop | >= 5.0x | 9.00x | yes |",
+		"| 0 | 10 | 40 |",
+		"| **max/mean** | **1.100** | **4.000** |",
+		"| raw, 64 concurrent Puts (client batching) | 1000 | 9000 | 0.50x |",
+		"| 8 | 1000 | 100 | 90 | 0.90x | 1.50 ms | 2.25 ms |",
+		"| brine/raw | 1.050x | 1.033x |",
+		"1.00 driver RPC(s)",
+		"| 10 | 32 | 100 | 1 | 10 | 320 | 41 | 32.0 | 3210 |",
+		"- a note",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	// Every table row has as many cells as its header.
+	var cols int
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols = 0
+			continue
+		}
+		n := strings.Count(line, "|")
+		if cols == 0 {
+			cols = n
+		} else if n != cols {
+			t.Errorf("row %q has %d bars, header has %d", line, n, cols)
+		}
+	}
+}
+
+func TestMarkdownUnobservedServerRows(t *testing.T) {
+	r := sample()
+	r.Limits[0].ServerRows = -1
+	r.Get.DriverRPCsPerGet = -1
+	var b bytes.Buffer
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "| n/a | 41 |") || strings.Contains(md, "driver RPC") {
+		t.Errorf("unobserved figures shown wrongly:\n%s", md)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	r := sample()
+	r.Goals = Evaluate(r)
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatalf("bench.json does not parse: %v\n%s", err, b.String())
+	}
+	if back.Write.BrineOverRaw != 1 || back.Get.RawP50us != 100 || len(back.Goals) != len(r.Goals) || back.Config.Rows != r.Config.Rows {
+		t.Errorf("round trip lost figures: %+v", back)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"spread", "write", "scans", "get", "limit_scans", "goals", "config", "raw_tuning"} {
+		if _, ok := raw[key]; !ok {
+			t.Errorf("bench.json lacks %q", key)
+		}
+	}
+	goals := raw["goals"].([]any)
+	if g := goals[0].(map[string]any); g["met"] != true || g["name"] == "" {
+		t.Errorf("goal entry: %v", g)
+	}
+}

@@ -1,0 +1,220 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/memory"
+)
+
+// recorder remembers the tables a run creates and deletes, and can fail every Read.
+type recorder struct {
+	backends.Backend
+	failRead error
+
+	mu               sync.Mutex
+	created, deleted []string
+}
+
+func (r *recorder) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
+	err := r.Backend.CreateTable(ctx, table, opts)
+	if err == nil {
+		r.mu.Lock()
+		r.created = append(r.created, table)
+		r.mu.Unlock()
+	}
+	return err
+}
+
+func (r *recorder) DeleteTable(ctx context.Context, table string) error {
+	err := r.Backend.DeleteTable(ctx, table)
+	if err == nil {
+		r.mu.Lock()
+		r.deleted = append(r.deleted, table)
+		r.mu.Unlock()
+	}
+	return err
+}
+
+func (r *recorder) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
+	if r.failRead != nil {
+		return nil, r.failRead
+	}
+	return r.Backend.Read(ctx, table, keys, opts)
+}
+
+func (r *recorder) Regions(ctx context.Context, table string) ([][]byte, error) {
+	return r.Backend.(backends.RegionLister).Regions(ctx, table)
+}
+
+func smallConfig() Config {
+	c := DefaultConfig()
+	c.Rows = 2000
+	c.NaiveRows = 50
+	c.Gets = 50
+	c.Repeat = 2
+	c.TuneRows = 300
+	c.ScanRows = 1500
+	c.ScanBuckets = []int{1, 8}
+	c.LimitBuckets = 32
+	c.RawConcurrency = []int{2, 8}
+	return c
+}
+
+// checkCleanedUp: every table the run created is gone, and every one was named TablePrefix...
+func checkCleanedUp(t *testing.T, rec *recorder) {
+	t.Helper()
+	if len(rec.created) == 0 {
+		t.Fatal("no table created")
+	}
+	for _, name := range rec.created {
+		if !strings.HasPrefix(name, TablePrefix) {
+			t.Errorf("table %q lacks the %q prefix", name, TablePrefix)
+		}
+		if !slices.Contains(rec.deleted, name) {
+			t.Errorf("table %q not deleted", name)
+		}
+		if _, err := rec.Backend.TableMeta(context.Background(), name); !errors.Is(err, backends.ErrTableNotFound) {
+			t.Errorf("table %q still there: %v", name, err)
+		}
+	}
+}
+
+// TestRunMemory runs every section end to end on the embedded memory store, where the baseline is the
+// same driver called directly. Its timings mean nothing; its counts, checks and cleanup do.
+func TestRunMemory(t *testing.T) {
+	// IgnoreCurrent: with -tags integration the HBase tests ran first, and this pinned gohbase leaves
+	// its admin client's goroutines behind for the life of the process (its Close panics).
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx := context.Background()
+	rec := &recorder{Backend: memory.New()}
+	st := BackendStore("memory://", rec)
+	cfg := smallConfig()
+	rep, err := Run(ctx, st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCleanedUp(t, rec)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// 2 write tables, scan tables for 1 and 8 buckets, and the 32-bucket limit table.
+	if len(rec.created) != 5 {
+		t.Errorf("created %v, want 5 tables", rec.created)
+	}
+
+	sp := rep.Spread
+	if sp == nil || sp.Regions != 16 || sp.UnsaltedMaxShare != 1 || sp.Unsalted[0] != int64(cfg.Rows) {
+		t.Fatalf("spread: %+v", sp)
+	}
+	var total int64
+	for _, c := range sp.Salted {
+		total += c
+		if c == 0 {
+			t.Errorf("an empty salted region: %v", sp.Salted)
+		}
+	}
+	if total != int64(cfg.Rows) {
+		t.Errorf("salted table holds %d rows, want %d", total, cfg.Rows)
+	}
+
+	w := rep.Write
+	if w == nil || w.NaiveRowsPerS <= 0 || w.RawRowsPerS <= 0 || w.BrineRowsPerS <= 0 || w.BrineBatches == 0 ||
+		!slices.Contains(cfg.RawConcurrency, w.RawConcurrency) || len(rep.Tuning) != len(cfg.RawConcurrency) {
+		t.Errorf("write: %+v, tuning %+v", w, rep.Tuning)
+	}
+
+	if len(rep.Scans) != 2 {
+		t.Fatalf("scans: %+v", rep.Scans)
+	}
+	for i, s := range rep.Scans {
+		if s.Buckets != cfg.ScanBuckets[i] || s.Rows != int64(cfg.ScanRows) || s.RawRowsPerS <= 0 || s.BrineRowsPerS <= 0 || s.Ratio <= 0 {
+			t.Errorf("scan %d: %+v", i, s)
+		}
+	}
+
+	g := rep.Get
+	if g == nil || g.Gets != cfg.Gets || g.BackendReadsPerGet != 1 || g.BackendKeysPerGet != 1 || g.DriverRPCsPerGet != -1 {
+		t.Errorf("get: %+v", g)
+	}
+
+	if len(rep.Limits) != len(cfg.Limits)*len(cfg.LimitPrefetch) {
+		t.Fatalf("limits: %+v", rep.Limits)
+	}
+	for _, l := range rep.Limits {
+		if l.Returned != l.Limit || l.ServerRows != -1 || l.BackendRows < int64(l.Limit) || l.Bound != l.Limit+32*cfg.LimitBatch {
+			t.Errorf("limit: %+v", l)
+		}
+		// With no read-ahead, a bucket yields at most what the merge took from it plus the one row
+		// it is blocked on: limit + buckets rows in all.
+		if l.Prefetch == 1 && l.BackendRows > int64(l.Limit+l.Buckets) {
+			t.Errorf("prefetch 1, limit %d: backend yielded %d rows", l.Limit, l.BackendRows)
+		}
+	}
+
+	if len(rep.Goals) != len(Evaluate(rep)) || rep.Duration <= 0 {
+		t.Errorf("goals %d, duration %v", len(rep.Goals), rep.Duration)
+	}
+	for _, name := range []string{"write spread, unsalted", "salted get RPCs"} {
+		if g := goal(t, rep.Goals, name); !g.Met {
+			t.Errorf("goal %q not met: %+v", name, g)
+		}
+	}
+	var md bytes.Buffer
+	if err := rep.Markdown(&md); err != nil || !strings.Contains(md.String(), "## 5. Scan with limit") {
+		t.Errorf("markdown: %v\n%s", err, md.String())
+	}
+}
+
+func TestRunSections(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rec := &recorder{Backend: memory.New()}
+	cfg := smallConfig()
+	cfg.Sections = []string{SectionLimit}
+	rep, err := Run(context.Background(), BackendStore("memory://", rec), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Write != nil || rep.Spread != nil || rep.Get != nil || rep.Scans != nil || len(rep.Limits) == 0 {
+		t.Errorf("ran more or less than the limit section: %+v", rep)
+	}
+	// Write tables (loaded untimed) and the limit table only.
+	if len(rec.created) != 3 {
+		t.Errorf("created %v", rec.created)
+	}
+	checkCleanedUp(t, rec)
+}
+
+func TestRunFailureCleansUp(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	boom := errors.New("boom")
+	rec := &recorder{Backend: memory.New(), failRead: boom}
+	_, err := Run(context.Background(), BackendStore("memory://", rec), smallConfig())
+	if !errors.Is(err, boom) {
+		t.Fatalf("Run: %v, want boom", err)
+	}
+	checkCleanedUp(t, rec)
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	rec := &recorder{Backend: memory.New()}
+	bad := smallConfig()
+	bad.Rows = 0
+	if _, err := Run(context.Background(), BackendStore("memory://", rec), bad); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Errorf("bad config: %v", err)
+	}
+	if _, err := Run(context.Background(), &Store{Backend: rec}, smallConfig()); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Errorf("store without raw driver: %v", err)
+	}
+	if len(rec.created) != 0 {
+		t.Errorf("tables created before the input was checked: %v", rec.created)
+	}
+}

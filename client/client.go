@@ -1,0 +1,157 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// MetaSaltSpec is the table-meta key under which the salting spec is stored with a table.
+const MetaSaltSpec = "brine.salt"
+
+// Defaults, chosen for a handful of region servers: enough parallelism to keep every bucket busy,
+// batches small enough to stay far below every store's request limits.
+const (
+	DefaultConcurrency = 16
+	DefaultBatchRows   = 500
+	DefaultPrefetch    = 256
+)
+
+// Client opens salted tables on one backend. It is safe for concurrent use.
+type Client struct {
+	backend     backends.Backend
+	logger      *slog.Logger
+	concurrency int
+	batchRows   int
+	prefetch    int
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithLogger sets the logger (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
+
+// WithConcurrency bounds the bucket scans and batches a single call runs at once.
+func WithConcurrency(n int) Option { return func(c *Client) { c.concurrency = max(1, n) } }
+
+// WithBatchRows bounds the rows of one backend request in batched writes and reads.
+func WithBatchRows(n int) Option { return func(c *Client) { c.batchRows = max(1, n) } }
+
+// WithPrefetch bounds the rows buffered per bucket during a scan, which bounds a scan's memory
+// (buckets × prefetch rows) however slow the consumer is.
+func WithPrefetch(n int) Option { return func(c *Client) { c.prefetch = max(1, n) } }
+
+// New returns a Client over b. Closing the Client closes b.
+func New(b backends.Backend, opts ...Option) *Client {
+	c := &Client{
+		backend:     b,
+		logger:      slog.Default(),
+		concurrency: DefaultConcurrency,
+		batchRows:   DefaultBatchRows,
+		prefetch:    DefaultPrefetch,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Backend returns the driver below the client, for store-specific operations.
+func (c *Client) Backend() backends.Backend { return c.backend }
+
+// Close closes the backend.
+func (c *Client) Close() error { return c.backend.Close() }
+
+// TableConfig describes a table to create.
+type TableConfig struct {
+	// Salter places keys into buckets; required (use salting.ParseSpec("none") for an unsalted table).
+	Salter salting.Salter
+	// Families are the column families (HBase); default ["d"].
+	Families []string
+	// Regions is how many regions/partitions to pre-split into, aligned with bucket boundaries;
+	// 0 means one region per bucket.
+	Regions int
+	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
+	SplitKeys [][]byte
+}
+
+// DefaultFamily is the column family created when TableConfig.Families is empty.
+const DefaultFamily = "d"
+
+// CreateTable creates a table pre-split at its salter's bucket boundaries and stores the salting spec
+// with it.
+func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
+	if cfg.Salter == nil {
+		return nil, fmt.Errorf("create table %q: %w: no salter configured", name, backends.ErrInvalidArgument)
+	}
+	families := cfg.Families
+	if len(families) == 0 {
+		families = []string{DefaultFamily}
+	}
+	opts := backends.TableOptions{
+		Families:  families,
+		SplitKeys: cfg.SplitKeys,
+		Meta:      map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+	}
+	if opts.SplitKeys == nil {
+		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)
+	}
+	if err := c.backend.CreateTable(ctx, name, opts); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	c.logger.DebugContext(ctx, "brine: table created", "table", name, "salt", cfg.Salter.Spec(),
+		"splits", len(opts.SplitKeys))
+	return c.newTable(name, cfg.Salter), nil
+}
+
+// OpenTable opens an existing table. With no salter given it adopts the spec stored with the table;
+// with one given, the stored spec must match, or OpenTable fails with ErrSpecMismatch before anything
+// is read or written. A table created outside brine (no stored spec) is opened with the given salter,
+// or unsalted when none is given: that is how tables written by Phoenix or OpenTSDB are read.
+func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	meta, err := c.backend.TableMeta(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	stored, ok := meta[MetaSaltSpec]
+	switch {
+	case ok && s == nil:
+		s, err = salting.ParseSpec(stored)
+		if err != nil {
+			return nil, fmt.Errorf("open table %q: stored salting spec %q: %w", name, stored, err)
+		}
+	case ok && s.Spec() != stored:
+		return nil, fmt.Errorf("open table %q: configured %q, table has %q: %w", name, s.Spec(), stored, ErrSpecMismatch)
+	case !ok && s == nil:
+		s, err = salting.ParseSpec("none")
+		if err != nil {
+			return nil, fmt.Errorf("open table %q: %w", name, err)
+		}
+	}
+	return c.newTable(name, s), nil
+}
+
+// DeleteTable deletes a table and its data.
+func (c *Client) DeleteTable(ctx context.Context, name string) error {
+	if err := c.backend.DeleteTable(ctx, name); err != nil {
+		return fmt.Errorf("delete table %q: %w", name, err)
+	}
+	return nil
+}
+
+func (c *Client) newTable(name string, s salting.Salter) *Table {
+	return &Table{c: c, name: name, salter: s}
+}
+
+// keyError wraps a salting error so that callers can branch on ErrInvalidKey whichever layer found it.
+func keyError(key []byte, err error) error {
+	if errors.Is(err, backends.ErrInvalidKey) {
+		return fmt.Errorf("key %s: %w", keyText(key), err)
+	}
+	return fmt.Errorf("key %s: %w: %w", keyText(key), backends.ErrInvalidKey, err)
+}

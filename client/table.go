@@ -1,0 +1,309 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Table is a handle on one salted table. It is cheap, immutable and safe for concurrent use.
+type Table struct {
+	c      *Client
+	name   string
+	salter salting.Salter
+}
+
+// Name is the table's name in the store.
+func (t *Table) Name() string { return t.name }
+
+// Salter is the table's salter.
+func (t *Table) Salter() salting.Salter { return t.salter }
+
+// physical returns the physical key and bucket of a logical key, or an error wrapping ErrInvalidKey.
+func (t *Table) physical(key []byte) ([]byte, int, error) {
+	if len(key) == 0 {
+		return nil, 0, fmt.Errorf("%w: empty row key", backends.ErrInvalidKey)
+	}
+	b, err := t.salter.Bucket(key)
+	if err != nil {
+		return nil, 0, keyError(key, err)
+	}
+	pk, err := t.salter.AppendPhysical(nil, key)
+	if err != nil {
+		return nil, 0, keyError(key, err)
+	}
+	return pk, b, nil
+}
+
+// Put writes cells to one row.
+func (t *Table) Put(ctx context.Context, key []byte, cells ...Cell) error {
+	if len(cells) == 0 {
+		return fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	}
+	return t.applyOne(ctx, "put", Mutation{Key: key, Cells: cells})
+}
+
+// Delete deletes the given columns of a row (all versions), or the whole row when none are given.
+func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error {
+	m := Mutation{Key: key, Delete: true}
+	for _, col := range columns {
+		m.Cells = append(m.Cells, Cell{Family: col.Family, Qualifier: col.Qualifier})
+	}
+	return t.applyOne(ctx, "delete", m)
+}
+
+func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
+	pk, _, err := t.physical(m.Key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	logical := m.Key
+	m.Key = pk
+	rowErrs, err := t.c.backend.Apply(ctx, t.name, []Mutation{m})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, keyText(logical), err)
+	}
+	return nil
+}
+
+// Get reads one row; ErrNotFound if it has no cells.
+func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+	cfg := newReadConfig(opts)
+	pk, _, err := t.physical(key)
+	if err != nil {
+		return Row{}, fmt.Errorf("get: %w", err)
+	}
+	rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, cfg.read)
+	if err != nil {
+		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
+	}
+	if len(rows) != 1 || len(rows[0].Cells) == 0 {
+		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+	}
+	return Row{Key: key, Cells: rows[0].Cells}, nil
+}
+
+// Apply applies many mutations: rows are grouped by bucket, cut into batches of at most the client's
+// batch size, and the batches are sent in parallel. Like Bigtable's ApplyBulk, rowErrs is nil when all
+// succeeded, else rowErrs[i] is the error of muts[i] (nil for rows that were written). Every row ends
+// either written or with an error: a row with a bad key fails alone, before anything is sent for it,
+// and does not stop its neighbours. err is reserved for a failure before any row was sent.
+func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	errs := make([]error, len(muts))
+	phys := make([]Mutation, len(muts))
+	buckets := make([]int, len(muts))
+	valid := make([]bool, len(muts))
+	for i, m := range muts {
+		pk, b, err := t.physical(m.Key)
+		if err != nil {
+			errs[i] = fmt.Errorf("row %d: %w", i, err)
+			continue
+		}
+		m.Key = pk
+		phys[i], buckets[i], valid[i] = m, b, true
+	}
+	t.runBatches(ctx, buckets, valid, func(ctx context.Context, idx []int) {
+		batch := make([]Mutation, len(idx))
+		for j, i := range idx {
+			batch[j] = phys[i]
+		}
+		batchErrs, err := t.c.backend.Apply(ctx, t.name, batch)
+		for j, i := range idx {
+			switch {
+			case err != nil:
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err)
+			case batchErrs != nil && batchErrs[j] != nil:
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), batchErrs[j])
+			}
+		}
+	})
+	for _, e := range errs {
+		if e != nil {
+			return errs, nil
+		}
+	}
+	return nil, nil
+}
+
+// GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a
+// missing row has its Key set and no Cells.
+func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+	cfg := newReadConfig(opts)
+	phys := make([][]byte, len(keys))
+	buckets := make([]int, len(keys))
+	valid := make([]bool, len(keys))
+	for i, k := range keys {
+		pk, b, err := t.physical(k)
+		if err != nil {
+			return nil, fmt.Errorf("get many: row %d: %w", i, err)
+		}
+		phys[i], buckets[i], valid[i] = pk, b, true
+	}
+	rows := make([]Row, len(keys))
+	errs := make([]error, len(keys))
+	t.runBatches(ctx, buckets, valid, func(ctx context.Context, idx []int) {
+		batch := make([][]byte, len(idx))
+		for j, i := range idx {
+			batch[j] = phys[i]
+		}
+		got, err := t.c.backend.Read(ctx, t.name, batch, cfg.read)
+		if err == nil && len(got) != len(idx) {
+			err = fmt.Errorf("backend returned %d rows for %d keys", len(got), len(idx))
+		}
+		for j, i := range idx {
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			rows[i] = Row{Key: keys[i], Cells: got[j].Cells}
+		}
+	})
+	for i, e := range errs {
+		if e != nil {
+			return nil, fmt.Errorf("get many: row %d (key %s): %w", i, keyText(keys[i]), e)
+		}
+	}
+	return rows, nil
+}
+
+// runBatches groups the valid indices by bucket, cuts each group into batches of at most batchRows and
+// runs send on them with bounded parallelism. send must record its own outcome for every index it is
+// given; runBatches returns only when every batch has been sent (or has seen the context end).
+func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, send func(ctx context.Context, idx []int)) {
+	groups := make(map[int][]int)
+	for i, ok := range valid {
+		if ok {
+			groups[buckets[i]] = append(groups[buckets[i]], i)
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(t.c.concurrency)
+	for _, idx := range groups {
+		for len(idx) > 0 {
+			n := min(len(idx), t.c.batchRows)
+			batch := idx[:n:n]
+			idx = idx[n:]
+			// Batches are never skipped, even after ctx ends: send then fails fast with ctx's error and
+			// records it for its rows, so no row ends without an outcome.
+			g.Go(func() error { send(ctx, batch); return nil })
+		}
+	}
+	_ = g.Wait()
+}
+
+// Scan returns the rows of the logical range r in logical key order (descending with Reverse). It
+// scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
+// most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
+func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	cfg := newReadConfig(opts)
+	return func(yield func(Row, error) bool) {
+		r := cfg.resume(r)
+		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
+			return // empty range: nothing to read
+		}
+		ranges, err := t.salter.BucketRanges(r.Start, r.End)
+		if err != nil {
+			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
+			return
+		}
+		// The bucket scans' I/O runs under sctx so that stopping the merge (limit, break, another
+		// bucket's error) also interrupts a bucket blocked in a server round trip.
+		sctx, stop := context.WithCancel(ctx)
+		defer stop()
+		streams := make([]iter.Seq2[Row, error], len(ranges))
+		for i, br := range ranges {
+			streams[i] = t.bucketScan(sctx, br, cfg)
+		}
+		cmp := compareKeys
+		if cfg.reverse {
+			cmp = compareKeysDesc
+		}
+		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
+			Concurrency: t.c.concurrency,
+			Prefetch:    cfg.prefetch(t.c.prefetch),
+			Limit:       cfg.limit,
+			Stop:        stop,
+		})
+		for row, err := range merged {
+			if err != nil {
+				err = fmt.Errorf("scan %s: %w", t.name, err)
+			}
+			if !yield(row, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
+// bucket's own goroutine so that the merge only compares.
+func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, cfg readConfig) iter.Seq2[Row, error] {
+	opts := backends.ScanOptions{ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize}
+	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
+	return func(yield func(Row, error) bool) {
+		for row, err := range src {
+			if err != nil {
+				yield(Row{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
+				return
+			}
+			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
+			if err != nil {
+				yield(Row{}, fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err))
+				return
+			}
+			row.Key = logical
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
+
+func compareKeys(a, b Row) int     { return bytes.Compare(a.Key, b.Key) }
+func compareKeysDesc(a, b Row) int { return bytes.Compare(b.Key, a.Key) }
+
+// CountByBucket counts the rows stored in each bucket, reading keys only where the store allows. It is
+// what shows a hotspot (one bucket holding everything) or its absence.
+func (t *Table) CountByBucket(ctx context.Context) ([]int64, error) {
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if errors.Is(err, salting.ErrUnorderedRange) && t.salter.Buckets() == 1 {
+		// A key transform such as reverse has no logical order across the table, but its one bucket
+		// is the whole table: counting needs no order.
+		ranges, err = []salting.BucketRange{{Bucket: 0}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("count %s: %w", t.name, err)
+	}
+	counts := make([]int64, t.salter.Buckets())
+	// The first failure cancels the other buckets' scans: each may be a whole region.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.c.concurrency)
+	for _, br := range ranges {
+		g.Go(func() error {
+			var n int64
+			for _, err := range t.c.backend.Scan(gctx, t.name, backends.Range{Start: br.Start, End: br.End}, backends.ScanOptions{}) {
+				if err != nil {
+					return fmt.Errorf("count %s bucket %d: %w", t.name, br.Bucket, err)
+				}
+				n++
+			}
+			counts[br.Bucket] = n
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return counts, nil
+}

@@ -1,0 +1,83 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// The row model is the driver contract's; aliases keep one type across the API and the drivers.
+type (
+	// Row is a logical row key with its cells.
+	Row = backends.Row
+	// Cell is one column value (family, qualifier, value, timestamp in ms).
+	Cell = backends.Cell
+	// Column names a column, or a whole family when Qualifier is empty.
+	Column = backends.Column
+	// Range is the logical key interval [Start, End); empty ends are unbounded.
+	Range = backends.Range
+	// Mutation writes or deletes cells of one logical row.
+	Mutation = backends.Mutation
+)
+
+// Errors a caller may branch on. Driver errors (ErrTableNotFound, ErrRetryable, ...) pass through
+// wrapped, so errors.Is works with the sentinels of package backends too.
+var (
+	// ErrNotFound: Get found no row with that key.
+	ErrNotFound = errors.New("brine: row not found")
+	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
+	ErrSpecMismatch = errors.New("brine: salting spec does not match the table's")
+	// ErrInvalidKey is backends.ErrInvalidKey: an empty or oversized key, rejected before sending.
+	ErrInvalidKey = backends.ErrInvalidKey
+	// ErrTableNotFound is backends.ErrTableNotFound.
+	ErrTableNotFound = backends.ErrTableNotFound
+	// ErrTableExists is backends.ErrTableExists.
+	ErrTableExists = backends.ErrTableExists
+)
+
+// RowRange returns the range [start, end).
+func RowRange(start, end []byte) Range { return Range{Start: start, End: end} }
+
+// InfiniteRange returns the range of all keys >= start.
+func InfiniteRange(start []byte) Range { return Range{Start: start} }
+
+// PrefixRange returns the range of all keys that begin with prefix.
+func PrefixRange(prefix []byte) Range {
+	return Range{Start: prefix, End: prefixEnd(prefix)}
+}
+
+// SingleRow returns the range holding exactly key.
+func SingleRow(key []byte) Range {
+	return Range{Start: key, End: keySuccessor(key)}
+}
+
+// prefixEnd is the smallest key greater than every key starting with prefix (nil: no such key).
+func prefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// keySuccessor is the smallest key greater than key.
+func keySuccessor(key []byte) []byte {
+	return append(append(make([]byte, 0, len(key)+1), key...), 0)
+}
+
+// keyTextMax is how much of a key an error message quotes: keys can be 32 KiB, and an error that
+// carries one whole is as unreadable in a log as it is in a failure report.
+const keyTextMax = 64
+
+// keyText quotes a key for an error message, cut to keyTextMax bytes with its full length when longer.
+func keyText(k []byte) string {
+	if len(k) <= keyTextMax {
+		return strconv.Quote(string(k))
+	}
+	return fmt.Sprintf("%q... (%d bytes)", k[:keyTextMax], len(k))
+}

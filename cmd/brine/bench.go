@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/bench"
+)
+
+// intList is a comma-separated list of integers flag.
+type intList []int
+
+func (l *intList) String() string {
+	parts := make([]string, len(*l))
+	for i, n := range *l {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *intList) Set(s string) error {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return fmt.Errorf("%q is not a comma-separated list of integers", s)
+		}
+		out = append(out, n)
+	}
+	*l = out
+	return nil
+}
+
+func runBench(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "bench")
+	cfg := bench.DefaultConfig()
+	store := fs.String("store", "", "store URL, e.g. hbase://127.0.0.1:2181 (required; memory:// and local:// compare the driver with itself)")
+	out := fs.String("out", "", "directory for bench.md and bench.json (default: print only)")
+	flush := fs.Duration("flush-interval", 0, "HBase: gohbase FlushInterval for both sides' clients (0: send when no more calls are queued)")
+	sections := fs.String("sections", strings.Join(bench.AllSections, ","), "sections to run")
+	fs.IntVar(&cfg.Rows, "rows", cfg.Rows, "rows per write run and per table")
+	fs.IntVar(&cfg.ValueSize, "value-size", cfg.ValueSize, "bytes per value")
+	fs.IntVar(&cfg.NaiveRows, "naive-rows", cfg.NaiveRows, "rows of the one-Put-at-a-time loop")
+	fs.IntVar(&cfg.Gets, "gets", cfg.Gets, "keys read by both sides per repeat")
+	fs.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "measured runs per figure (medians are reported)")
+	fs.StringVar(&cfg.Salt, "salt", cfg.Salt, "salting spec of the write/spread/get table")
+	fs.Var((*intList)(&cfg.ScanBuckets), "scan-buckets", "bucket counts of the fan-out scan tables")
+	fs.IntVar(&cfg.ScanRows, "scan-rows", cfg.ScanRows, "rows in the scanned range, centred (0: all)")
+	fs.IntVar(&cfg.ScanBatch, "scan-batch", cfg.ScanBatch, "rows per round trip in range scans, both sides")
+	fs.Var((*intList)(&cfg.Limits), "limits", "limits of the limited scans")
+	fs.IntVar(&cfg.LimitBuckets, "limit-buckets", cfg.LimitBuckets, "buckets of the limited-scan table")
+	fs.IntVar(&cfg.LimitBatch, "limit-batch", cfg.LimitBatch, "rows per round trip in limited scans")
+	fs.Var((*intList)(&cfg.LimitPrefetch), "limit-prefetch", "client prefetch settings tried in limited scans (0: the client's default)")
+	fs.Var((*intList)(&cfg.RawConcurrency), "raw-concurrency", "concurrent raw writers tried; the fastest is used")
+	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
+	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench takes no arguments, got %q", fs.Args())
+	}
+	if *store == "" {
+		return errors.New("--store is required, e.g. --store hbase://127.0.0.1:2181")
+	}
+	cfg.Sections = strings.Split(*sections, ",")
+	cfg.Logger = env.logger
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if *flush < 0 {
+		return errors.New("--flush-interval must not be negative")
+	}
+
+	st, err := openBenchStore(ctx, env, *store, *flush)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if st.Close != nil {
+			_ = st.Close()
+		}
+	}()
+	rep, err := bench.Run(ctx, st, cfg)
+	if err != nil {
+		return err
+	}
+	var md, js bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		return err
+	}
+	if _, err := env.stdout.Write(md.Bytes()); err != nil {
+		return err
+	}
+	if *out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{"bench.md": md.Bytes(), "bench.json": js.Bytes()} {
+		if err := os.WriteFile(filepath.Join(*out, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	env.logger.Info("bench: results written", "dir", *out)
+	return nil
+}
+
+// openBenchStore opens both sides: on HBase brine's driver and raw gohbase clients on the same cluster;
+// elsewhere the store's driver, which then is its own baseline.
+func openBenchStore(ctx context.Context, env *cliEnv, raw string, flush time.Duration) (*bench.Store, error) {
+	if rest, ok := strings.CutPrefix(raw, "hbase://"); ok {
+		quorum, root, _ := strings.Cut(rest, "/")
+		if quorum == "" {
+			return nil, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
+		}
+		cfg := hbase.Config{ZKQuorum: quorum}
+		if root != "" {
+			cfg.ZKRoot = "/" + root
+		}
+		cfg.FlushInterval = flush
+		cfg.Logger = env.logger
+		return bench.OpenHBase(ctx, cfg)
+	}
+	b, err := openStore(ctx, env, raw)
+	if err != nil {
+		return nil, err
+	}
+	return bench.BackendStore(raw, b), nil
+}

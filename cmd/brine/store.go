@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/backends/local"
+	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/backends/tablestore"
+)
+
+// defaultStore is the embedded store in the working directory: no server needed.
+const defaultStore = "local://brine.db"
+
+// storeURLHelp is shown by -store's usage and by errors about a bad URL.
+const storeURLHelp = `local://PATH[?nosync=1] | memory:// | hbase://ZKHOST:PORT[,ZKHOST:PORT][/ZNODE] | ` +
+	`tablestore://INSTANCE@HOST (https) | tablestore+http://INSTANCE@HOST:PORT | tablestore:// (all from TABLESTORE_* env)`
+
+// openStore opens the backend a store URL names. Credentials never come from the URL: Tablestore's are
+// read from the environment (TABLESTORE_ACCESS_KEY_ID / TABLESTORE_ACCESS_KEY_SECRET), so they do not
+// end up in shell history, process lists or logs.
+func openStore(ctx context.Context, env *cliEnv, raw string) (backends.Backend, error) {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil, fmt.Errorf("store URL %q: want %s", raw, storeURLHelp)
+	}
+	switch scheme {
+	case "local":
+		path, query, _ := strings.Cut(rest, "?")
+		if path == "" {
+			return nil, fmt.Errorf("store URL %q: local:// needs a file path", raw)
+		}
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, fmt.Errorf("store URL %q: %w", raw, err)
+		}
+		var opts []local.Option
+		for k, v := range q {
+			switch {
+			case k == "nosync" && (v[0] == "1" || v[0] == "true"):
+				opts = append(opts, local.WithNoSync())
+			case k == "nosync":
+			default:
+				return nil, fmt.Errorf("store URL %q: unknown parameter %q (known: nosync)", raw, k)
+			}
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("store URL %q: %w", raw, err)
+			}
+		}
+		return local.Open(path, opts...)
+	case "memory":
+		return memory.New(), nil
+	case "hbase":
+		quorum, root, _ := strings.Cut(rest, "/")
+		if quorum == "" {
+			return nil, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
+		}
+		cfg := hbase.Config{ZKQuorum: quorum}
+		if root != "" {
+			cfg.ZKRoot = "/" + root
+		}
+		cfg.Logger = env.logger
+		return hbase.Open(ctx, cfg)
+	case "tablestore", "tablestore+http":
+		cfg := tablestore.Config{
+			Endpoint:        env.getenv(tablestore.EnvEndpoint),
+			Instance:        env.getenv(tablestore.EnvInstance),
+			AccessKeyID:     env.getenv(tablestore.EnvAccessKeyID),
+			AccessKeySecret: env.getenv(tablestore.EnvAccessKeySecret),
+			SecurityToken:   env.getenv(tablestore.EnvSecurityToken),
+		}
+		if rest != "" {
+			instance, host, ok := strings.Cut(rest, "@")
+			if !ok || instance == "" || host == "" {
+				return nil, fmt.Errorf("store URL %q: want tablestore://INSTANCE@HOST", raw)
+			}
+			if strings.ContainsAny(instance, ":") {
+				return nil, fmt.Errorf("store URL %q: credentials do not go in the URL; set %s and %s",
+					redactURL(raw), tablestore.EnvAccessKeyID, tablestore.EnvAccessKeySecret)
+			}
+			proto := "https"
+			if scheme == "tablestore+http" {
+				proto = "http"
+			}
+			cfg.Instance, cfg.Endpoint = instance, proto+"://"+strings.TrimSuffix(host, "/")
+		}
+		if cfg.Endpoint == "" || cfg.Instance == "" || cfg.AccessKeyID == "" || cfg.AccessKeySecret == "" {
+			return nil, fmt.Errorf("store %q: set %s and %s (and %s, %s unless the URL names them)",
+				redactURL(raw), tablestore.EnvAccessKeyID, tablestore.EnvAccessKeySecret, tablestore.EnvEndpoint, tablestore.EnvInstance)
+		}
+		cfg.Logger = env.logger
+		return tablestore.Open(ctx, cfg)
+	default:
+		return nil, fmt.Errorf("store URL %q: unknown scheme %q; want %s", raw, scheme, storeURLHelp)
+	}
+}
+
+// redactURL drops anything before an '@' that looks like user:password.
+func redactURL(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	if user, host, ok := strings.Cut(rest, "@"); ok && strings.Contains(user, ":") {
+		return scheme + "://REDACTED@" + host
+	}
+	return raw
+}

@@ -1,0 +1,339 @@
+package fanout
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultPrefetch is the per-stream prefetch used when Options.Prefetch is 0.
+const DefaultPrefetch = 256
+
+// Options tune Merge. The zero value is usable.
+type Options struct {
+	// Concurrency is the most streams being pulled at once (a stream is "being pulled" while its
+	// source runs between two yields, i.e. while it does I/O); 0 or less means no bound. Any value
+	// works with any number of streams: a stream waiting for the merge never holds a slot.
+	Concurrency int
+	// Prefetch bounds, per stream, the elements pulled from the source that the merge has not yet
+	// yielded; 0 means DefaultPrefetch. Memory is thus at most len(streams)×Prefetch elements
+	// however slow the consumer is (each non-empty stream allocates a buffer of min(Prefetch, Limit)
+	// elements). 1 disables read-ahead but keeps the parallelism across streams.
+	Prefetch int
+	// Limit stops the merge after Limit elements and stops every stream; 0 means no limit. Merge
+	// only truncates: push the limit down into each stream too, so none reads much more than Limit.
+	Limit int
+	// Stop, if set, is called once when the merge stops pulling (all streams ended, Limit, consumer
+	// break, error, ctx's end), before it waits for the streams' goroutines. Sources whose I/O runs
+	// under a context of their own should get one that Stop cancels: a source blocked in a read is
+	// otherwise only stopped at its next yield, and the merge would wait for that read.
+	Stop func()
+}
+
+// Merge merges sorted streams, each pulled in its own goroutine, into one sorted sequence (see the
+// package doc for order and ties). It is meant for streams that do I/O, such as one range scan per
+// bucket, but it is also the faster merge for in-memory streams: elements cross goroutines in runs,
+// not one by one. With len(streams) <= 1 there is nothing to overlap, and Merge is MergeSequential.
+//
+// Each stream is ranged over at most once per iteration of the result, from a goroutine other than
+// the caller's; cmp and the consumer's loop body run on the caller's goroutine only. Elements are
+// buffered, so a source must not reuse memory an element refers to after yielding it. An element is
+// visible to the merge as soon as its source yields it: a source that blocks in I/O after a few rows
+// does not hold those rows back.
+//
+// Stopping: Merge stops every stream by returning false from its yield (the iter.Seq2 way of closing
+// it), and it waits for every stream's goroutine to return before its iterator returns — when all
+// streams end, on Limit, when the consumer breaks out of its loop, on error, and on ctx's end. A
+// source busy in I/O is stopped at its next yield, so sources should honour ctx as well. A source
+// that ends quietly (no error) when its context ends must be given ctx itself: Merge then reports
+// ctx.Err() instead of taking that end for a real one.
+//
+// Errors: the sequence yields at most one error, as its last element, and never ends short without
+// one: the elements before it are a prefix of the full merged sequence. The first stream error,
+// wrapped as "stream <i>: ...", stops every other stream and is the one yielded; if ctx ends first,
+// the error is ctx.Err().
+func Merge[T any](ctx context.Context, streams []iter.Seq2[T, error], cmp func(a, b T) int, opts Options) iter.Seq2[T, error] {
+	if len(streams) <= 1 {
+		return MergeSequential(ctx, streams, cmp, opts)
+	}
+	return func(yield func(T, error) bool) {
+		if err := ctx.Err(); err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		mergeParallel(ctx, streams, cmp, opts, yield)
+	}
+}
+
+func mergeParallel[T any](ctx context.Context, streams []iter.Seq2[T, error], cmp func(a, b T) int, opts Options, yield func(T, error) bool) {
+	size := opts.Prefetch
+	if size <= 0 {
+		size = DefaultPrefetch
+	}
+	if opts.Limit > 0 {
+		size = min(size, opts.Limit) // no stream needs to hold more than Limit
+	}
+	var sem chan struct{}
+	if c := opts.Concurrency; c > 0 && c < len(streams) {
+		sem = make(chan struct{}, c)
+	}
+
+	// cancel is ours (Limit, consumer break); the errgroup's context adds "first error".
+	cctx, cancel := context.WithCancel(ctx)
+	g, gctx := errgroup.WithContext(cctx)
+	rings := make([]ring[T], len(streams))
+	for i, src := range streams {
+		r := &rings[i]
+		r.size = size
+		r.wakeMerge = make(chan struct{}, 1)
+		r.wakeProducer = make(chan struct{}, 1)
+		g.Go(func() error { return r.produce(ctx, gctx, i, src, sem) })
+	}
+	waited := false
+	defer func() {
+		if !waited { // a panic in cmp or in the consumer's loop body: still leave no goroutine behind
+			cancel()
+			if opts.Stop != nil {
+				opts.Stop()
+			}
+			_ = g.Wait()
+		}
+	}()
+
+	m := newMerger(len(streams), cmp)
+	done := gctx.Done()
+	refill := func(i int) error { return rings[i].next(&m.cur[i], done) }
+	var err error
+	for i := range m.cur {
+		if err = refill(i); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		m.build()
+		err = m.run(yield, opts.Limit, done, refill)
+	}
+	cancel()
+	if opts.Stop != nil {
+		opts.Stop()
+	}
+	gerr := g.Wait()
+	waited = true
+	if err != errCanceled {
+		return // all streams ended, Limit reached, or the consumer stopped: nothing more to say
+	}
+	// gctx ended: either a stream failed (gerr) or ctx ended; ctx's end takes precedence, since
+	// stream errors that follow it are mostly its echo.
+	if ctx.Err() != nil {
+		gerr = ctx.Err()
+	}
+	var zero T
+	yield(zero, gerr)
+}
+
+// ring is a single-producer single-consumer queue of one stream's elements: the stream's goroutine
+// appends, the merge reads contiguous runs in place. Each element is published as soon as it is
+// written, so rows never wait in a half-filled batch while the source blocks in I/O; the merge
+// still takes whatever has accumulated in one go, so a fast stream costs one handover per run, not
+// per row. Its capacity is the prefetch bound.
+type ring[T any] struct {
+	// Set before the producer starts, or by the producer before its first publication.
+	size         int
+	buf          []T           // allocated at the first element: empty streams cost nothing
+	wakeMerge    chan struct{} // a token means "tail or ended changed"
+	wakeProducer chan struct{} // a token means "head changed"
+	_            [64]byte
+
+	// Written by the producer, on their own cache line since tail changes every row.
+	tail  atomic.Uint64 // elements published
+	ended atomic.Bool   // the source ended cleanly; set after the last tail
+	_     [64]byte
+
+	// Written by the merge.
+	head  atomic.Uint64 // elements consumed; their slots may be reused
+	h     uint64        // merge's copy of head
+	hslot int           // slot of h
+	_     [64]byte
+
+	// Set by a side before it sleeps, taken by the other side when it has news (a Dekker pair with
+	// tail and head: every atomic here is sequentially consistent, so one of the two sees the other).
+	mergeWaits    atomic.Bool
+	producerWaits atomic.Bool
+	_             [64]byte
+}
+
+func wake(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default: // a token is already there; a spare one only causes a re-check
+	}
+}
+
+// next frees the run c has consumed and loads the stream's next run into c, waiting for one if need
+// be; it marks c done when the stream ended cleanly.
+func (r *ring[T]) next(c *cursor[T], done <-chan struct{}) error {
+	if n := len(c.buf); n > 0 {
+		clear(c.buf) // drop references to rows already yielded
+		r.h += uint64(n)
+		if r.hslot += n; r.hslot == r.size {
+			r.hslot = 0
+		}
+		r.head.Store(r.h)
+		if r.producerWaits.Load() && r.producerWaits.Swap(false) {
+			wake(r.wakeProducer)
+		}
+	}
+	c.buf, c.pos = nil, 0
+	for {
+		ended := r.ended.Load() // before tail: rows published before the end are then seen
+		if t := r.tail.Load(); t > r.h {
+			n := int(min(t-r.h, uint64(r.size-r.hslot))) // runs stop at the wrap
+			c.buf = r.buf[r.hslot : r.hslot+n]
+			return nil
+		}
+		if ended {
+			c.done = true
+			return nil
+		}
+		r.mergeWaits.Store(true)
+		if r.tail.Load() > r.h || r.ended.Load() {
+			r.mergeWaits.Store(false)
+			continue
+		}
+		select {
+		case <-r.wakeMerge:
+		case <-done:
+			return errCanceled
+		}
+	}
+}
+
+// waitSpace waits until the merge has freed a slot; t is the number of elements published.
+func (r *ring[T]) waitSpace(t uint64, done <-chan struct{}) (head uint64, ok bool) {
+	for {
+		r.producerWaits.Store(true)
+		if h := r.head.Load(); t-h < uint64(r.size) {
+			r.producerWaits.Store(false)
+			return h, true
+		}
+		select {
+		case <-r.wakeProducer:
+		case <-done:
+			return 0, false
+		}
+	}
+}
+
+// produce ranges over src and publishes its elements into r. It holds a concurrency slot only while
+// the source runs; it gives the slot back before it waits for space, because the merge needs every
+// stream's head and so must never wait on a stream that waits for a slot held by a stream that waits
+// on the merge. It also gives the slot back every size/2 rows, so that every stream gets its turn.
+//
+// ctx is Merge's, gctx the group's (ctx plus first error plus our own cancel).
+func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, error], sem chan struct{}) error {
+	done := gctx.Done()
+	if !acquire(sem, done) {
+		return nil
+	}
+	held := true
+	quantum := max(1, r.size/2)
+	left := quantum
+	var (
+		t, head uint64
+		slot    int
+		srcErr  error
+		cut     bool // stopped before the source ended
+	)
+	for v, err := range src {
+		if err != nil {
+			srcErr = err
+			break
+		}
+		if isDone(done) {
+			cut = true
+			break
+		}
+		if r.buf == nil {
+			r.buf = make([]T, r.size)
+		}
+		r.buf[slot] = v
+		if slot++; slot == r.size {
+			slot = 0
+		}
+		t++
+		r.tail.Store(t)
+		if r.mergeWaits.Load() && r.mergeWaits.Swap(false) {
+			wake(r.wakeMerge)
+		}
+		full := t-head == uint64(r.size)
+		if full {
+			head = r.head.Load()
+			full = t-head == uint64(r.size)
+		}
+		if left--; !full && (sem == nil || left > 0) {
+			continue
+		}
+		// Backpressure or end of turn: leave the slot while the source stays suspended here.
+		release(sem)
+		held = false
+		if full {
+			var ok bool
+			if head, ok = r.waitSpace(t, done); !ok {
+				cut = true
+				break
+			}
+		}
+		if !acquire(sem, done) {
+			cut = true
+			break
+		}
+		held, left = true, quantum
+	}
+	if held {
+		release(sem)
+	}
+	if srcErr != nil {
+		return fmt.Errorf("stream %d: %w", i, srcErr)
+	}
+	// Stopped by us, or the source may have ended quietly because ctx ended: either way this is not
+	// the stream's end, and marking it ended would let the merge end short without an error. The
+	// merge learns why from the group instead. ctx is checked itself because a source woken by ctx's
+	// end may get here before the cancellation has reached gctx.
+	if cut || ctx.Err() != nil || isDone(done) {
+		return nil
+	}
+	r.ended.Store(true)
+	wake(r.wakeMerge)
+	return nil
+}
+
+func acquire(sem chan struct{}, done <-chan struct{}) bool {
+	if sem == nil {
+		return true
+	}
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+func release(sem chan struct{}) {
+	if sem != nil {
+		<-sem
+	}
+}
+
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,677 @@
+package fanout
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// item is a test element; stream and seq identify where it came from, so tests check stability.
+type item struct{ key, stream, seq int }
+
+func asc(a, b item) int  { return cmp.Compare(a.key, b.key) }
+func desc(a, b item) int { return cmp.Compare(b.key, a.key) }
+
+var errBoom = errors.New("boom")
+
+type mergeFunc func(context.Context, []iter.Seq2[item, error], func(a, b item) int, Options) iter.Seq2[item, error]
+
+// impls are the merges under test with option sets chosen to hit the edge cases: no bound, a single
+// slot with no read-ahead, fewer slots than streams with odd prefetch, and a generous prefetch.
+var impls = []struct {
+	name  string
+	merge mergeFunc
+	opts  Options
+}{
+	{"parallel/default", Merge[item], Options{}},
+	{"parallel/c1p1", Merge[item], Options{Concurrency: 1, Prefetch: 1}},
+	{"parallel/c4p3", Merge[item], Options{Concurrency: 4, Prefetch: 3}},
+	{"parallel/c2p64", Merge[item], Options{Concurrency: 2, Prefetch: 64}},
+	{"sequential", MergeSequential[item], Options{}},
+}
+
+// probe instruments test sources: how many started and returned, how many run at once, and how many
+// elements each yielded.
+type probe struct {
+	started, exited   atomic.Int64
+	active, maxActive atomic.Int64
+	pulled            []atomic.Int64
+}
+
+func newProbe(b int) *probe { return &probe{pulled: make([]atomic.Int64, b)} }
+
+func (p *probe) enter() {
+	n := p.active.Add(1)
+	for {
+		m := p.maxActive.Load()
+		if n <= m || p.maxActive.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (p *probe) leave() { p.active.Add(-1) }
+
+// src describes one test source.
+type src struct {
+	rows   []item
+	gen    func(j int) (item, bool) // rows made on demand instead of rows, for long streams
+	failAt int                      // yield errBoom instead of rows[failAt]; -1 for never
+	delay  time.Duration            // simulated I/O before each row
+	yieldy bool                     // runtime.Gosched before each row, so sources overlap
+}
+
+// stream returns source i. It counts as active while running between yields, like a scan doing I/O.
+func (p *probe) stream(i int, s src) iter.Seq2[item, error] {
+	return func(yield func(item, error) bool) {
+		p.started.Add(1)
+		defer p.exited.Add(1)
+		p.enter()
+		for j := 0; ; j++ {
+			if s.delay > 0 {
+				time.Sleep(s.delay)
+			}
+			if s.yieldy {
+				runtime.Gosched()
+			}
+			if j == s.failAt {
+				p.leave()
+				yield(item{}, errBoom)
+				return
+			}
+			var r item
+			if s.gen != nil {
+				var ok bool
+				if r, ok = s.gen(j); !ok {
+					break
+				}
+			} else if j == len(s.rows) {
+				break
+			} else {
+				r = s.rows[j]
+			}
+			p.pulled[i].Add(1)
+			p.leave()
+			if !yield(r, nil) {
+				return
+			}
+			p.enter()
+		}
+		p.leave()
+	}
+}
+
+// checkStopped fails unless every source that started has returned: Merge must wait for them.
+func (p *probe) checkStopped(t *testing.T) {
+	t.Helper()
+	if s, e := p.started.Load(), p.exited.Load(); s != e {
+		t.Fatalf("%d sources started, %d returned when the merge returned", s, e)
+	}
+}
+
+// gen makes b sorted streams in one of several shapes. want is their stable sort by c, which is
+// what every merge must return.
+func gen(rng *rand.Rand, b int, shape string, c func(a, b item) int) (streams [][]item, want []item) {
+	streams = make([][]item, b)
+	total := rng.IntN(2000)
+	one := rng.IntN(b)
+	for range total {
+		key := rng.IntN(1_000_000)
+		s := rng.IntN(b)
+		switch shape {
+		case "dups":
+			key = rng.IntN(8)
+		case "one":
+			s = one
+		case "sparse": // most streams empty
+			s = rng.IntN(min(b, 3)) * max(1, b/3)
+		case "empty":
+			continue
+		}
+		streams[s] = append(streams[s], item{key: key, stream: s})
+	}
+	for s := range streams {
+		slices.SortFunc(streams[s], c)
+		for j := range streams[s] {
+			streams[s][j].seq = j
+		}
+		want = append(want, streams[s]...)
+	}
+	slices.SortStableFunc(want, c) // concatenation is in (stream, seq) order, so ties stay stable
+	return streams, want
+}
+
+var shapes = []string{"random", "dups", "one", "sparse", "empty"}
+
+var widths = []int{1, 2, 3, 5, 16, 64, 256}
+
+func sources(p *probe, streams [][]item, mod func(i int, s *src)) []iter.Seq2[item, error] {
+	out := make([]iter.Seq2[item, error], len(streams))
+	for i, rows := range streams {
+		s := src{rows: rows, failAt: -1}
+		if mod != nil {
+			mod(i, &s)
+		}
+		out[i] = p.stream(i, s)
+	}
+	return out
+}
+
+// drain collects a merged sequence; it fails the test if an error is not the last element.
+func drain(t *testing.T, seq iter.Seq2[item, error]) ([]item, error) {
+	t.Helper()
+	var got []item
+	var gotErr error
+	for v, err := range seq {
+		if gotErr != nil {
+			t.Fatalf("element after the error %v", gotErr)
+		}
+		if err != nil {
+			gotErr = err
+			continue
+		}
+		got = append(got, v)
+	}
+	return got, gotErr
+}
+
+func forEachCase(t *testing.T, run func(t *testing.T, rng *rand.Rand, merge mergeFunc, opts Options, b int, shape string, c func(a, b item) int)) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	for _, im := range impls {
+		for _, b := range widths {
+			for _, shape := range shapes {
+				for dir, c := range map[string]func(a, b item) int{"asc": asc, "desc": desc} {
+					name := fmt.Sprintf("%s/B=%d/%s/%s", im.name, b, shape, dir)
+					t.Run(name, func(t *testing.T) {
+						rng := rand.New(rand.NewPCG(seed, uint64(b)))
+						run(t, rng, im.merge, im.opts, b, shape, c)
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestMergeMatchesStableSort(t *testing.T) {
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, merge mergeFunc, opts Options, b int, shape string, c func(a, b item) int) {
+		streams, want := gen(rng, b, shape, c)
+		p := newProbe(b)
+		got, err := drain(t, merge(t.Context(), sources(p, streams, nil), c, opts))
+		p.checkStopped(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %d elements, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+		}
+	})
+}
+
+func firstDiff(a, b []item) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestMergeLimit(t *testing.T) {
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, merge mergeFunc, opts Options, b int, shape string, c func(a, b item) int) {
+		streams, want := gen(rng, b, shape, c)
+		opts.Limit = 1 + rng.IntN(len(want)+2)
+		p := newProbe(b)
+		got, err := drain(t, merge(t.Context(), sources(p, streams, nil), c, opts))
+		p.checkStopped(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = want[:min(opts.Limit, len(want))]
+		if !slices.Equal(got, want) {
+			t.Fatalf("limit %d: got %d elements, want %d; first difference at %d", opts.Limit, len(got), len(want), firstDiff(got, want))
+		}
+	})
+}
+
+func TestMergeEarlyBreak(t *testing.T) {
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, merge mergeFunc, opts Options, b int, shape string, c func(a, b item) int) {
+		streams, want := gen(rng, b, shape, c)
+		k := rng.IntN(len(want) + 1)
+		p := newProbe(b)
+		var got []item
+		for v, err := range merge(t.Context(), sources(p, streams, nil), c, opts) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == k {
+				break
+			}
+			got = append(got, v)
+		}
+		p.checkStopped(t)
+		if !slices.Equal(got, want[:k]) {
+			t.Fatalf("break after %d: first difference at %d", k, firstDiff(got, want[:k]))
+		}
+	})
+}
+
+func TestMergeStreamError(t *testing.T) {
+	forEachCase(t, func(t *testing.T, rng *rand.Rand, merge mergeFunc, opts Options, b int, shape string, c func(a, b item) int) {
+		streams, want := gen(rng, b, shape, c)
+		bad := rng.IntN(b)
+		at := rng.IntN(len(streams[bad]) + 1) // at == len: fails after its last row
+		p := newProbe(b)
+		seq := merge(t.Context(), sources(p, streams, func(i int, s *src) {
+			if i == bad {
+				s.failAt = at
+			}
+		}), c, opts)
+		got, err := drain(t, seq)
+		p.checkStopped(t)
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("stream %d failing at row %d: got error %v after %d elements, want %v", bad, at, err, len(got), errBoom)
+		}
+		if want := fmt.Sprintf("stream %d: boom", bad); err.Error() != want {
+			t.Errorf("error %q, want %q", err, want)
+		}
+		if !slices.Equal(got, want[:len(got)]) {
+			t.Fatalf("elements before the error are not a prefix of the merge: first difference at %d", firstDiff(got, want))
+		}
+	})
+}
+
+// TestMergeErrorStopsOthers: one stream fails at once while the others could run for a long time;
+// the merge must stop them, not drain them.
+func TestMergeErrorStopsOthers(t *testing.T) {
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			const b = 16
+			p := newProbe(b)
+			streams := make([]iter.Seq2[item, error], b)
+			for i := range streams {
+				if i == b/2 {
+					streams[i] = p.stream(i, src{failAt: 0})
+					continue
+				}
+				streams[i] = p.stream(i, src{gen: interleaved(i, b, 1<<40), failAt: -1})
+			}
+			got, err := drain(t, im.merge(t.Context(), streams, asc, im.opts))
+			p.checkStopped(t)
+			if !errors.Is(err, errBoom) {
+				t.Fatalf("got %v, want %v", err, errBoom)
+			}
+			if len(got) > 0 {
+				t.Fatalf("%d elements before the error, but the failing stream's head is needed first", len(got))
+			}
+			var pulled int64
+			for i := range p.pulled {
+				pulled += p.pulled[i].Load()
+			}
+			if pulled > b*int64(max(im.opts.Prefetch, DefaultPrefetch)) {
+				t.Errorf("%d rows pulled after the error, want the others stopped", pulled)
+			}
+		})
+	}
+}
+
+// interleaved makes row j of stream i of b ascending streams whose keys interleave, n rows each.
+func interleaved(i, b, n int) func(j int) (item, bool) {
+	return func(j int) (item, bool) { return item{key: j*b + i, stream: i, seq: j}, j < n }
+}
+
+func rowsOf(g func(j int) (item, bool)) (rows []item) {
+	for j := 0; ; j++ {
+		r, ok := g(j)
+		if !ok {
+			return rows
+		}
+		rows = append(rows, r)
+	}
+}
+
+func TestMergeSlowStream(t *testing.T) {
+	for _, im := range impls {
+		for _, slowAll := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/all=%v", im.name, slowAll), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				const b = 8
+				streams, want := gen(rng, b, "random", asc)
+				p := newProbe(b)
+				got, err := drain(t, im.merge(t.Context(), sources(p, streams, func(i int, s *src) {
+					if slowAll || i == 3 {
+						s.rows = s.rows[:min(len(s.rows), 20)]
+						s.delay = 200 * time.Microsecond
+					}
+				}), asc, im.opts))
+				p.checkStopped(t)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = want[:0]
+				for s := range streams {
+					if slowAll || s == 3 {
+						streams[s] = streams[s][:min(len(streams[s]), 20)]
+					}
+					want = append(want, streams[s]...)
+				}
+				slices.SortStableFunc(want, asc)
+				if !slices.Equal(got, want) {
+					t.Fatalf("first difference at %d", firstDiff(got, want))
+				}
+			})
+		}
+	}
+}
+
+// blocking returns a source that yields rows and then blocks like a scan waiting on the server
+// until ctx ends; it then ends with ctx's error, or quietly when quiet is set.
+func (p *probe) blocking(ctx context.Context, rows []item, quiet bool) iter.Seq2[item, error] {
+	return func(yield func(item, error) bool) {
+		p.started.Add(1)
+		defer p.exited.Add(1)
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+		<-ctx.Done()
+		if !quiet {
+			yield(item{}, fmt.Errorf("scan: %w", ctx.Err()))
+		}
+	}
+}
+
+func TestMergeCancel(t *testing.T) {
+	for _, im := range impls {
+		for _, b := range []int{1, 16} {
+			t.Run(fmt.Sprintf("%s/consumer-cancels/B=%d", im.name, b), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(3, 4))
+				streams, want := gen(rng, b, "random", asc)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				p := newProbe(b)
+				k := len(want) / 2
+				var got []item
+				var gotErr error
+				for v, err := range im.merge(ctx, sources(p, streams, nil), asc, im.opts) {
+					if err != nil {
+						gotErr = err
+						break
+					}
+					got = append(got, v)
+					if len(got) == k {
+						cancel()
+					}
+				}
+				p.checkStopped(t)
+				if gotErr != context.Canceled {
+					t.Fatalf("got error %v, want context.Canceled", gotErr)
+				}
+				if len(got) != k || !slices.Equal(got, want[:k]) {
+					t.Fatalf("got %d elements after cancelling at %d, want exactly the first %d", len(got), k, k)
+				}
+			})
+		}
+		for _, quiet := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/blocked-sources/quiet=%v", im.name, quiet), func(t *testing.T) {
+				for _, b := range []int{1, 7} {
+					ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
+					p := newProbe(b)
+					streams := make([]iter.Seq2[item, error], b)
+					for i := range streams {
+						streams[i] = p.blocking(ctx, rowsOf(interleaved(i, b, 3)), quiet)
+					}
+					start := time.Now()
+					got, err := drain(t, im.merge(ctx, streams, asc, im.opts))
+					cancel()
+					p.checkStopped(t)
+					if err != context.DeadlineExceeded {
+						t.Fatalf("B=%d: got error %v after %d elements, want context.DeadlineExceeded", b, err, len(got))
+					}
+					if d := time.Since(start); d > 2*time.Second {
+						t.Errorf("B=%d: took %v to stop", b, d)
+					}
+				}
+			})
+		}
+		// The consumer cancels right after the last row, while the merge still waits for the
+		// streams' ends, which then come quietly: the merge must not take them for real ends.
+		t.Run(im.name+"/quiet-end-after-last-row", func(t *testing.T) {
+			for range 50 {
+				ctx, cancel := context.WithCancel(t.Context())
+				p := newProbe(2)
+				streams := []iter.Seq2[item, error]{
+					p.stream(0, src{rows: []item{{key: 0}}, failAt: -1}),
+					p.blocking(ctx, []item{{key: 1, stream: 1}}, true),
+				}
+				var got []item
+				var gotErr error
+				for v, err := range im.merge(ctx, streams, asc, im.opts) {
+					if err != nil {
+						gotErr = err
+						continue
+					}
+					if got = append(got, v); len(got) == 2 {
+						cancel()
+						time.Sleep(time.Millisecond) // let the streams end before the merge looks
+					}
+				}
+				cancel()
+				p.checkStopped(t)
+				if len(got) != 2 || gotErr != context.Canceled {
+					t.Fatalf("got %d elements and error %v, want 2 and context.Canceled", len(got), gotErr)
+				}
+			}
+		})
+		t.Run(im.name+"/already-canceled", func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			p := newProbe(4)
+			got, err := drain(t, im.merge(ctx, sources(p, make([][]item, 4), nil), asc, im.opts))
+			if err != context.Canceled || len(got) != 0 || p.started.Load() != 0 {
+				t.Fatalf("got %d elements, error %v, %d sources started; want only context.Canceled", len(got), err, p.started.Load())
+			}
+		})
+	}
+}
+
+// TestMergeBackpressure pauses the consumer and checks that sources are not read further than
+// Prefetch elements ahead of it, per stream.
+func TestMergeBackpressure(t *testing.T) {
+	for _, prefetch := range []int{1, 2, 3, 16, 101} {
+		for _, conc := range []int{0, 3} {
+			t.Run(fmt.Sprintf("prefetch=%d/conc=%d", prefetch, conc), func(t *testing.T) {
+				const b = 8
+				p := newProbe(b)
+				streams := make([]iter.Seq2[item, error], b)
+				for i := range streams {
+					streams[i] = p.stream(i, src{gen: interleaved(i, b, 1<<40), failAt: -1})
+				}
+				consumed := make([]int64, b)
+				checkBound := func() {
+					t.Helper()
+					settle(p)
+					for i := range consumed {
+						if ahead := p.pulled[i].Load() - consumed[i]; ahead > int64(prefetch) {
+							t.Errorf("stream %d: %d elements pulled but not yet yielded, want <= %d", i, ahead, prefetch)
+						}
+					}
+				}
+				n := 0
+				for v, err := range Merge(t.Context(), streams, asc, Options{Concurrency: conc, Prefetch: prefetch}) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					consumed[v.stream]++
+					n++
+					if n == 1 || n == 50 || n == 1000 {
+						checkBound() // the consumer is paused here
+					}
+					if n == 1000 {
+						break
+					}
+				}
+				p.checkStopped(t)
+			})
+		}
+	}
+}
+
+// settle waits until the sources stop making progress.
+func settle(p *probe) {
+	total := func() (n int64) {
+		for i := range p.pulled {
+			n += p.pulled[i].Load()
+		}
+		return n
+	}
+	last, still := total(), 0
+	for still < 5 {
+		time.Sleep(5 * time.Millisecond)
+		if n := total(); n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+	}
+}
+
+// TestMergeBoundedConcurrency: many more streams than slots must neither deadlock nor run more
+// sources at once than allowed.
+func TestMergeBoundedConcurrency(t *testing.T) {
+	for _, tc := range []struct{ b, conc, prefetch int }{
+		{256, 4, 1}, {256, 4, 8}, {256, 1, 2}, {64, 3, 0}, {5, 4, 1},
+	} {
+		t.Run(fmt.Sprintf("B=%d/conc=%d/prefetch=%d", tc.b, tc.conc, tc.prefetch), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(tc.b)))
+			streams, want := gen(rng, tc.b, "random", asc)
+			p := newProbe(tc.b)
+			got, err := drain(t, Merge(t.Context(), sources(p, streams, func(_ int, s *src) { s.yieldy = true }), asc,
+				Options{Concurrency: tc.conc, Prefetch: tc.prefetch}))
+			p.checkStopped(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("first difference at %d", firstDiff(got, want))
+			}
+			if m := p.maxActive.Load(); m > int64(tc.conc) {
+				t.Fatalf("%d sources ran at once, want <= %d", m, tc.conc)
+			}
+		})
+	}
+}
+
+// TestMergeConsumerPanic: a panic in the loop body must still stop and wait for every stream.
+func TestMergeConsumerPanic(t *testing.T) {
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			streams, _ := gen(rng, 16, "random", asc)
+			p := newProbe(16)
+			func() {
+				defer func() {
+					if r := recover(); r != "stop" {
+						t.Fatalf("recovered %v", r)
+					}
+				}()
+				n := 0
+				for range im.merge(t.Context(), sources(p, streams, nil), asc, im.opts) {
+					if n++; n == 10 {
+						panic("stop")
+					}
+				}
+			}()
+			p.checkStopped(t)
+		})
+	}
+}
+
+func TestMergeNoStreams(t *testing.T) {
+	for _, im := range impls {
+		got, err := drain(t, im.merge(t.Context(), nil, asc, im.opts))
+		if err != nil || len(got) != 0 {
+			t.Fatalf("%s: got %d elements, error %v", im.name, len(got), err)
+		}
+	}
+}
+
+// TestMergeRowsNotHeldBack: rows a source has yielded reach the consumer even while that source
+// then blocks (a scan waiting on its next round trip).
+func TestMergeRowsNotHeldBack(t *testing.T) {
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			release := make(chan struct{})
+			streams := []iter.Seq2[item, error]{
+				func(yield func(item, error) bool) {
+					for j := range 10 {
+						if !yield(item{key: j, seq: j}, nil) {
+							return
+						}
+					}
+				},
+				func(yield func(item, error) bool) {
+					if !yield(item{key: 100, stream: 1}, nil) {
+						return
+					}
+					<-release
+					yield(item{key: 101, stream: 1, seq: 1}, nil)
+				},
+			}
+			n := 0
+			for v, err := range im.merge(t.Context(), streams, asc, im.opts) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n++; n == 11 {
+					if v.key != 100 {
+						t.Fatalf("11th element %v, want key 100", v)
+					}
+					close(release) // reached only if the merge did not wait for the blocked source
+				}
+			}
+			if n != 12 {
+				t.Fatalf("%d elements, want 12", n)
+			}
+		})
+	}
+}
+
+// TestStopCalledOnce checks that Options.Stop runs exactly once however the merge ends, so a caller
+// can cancel the streams' I/O with it.
+func TestStopCalledOnce(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		for _, limit := range []int{0, 2} {
+			streams := make([]iter.Seq2[int, error], n)
+			for i := range streams {
+				streams[i] = func(yield func(int, error) bool) {
+					for j := range 5 {
+						if !yield(j*n+i, nil) {
+							return
+						}
+					}
+				}
+			}
+			calls := 0
+			got := 0
+			for _, err := range Merge(context.Background(), streams, cmp.Compare[int], Options{Limit: limit, Stop: func() { calls++ }}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got++
+			}
+			if calls != 1 {
+				t.Errorf("n=%d limit=%d: Stop called %d times, want 1 (%d rows)", n, limit, calls, got)
+			}
+		}
+	}
+}

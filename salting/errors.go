@@ -1,0 +1,18 @@
+package salting
+
+import "errors"
+
+// Sentinel errors; every error of this package wraps one of them. They are the salting package's own
+// (it does not depend on the backends); the client maps ErrInvalidKey to backends.ErrInvalidKey.
+var (
+	// ErrInvalidSpec: ParseSpec could not parse a spec, or a parameter is out of range.
+	ErrInvalidSpec = errors.New("salting: invalid spec")
+	// ErrInvalidKey: a logical key the salter cannot place (empty, too short for the bytes the
+	// strategy reads, or not a keys-encoded key with the fields it reads).
+	ErrInvalidKey = errors.New("salting: invalid key")
+	// ErrInvalidPhysicalKey: a physical key this salter did not produce.
+	ErrInvalidPhysicalKey = errors.New("salting: invalid physical key")
+	// ErrUnorderedRange: a logical range whose rows the key transform (reverse) does not keep in
+	// order, so it cannot be scanned as physical ranges and merged.
+	ErrUnorderedRange = errors.New("salting: range cannot be mapped in key order")
+)

@@ -1,0 +1,252 @@
+package salting
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/brine-kv/brine/keys"
+)
+
+// Limits shared by the strategies.
+const (
+	maxBuckets   = 65536   // a 2-byte prefix; BucketRanges lists every bucket, so more would not pay
+	maxPrefixLen = 1 << 16 // prefix=L, offset=O
+	maxFields    = 255     // fields=K, field=K (keys allows 255 fields)
+)
+
+// ParseSpec parses a salting spec, the form stored with a table and given on the command line.
+// Spec() of the result is the canonical form of the same salter.
+//
+//	spec     = "hash:" N [":" lead]                   N in 1..65536; bucket = fmix32(fnv1a32(part)) % N
+//	         | "md5hex:" C [":" lead]                 C in 1..4; prefix = first C hex digits of md5(part)
+//	         | "mod:" N ":" ("offset=" O "," "width=" W | "field=" K)
+//	         | "reverse" [":" lead]
+//	         | "phoenix:" N                           N in 1..256 (Apache Phoenix SALT_BUCKETS)
+//	         | "opentsdb:" N [":width=" W] [",metric=" M]   W in 1..4 (default 1), M in 1..8 (default 3)
+//	         | "none"
+//	lead     = "prefix=" L     the first L bytes of the key (all of it if shorter)
+//	         | "fields=" K     the first K fields of a key encoded with package keys
+//	         | "sep=" B        the bytes before the first B (all of the key if there is none);
+//	                           B is a character or 0xHH ("sep=0x2c" for ',')
+//
+// Without lead, part is the whole key. Options after the number may be separated by ':' or ','.
+// hash and mod write the bucket as a 1-byte prefix for N <= 256, else 2 bytes big-endian; md5hex
+// writes C lower-case hex digits (16^C buckets); opentsdb writes W bytes. mod reads an unsigned
+// big-endian integer of W (1..8) bytes at offset O, or the Int64/Uint64 field K (1-based) of a
+// keys-encoded key, and takes it modulo N. Examples: "hash:16", "hash:64:fields=1", "md5hex:4:prefix=6",
+// "mod:16:offset=0,width=8", "reverse:sep=0x2c", "phoenix:8", "opentsdb:20:width=1", "none".
+//
+// Bucket pruning in BucketRanges: a range holding a single key ([k, k+"\x00")) touches one bucket
+// under every strategy; a range within one leading value (start holds the whole leading part and end
+// does not pass PrefixEnd of it; an empty end only if that is nil) touches one bucket under hash and
+// md5hex with a lead; mod touches only the residues of the integers a range can hold when there are
+// fewer than N. reverse has one bucket and keeps key order only within one leading value: every other
+// range, the full table included, is ErrUnorderedRange.
+func ParseSpec(spec string) (Salter, error) {
+	s, err := parseSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrInvalidSpec, spec, err)
+	}
+	return s, nil
+}
+
+func parseSpec(spec string) (Salter, error) {
+	name, rest, hasRest := strings.Cut(spec, ":")
+	var tokens []string
+	if hasRest {
+		tokens = strings.FieldsFunc(rest, func(r rune) bool { return r == ':' || r == ',' })
+		// FieldsFunc drops empty tokens; a spec with one ("hash::16", "hash:16:") is malformed.
+		if strings.Count(rest, ":")+strings.Count(rest, ",")+1 != len(tokens) {
+			return nil, fmt.Errorf("empty option")
+		}
+	}
+	switch name {
+	case "none":
+		if hasRest {
+			return nil, fmt.Errorf("none takes no options")
+		}
+		return identity{}, nil
+	case "reverse":
+		opts, err := parseOptions(tokens, "prefix", "fields", "sep")
+		if err != nil {
+			return nil, err
+		}
+		l, err := opts.lead()
+		if err != nil {
+			return nil, err
+		}
+		return reverser{lead: l}, nil
+	case "hash", "md5hex", "mod", "phoenix", "opentsdb":
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (want hash, md5hex, mod, reverse, phoenix, opentsdb or none)", name)
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("%s needs a number: %s:N", name, name)
+	}
+	switch name {
+	case "hash":
+		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
+		if err != nil {
+			return nil, err
+		}
+		l, err := opts.lead()
+		if err != nil {
+			return nil, err
+		}
+		return &prefixed{spec: fmt.Sprintf("hash:%d%s", n, l.suffix()), n: n, width: prefixWidth(n),
+			st: hashStrategy{n: uint32(n), lead: l}}, nil
+	case "md5hex":
+		c, err := parseNum("hex digit count", tokens[0], 1, 4)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
+		if err != nil {
+			return nil, err
+		}
+		l, err := opts.lead()
+		if err != nil {
+			return nil, err
+		}
+		return &prefixed{spec: fmt.Sprintf("md5hex:%d%s", c, l.suffix()), n: 1 << (4 * c), hexLen: c,
+			st: md5Strategy{digits: c, lead: l}}, nil
+	case "mod":
+		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := parseOptions(tokens[1:], "offset", "width", "field")
+		if err != nil {
+			return nil, err
+		}
+		m := modStrategy{n: n}
+		if f, ok := opts["field"]; ok {
+			if len(opts) != 1 {
+				return nil, fmt.Errorf("mod: field=K excludes offset and width")
+			}
+			if m.field, err = parseNum("field", f, 1, maxFields); err != nil {
+				return nil, err
+			}
+			return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d", n, m.field), n: n, width: prefixWidth(n), st: m}, nil
+		}
+		w, ok := opts["width"]
+		if !ok {
+			return nil, fmt.Errorf("mod needs width=W (and offset=O, default 0) or field=K")
+		}
+		if m.width, err = parseNum("width", w, 1, 8); err != nil {
+			return nil, err
+		}
+		if o, ok := opts["offset"]; ok {
+			if m.offset, err = parseNum("offset", o, 0, maxPrefixLen); err != nil {
+				return nil, err
+			}
+		}
+		return &prefixed{spec: fmt.Sprintf("mod:%d:offset=%d,width=%d", n, m.offset, m.width), n: n,
+			width: prefixWidth(n), st: m}, nil
+	case "phoenix":
+		n, err := parseNum("bucket count", tokens[0], 1, 256)
+		if err != nil {
+			return nil, err
+		}
+		if len(tokens) > 1 {
+			return nil, fmt.Errorf("phoenix takes no options")
+		}
+		return &prefixed{spec: fmt.Sprintf("phoenix:%d", n), n: n, width: 1, st: phoenixStrategy{n: int32(n)}}, nil
+	default: // opentsdb
+		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := parseOptions(tokens[1:], "width", "metric")
+		if err != nil {
+			return nil, err
+		}
+		w, metric := 1, 3
+		if v, ok := opts["width"]; ok {
+			if w, err = parseNum("width", v, 1, 4); err != nil {
+				return nil, err
+			}
+		}
+		if v, ok := opts["metric"]; ok {
+			if metric, err = parseNum("metric", v, 1, 8); err != nil {
+				return nil, err
+			}
+		}
+		if w < 3 && n > 1<<(8*w) {
+			return nil, fmt.Errorf("opentsdb: %d buckets do not fit a %d-byte salt", n, w)
+		}
+		canon := fmt.Sprintf("opentsdb:%d:width=%d", n, w)
+		if metric != 3 {
+			canon += fmt.Sprintf(",metric=%d", metric)
+		}
+		return &prefixed{spec: canon, n: n, width: w, st: opentsdbStrategy{n: int32(n), metric: metric}}, nil
+	}
+}
+
+type options map[string]string
+
+// parseOptions reads key=value tokens, each key at most once and among allowed.
+func parseOptions(tokens []string, allowed ...string) (options, error) {
+	opts := options{}
+	for _, t := range tokens {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok {
+			return nil, fmt.Errorf("option %q is not key=value", t)
+		}
+		known := false
+		for _, a := range allowed {
+			known = known || a == k
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown option %q (allowed: %s)", k, strings.Join(allowed, ", "))
+		}
+		if _, dup := opts[k]; dup {
+			return nil, fmt.Errorf("option %q given twice", k)
+		}
+		opts[k] = v
+	}
+	return opts, nil
+}
+
+// lead reads the at most one of prefix=L, fields=K, sep=B.
+func (o options) lead() (lead, error) {
+	if len(o) > 1 {
+		return lead{}, fmt.Errorf("give at most one of prefix=, fields=, sep=")
+	}
+	var err error
+	var l lead
+	if v, ok := o["prefix"]; ok {
+		l.mode = leadPrefix
+		l.n, err = parseNum("prefix", v, 1, maxPrefixLen)
+	}
+	if v, ok := o["fields"]; ok {
+		l.mode = leadFields
+		l.n, err = parseNum("fields", v, 1, maxFields)
+	}
+	if v, ok := o["sep"]; ok {
+		l.mode = leadSep
+		l.sep, err = keys.ParseByte(v)
+	}
+	return l, err
+}
+
+// parseNum parses a decimal in [lo, hi]: digits only, no sign, no leading zeros.
+func parseNum(what, s string, lo, hi int) (int, error) {
+	ok := s != "" && len(s) <= 9 && (s == "0" || s[0] != '0')
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] >= '0' && s[i] <= '9'
+	}
+	if !ok {
+		return 0, fmt.Errorf("%s %q is not a number", what, s)
+	}
+	n, _ := strconv.Atoi(s)
+	if n < lo || n > hi {
+		return 0, fmt.Errorf("%s %d not in %d..%d", what, n, lo, hi)
+	}
+	return n, nil
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Start a standalone HBase (master + region server + embedded ZooKeeper in one JVM) for brine's tests,
+# from Maven Central jars: no tarball, no docker. Idempotent: if it is already up, say so and exit 0.
+#
+#   scripts/hbase/up.sh          start, wait until hbase:meta is readable through gohbase, print the time
+#   scripts/hbase/down.sh        stop it and remove its data
+#
+# Layout under $REPO/.hbase/ (gitignored):
+#   cache/  classpath.txt, the waitmeta binary, compiled Admin classes (kept by down.sh)
+#   run/    conf/ (rendered hbase-site.xml, log4j2.properties), hbase.pid, hbase.log
+#   data/   hbase.rootdir, ZooKeeper data, tmp (removed by down.sh)
+#
+# Environment (all optional):
+#   HBASE_ZK_PORT (2181), HBASE_MASTER_PORT (16000), HBASE_RS_PORT (16020)
+#   HBASE_UP_TIMEOUT   seconds to wait for readiness (180)
+#   HBASE_HEAP         -Xmx of the JVM (1g)
+#   HBASE_JAVA_HOME    a JDK 17 (default: /usr/lib/jvm/java-17-openjdk-amd64, then JAVA_HOME, then PATH)
+#
+# Corrections to shared/notes/hbase-standalone.md, found by running it here:
+#   - 2.6.2-hadoop3 does not exist on Maven Central: of 2.6.x only 2.6.0, 2.6.1 and 2.6.4 have -hadoop3
+#     artifacts (2.6.2/2.6.3/2.6.5/2.6.6 are Hadoop 2.10 builds only). Pinned: 2.6.4-hadoop3 (Hadoop 3.4.2).
+#   - The Maven graph brings reload4j + slf4j-reload4j (via Hadoop's YARN/MapReduce jars): excluded in the
+#     pom, else SLF4J sees two bindings and org.apache.log4j exists twice beside log4j-1.2-api.
+#   - The embedded ZooKeeper binds to the loopback host unless
+#     hbase.zookeeper.property.clientPortAddress is set (matters for Docker, where it must be 0.0.0.0).
+#   - The log4j2 jars (api, core, slf4j-impl, 1.2-api) are indeed needed: without an SLF4J binding
+#     HBase logs nothing and the readiness line below never shows.
+#   - The machine has a second JDK (Temurin 25) beside 17; Hadoop's security code does not run on
+#     JDK 23+ (Subject.getSubject no longer works), so the JDK is picked explicitly below.
+#   - Standalone mode gives ZooKeeper sessions 10 s (zookeeper.session.timeout.localHBaseCluster); a
+#     host stall of 7.5 s (2 cores shared with compilers) expired the region server's session and it
+#     aborted, killing the cluster. hbase-site.xml.in raises it to 60 s.
+#   - hbase.master.wait.on.regionservers.maxtostart=1 lets the master stop waiting for more region
+#     servers as soon as the single one has checked in (the default waits out a 4.5 s timeout).
+set -euo pipefail
+
+HBASE_VERSION=2.6.4-hadoop3 # keep in step with pom.xml and docker/hbase/Dockerfile
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+base=$repo/.hbase
+cache=$base/cache
+run=$base/run
+data=$base/data
+pidfile=$run/hbase.pid
+logfile=$run/hbase.log
+
+zk_port=${HBASE_ZK_PORT:-2181}
+master_port=${HBASE_MASTER_PORT:-16000}
+rs_port=${HBASE_RS_PORT:-16020}
+timeout=${HBASE_UP_TIMEOUT:-180}
+heap=${HBASE_HEAP:-1g}
+zk=127.0.0.1:$zk_port
+
+began=$(date +%s.%N)
+elapsed() { awk -v b="$began" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - b }'; }
+say() { echo "hbase-up: $*"; }
+die() { echo "hbase-up: $*" >&2; exit 1; }
+
+mkdir -p "$cache" "$run"
+
+# --- tools -------------------------------------------------------------------------------------------
+pick_java() {
+  local cand
+  for cand in "${HBASE_JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 "${JAVA_HOME:-}"; do
+    if [ -n "$cand" ] && [ -x "$cand/bin/java" ]; then
+      echo "$cand/bin/java"
+      return
+    fi
+  done
+  command -v java || die "no java found; install a JDK 17 (apt-get install openjdk-17-jdk-headless)"
+}
+java_bin=$(pick_java)
+java_major=$("$java_bin" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ { print $2 }')
+case "$java_major" in
+  11 | 17 | 21) ;;
+  *) die "$java_bin is Java $java_major; HBase 2.6 with Hadoop 3 needs 11, 17 or 21 (set HBASE_JAVA_HOME)" ;;
+esac
+javac_bin=$(dirname "$java_bin")/javac
+
+# The waitmeta probe (Go, gohbase): built from this repo so it uses the same client as the tests.
+waitmeta=$cache/waitmeta
+build_waitmeta() {
+  (cd "$repo" && go build -o "$waitmeta" ./scripts/hbase/waitmeta)
+}
+
+# alive: the pid file names a live process (a zombie, i.e. an exited JVM not yet reaped, is not).
+alive() {
+  local pid
+  pid=$(cat "$pidfile" 2>/dev/null) || return 1
+  kill -0 "$pid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != Z ]
+}
+
+# --- already running? ----------------------------------------------------------------------------------
+if alive; then
+  build_waitmeta
+  if "$waitmeta" -zk "$zk" -timeout 30s -quiet; then
+    say "already running (pid $(cat "$pidfile"), ZooKeeper $zk); nothing to do"
+    exit 0
+  fi
+  die "pid $(cat "$pidfile") is alive but HBase does not answer; run scripts/hbase/down.sh first"
+fi
+rm -f "$pidfile"
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for p in "$zk_port" "$master_port" "$rs_port"; do
+  port_busy "$p" && die "port $p is taken by another process (not our HBase); free it or set HBASE_*_PORT"
+done
+
+# --- classpath (Maven, cached) -------------------------------------------------------------------------
+# Skip Maven entirely while the cached classpath is newer than the pom: a warm start costs no JVM for mvn.
+cpfile=$cache/classpath.txt
+if [ ! -s "$cpfile" ] || [ "$here/pom.xml" -nt "$cpfile" ]; then
+  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
+  say "resolving HBase $HBASE_VERSION jars with Maven (first run downloads ~200 MB into ~/.m2)"
+  # Maven's output (escape codes even with -B -q) is shown only if it fails.
+  if ! mvn -B -q -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile.tmp" > "$cache/mvn.log" 2>&1; then
+    cat "$cache/mvn.log" >&2
+    die "mvn dependency:build-classpath failed (log above)"
+  fi
+  mv "$cpfile.tmp" "$cpfile"
+fi
+
+# --- configuration -----------------------------------------------------------------------------------
+rm -rf "$data"
+mkdir -p "$data/tmp" "$data/zk" "$run/conf"
+sed -e "s|@DATA_DIR@|$data|g" \
+  -e "s|@ZK_PORT@|$zk_port|g" \
+  -e "s|@MASTER_PORT@|$master_port|g" \
+  -e "s|@RS_PORT@|$rs_port|g" \
+  -e "s|@ADVERTISE_HOST@|localhost|g" \
+  -e "s|@BIND_ADDRESS@|127.0.0.1|g" \
+  "$here/hbase-site.xml.in" > "$run/conf/hbase-site.xml"
+cp "$here/log4j2.properties" "$run/conf/log4j2.properties"
+
+# --- JVM flags ---------------------------------------------------------------------------------------
+# The JDK 17 openings and why each is needed: jvm-flags.sh (shared with admin.sh and the Docker image).
+# shellcheck source=jvm-flags.sh
+source "$here/jvm-flags.sh"
+jvm_flags=(
+  -Xms256m "-Xmx$heap" -XX:+UseG1GC
+  "${HBASE_JVM_FLAGS[@]}"
+  -Djava.io.tmpdir="$data/tmp"
+  -Dlog4j2.configurationFile="$run/conf/log4j2.properties"
+  -Dhbase.log.dir="$run"
+  # Marks the process, so that down.sh signals only this JVM and `ps` shows what it is.
+  -Dproc_brine_hbase
+)
+
+# --- start ---------------------------------------------------------------------------------------------
+# Build the probe while the JVM boots (both take seconds, on different cores).
+build_waitmeta &
+build_pid=$!
+
+# setsid: the JVM must outlive this script and must not get the terminal's SIGINT meant for `make`.
+# bash -c writes its own pid and execs java, so the pid file names the JVM itself.
+: > "$logfile"
+setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pidfile" \
+  "$java_bin" "${jvm_flags[@]}" -cp "$run/conf:$(cat "$cpfile")" \
+  org.apache.hadoop.hbase.master.HMaster start \
+  < /dev/null >> "$logfile" 2>&1 &
+
+for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+[ -s "$pidfile" ] || die "the JVM did not start; see $logfile"
+pid=$(cat "$pidfile")
+say "started HBase $HBASE_VERSION (pid $pid, log $logfile), waiting for it"
+
+wait "$build_pid" || die "could not build scripts/hbase/waitmeta"
+
+deadline=$(($(date +%s) + timeout))
+until grep -q "Master has completed initialization" "$logfile"; do
+  if ! alive; then
+    tail -n 60 "$logfile" >&2
+    die "HBase exited during start-up (log above, full log in $logfile)"
+  fi
+  if [ "$(date +%s)" -ge "$deadline" ]; then
+    tail -n 60 "$logfile" >&2
+    die "HBase not initialized after ${timeout}s (log above); stop it with scripts/hbase/down.sh"
+  fi
+  sleep 0.25
+done
+say "master initialized after $(elapsed) s"
+
+left=$((deadline - $(date +%s)))
+[ "$left" -gt 5 ] || left=5
+if ! "$waitmeta" -zk "$zk" -timeout "${left}s"; then
+  tail -n 60 "$logfile" >&2
+  die "hbase:meta not readable through gohbase (log above)"
+fi
+say "ready in $(elapsed) s: ZooKeeper $zk (export BRINE_HBASE_ZK=$zk)"
