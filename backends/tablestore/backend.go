@@ -83,6 +83,7 @@ func New(client *ots.TableStoreClient, opts Options) *Backend {
 
 func newBackend(client *ots.TableStoreClient, opts Options) *Backend {
 	opts = opts.withDefaults()
+	guardRetryJitter(client)
 	return &Backend{client: client, opts: opts, log: opts.Logger, schemas: map[string]*keySchema{}}
 }
 

@@ -161,6 +161,10 @@ func pkText(pk *ots.PrimaryKey) string {
 		case ots.MAX:
 			parts = append(parts, c.ColumnName+"=MAX")
 		default:
+			if v, ok := c.Value.(int64); ok {
+				parts = append(parts, fmt.Sprintf("%s=%d", c.ColumnName, v))
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%s=%q", c.ColumnName, c.Value))
 		}
 	}
@@ -197,7 +201,10 @@ func pages(t *testing.T, r rangeReader, crit ots.RangeRowQueryCriteria, check bo
 		if check && crit.Limit > 0 && len(resp.Rows) != int(crit.Limit) {
 			t.Fatalf("page %d: %d rows with a next page, want %d", n, len(resp.Rows), crit.Limit)
 		}
-		if n > 100000 {
+		if pkText(resp.NextStartPrimaryKey) == pkText(crit.StartPrimaryKey) {
+			t.Fatalf("page %d: the cursor %s does not advance", n, pkText(resp.NextStartPrimaryKey))
+		}
+		if n > 10000 {
 			t.Fatal("GetRange does not end")
 		}
 		prevNext = resp.NextStartPrimaryKey

@@ -79,12 +79,17 @@ func (t *table) keyPrefix(pk *ots.PrimaryKey, allowInf bool) (prefix []byte, inf
 			len(pk.PrimaryKeys), len(t.cols), tablestore.FormatPrimaryKey(t.cols...))
 	}
 	first = -1
+	// Every column is checked, those after an INF included: the service refuses a bound of the wrong
+	// type wherever it is, and compareBounds relies on both bounds' values having the column's type.
+	vals := make([]any, len(pk.PrimaryKeys))
+	infs := make([]int, len(pk.PrimaryKeys))
 	for i, c := range pk.PrimaryKeys {
-		v, inf, err := t.columnValue(i, c, allowInf)
-		if err != nil {
+		if vals[i], infs[i], err = t.columnValue(i, c, allowInf); err != nil {
 			return nil, 0, -1, err
 		}
-		if inf != 0 {
+	}
+	for i, v := range vals {
+		if inf := infs[i]; inf != 0 {
 			// Columns after the first INF do not change the tuple's order among keys: the
 			// service compares them only with keys equal up to the INF, and there are none.
 			return prefix, inf, first, nil

@@ -185,13 +185,20 @@ func (c *Client) BatchGetRow(req *ots.BatchGetRowRequest) (*ots.BatchGetRowRespo
 	if req == nil || len(req.MultiRowQueryCriteria) == 0 {
 		return nil, badRequest(op, "", fmt.Errorf("%w: no MultiRowQueryCriteria", backends.ErrInvalidArgument))
 	}
-	out := &ots.BatchGetRowRequest{}
-	tables := map[string]*table{}
+	// Limits first: a request the service would refuse does not cost a table lookup either.
 	rows := 0
 	for _, crit := range req.MultiRowQueryCriteria {
 		if crit == nil {
 			return nil, badRequest(op, "", fmt.Errorf("%w: nil MultiRowQueryCriteria", backends.ErrInvalidArgument))
 		}
+		rows += len(crit.PrimaryKey)
+	}
+	if rows > maxBatchGet {
+		return nil, badRequest(op, "", fmt.Errorf("%w: %d rows, Tablestore takes at most %d per BatchGetRow", backends.ErrInvalidArgument, rows, maxBatchGet))
+	}
+	out := &ots.BatchGetRowRequest{}
+	tables := map[string]*table{}
+	for _, crit := range req.MultiRowQueryCriteria {
 		q := *crit
 		t, err := c.table(context.Background(), op, q.TableName)
 		if err != nil {
@@ -207,11 +214,7 @@ func (c *Client) BatchGetRow(req *ots.BatchGetRowRequest) (*ots.BatchGetRowRespo
 				return nil, badRequest(op, t.name, fmt.Errorf("row %d: %w", i, err))
 			}
 		}
-		rows += len(q.PrimaryKey)
 		out.MultiRowQueryCriteria = append(out.MultiRowQueryCriteria, &q)
-	}
-	if rows > maxBatchGet {
-		return nil, badRequest(op, "", fmt.Errorf("%w: %d rows, Tablestore takes at most %d per BatchGetRow", backends.ErrInvalidArgument, rows, maxBatchGet))
 	}
 	resp, err := call(func() (*ots.BatchGetRowResponse, error) { return c.sdk.BatchGetRow(out) })
 	if err != nil {
@@ -246,8 +249,14 @@ func (c *Client) BatchWriteRow(req *ots.BatchWriteRowRequest) (*ots.BatchWriteRo
 	if req == nil || len(req.RowChangesGroupByTable) == 0 {
 		return nil, badRequest(op, "", fmt.Errorf("%w: no row changes", backends.ErrInvalidArgument))
 	}
-	out := &ots.BatchWriteRowRequest{RowChangesGroupByTable: make(map[string][]ots.RowChange, len(req.RowChangesGroupByTable))}
 	rows := 0
+	for _, changes := range req.RowChangesGroupByTable {
+		rows += len(changes)
+	}
+	if rows > maxBatchWrite {
+		return nil, badRequest(op, "", fmt.Errorf("%w: %d rows, Tablestore takes at most %d per BatchWriteRow", backends.ErrInvalidArgument, rows, maxBatchWrite))
+	}
+	out := &ots.BatchWriteRowRequest{RowChangesGroupByTable: make(map[string][]ots.RowChange, len(req.RowChangesGroupByTable))}
 	for name, changes := range req.RowChangesGroupByTable {
 		t, err := c.table(context.Background(), op, name)
 		if err != nil {
@@ -259,11 +268,7 @@ func (c *Client) BatchWriteRow(req *ots.BatchWriteRowRequest) (*ots.BatchWriteRo
 				return nil, badRequest(op, name, fmt.Errorf("row %d: %w", i, err))
 			}
 		}
-		rows += len(changes)
 		out.RowChangesGroupByTable[name] = salted
-	}
-	if rows > maxBatchWrite {
-		return nil, badRequest(op, "", fmt.Errorf("%w: %d rows, Tablestore takes at most %d per BatchWriteRow", backends.ErrInvalidArgument, rows, maxBatchWrite))
 	}
 	resp, err := call(func() (*ots.BatchWriteRowResponse, error) { return c.sdk.BatchWriteRow(out) })
 	if err != nil {

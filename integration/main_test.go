@@ -1,0 +1,34 @@
+//go:build integration
+
+package integration
+
+import (
+	"testing"
+
+	"github.com/sirupsen/logrus"
+	"go.uber.org/goleak"
+)
+
+// gohbaseLeftovers are the goroutines the pinned gohbase leaves for the life of the process, and
+// nothing else:
+//   - its AdminClient cannot be closed (Close panics on a nil channel), so the region client of its
+//     master connection keeps its reader and batching goroutines;
+//   - a scanner closed in the middle of a region sends its close-scanner RPC from a goroutine of its
+//     own, which may still be waiting for the reply when a check runs.
+//
+// The data client's region clients run the same functions but end when hbase.Backend.Close closes
+// the data client; TestMain runs after every test has closed its backend.
+func gohbaseLeftovers() []goleak.Option {
+	return []goleak.Option{
+		goleak.IgnoreAnyFunction("github.com/tsuna/gohbase/region.(*client).receiveRPCs"),
+		goleak.IgnoreAnyFunction("github.com/tsuna/gohbase/region.(*client).processRPCs"),
+	}
+}
+
+// TestMain needs no server: the store-specific tests find (or skip) their own.
+func TestMain(m *testing.M) {
+	// gohbase logs every region connection, and every region lookup retried while a region splits,
+	// through the global logrus logger; the tests check the outcomes themselves.
+	logrus.SetLevel(logrus.FatalLevel)
+	goleak.VerifyTestMain(m, gohbaseLeftovers()...)
+}
