@@ -29,6 +29,9 @@ cat .hbase-up.log
 mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build.*integration' . | xargs -n1 dirname | sort -u)
 echo "test.sh: integration packages: ${pkgs[*]}"
 go test -race -count=1 -timeout 15m -tags integration "${pkgs[@]}" || status=$?
+# Last and alone: this test stops and restarts the HBase server (down.sh/up.sh with HBASE_KEEP_DATA=1),
+# so nothing else may be using it; everywhere else it skips.
+BRINE_HBASE_RESTART=1 go test -race -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
 
 echo "test.sh: whole suite took $((SECONDS - began)) s (exit $status)"
 exit "$status"

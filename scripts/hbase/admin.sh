@@ -6,6 +6,8 @@
 #
 # KEY is in HBase's binary-string form (printable ASCII as is, other bytes as \xNN). ZooKeeper defaults to
 # $BRINE_HBASE_ZK, else 127.0.0.1:2181. Each call starts a JVM: about 1-3 s on top of the operation.
+# Any instance (HBASE_BASE of up.sh) is reached by its ZooKeeper address alone: this script needs only
+# the classpath cache, which stays under $REPO/.hbase/cache for every instance.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

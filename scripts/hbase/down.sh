@@ -5,25 +5,80 @@
 # short on purpose: in one JVM the master's hook stops ZooKeeper before the region server's hook runs,
 # and the region server then spends ~20 s retrying ZooKeeper before it exits, for data that down.sh
 # deletes anyway. Safe to run when nothing is running.
+#
+# HBASE_KEEP_DATA=1: stop for a restart on the same data (`HBASE_KEEP_DATA=1 up.sh`), and keep data/.
+# Then the stop is the cluster's own orderly shutdown, not a signal: Admin.shutdown() (the master's
+# shutdown RPC, sent by a one-file Java program on up.sh's cached classpath, configured by this
+# instance's own rendered hbase-site.xml so it can only reach this instance) makes the region server
+# flush and close every region while ZooKeeper is still up, then the master stops, then the JVM exits
+# by itself. Only if that RPC fails is SIGTERM sent; SIGKILL comes after HBASE_DOWN_GRACE (default 90
+# in this mode). Either way the WALs are on disk, and the next start replays whatever was not flushed.
+#
+# Environment: HBASE_BASE (default $REPO/.hbase) selects the instance, as in up.sh; HBASE_DOWN_GRACE;
+# HBASE_KEEP_DATA; HBASE_JAVA_HOME.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-base=$repo/.hbase
+base=${HBASE_BASE:-$repo/.hbase}
+cache=$repo/.hbase/cache
 pidfile=$base/run/hbase.pid
-grace=${HBASE_DOWN_GRACE:-10}
+keep=${HBASE_KEEP_DATA:-0}
+if [ "$keep" = 1 ]; then
+  grace=${HBASE_DOWN_GRACE:-90}
+else
+  grace=${HBASE_DOWN_GRACE:-10}
+fi
 
 say() { echo "hbase-down: $*"; }
 # running: the process exists and is not a zombie (an exited JVM stays one until init reaps it, and
 # kill -0 still succeeds on it).
 running() { kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
+# shutdown_rpc asks the master of this instance (the one configured in $base/run/conf) to shut the
+# cluster down.
+shutdown_rpc() {
+  local java_home=${HBASE_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+  [ -x "$java_home/bin/java" ] || java_home=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
+  [ -s "$cache/classpath.txt" ] && [ -s "$base/run/conf/hbase-site.xml" ] || return 1
+  local src=$cache/shutdown/Shutdown.java
+  mkdir -p "$(dirname "$src")"
+  cat > "$src.tmp" <<'JAVA'
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+
+/** Sends the master's shutdown RPC to the cluster of the hbase-site.xml on the classpath. */
+public final class Shutdown {
+  public static void main(String[] args) throws Exception {
+    var conf = HBaseConfiguration.create();
+    conf.setInt("hbase.client.retries.number", 3);
+    try (Connection c = ConnectionFactory.createConnection(conf); Admin a = c.getAdmin()) {
+      a.shutdown();
+    }
+  }
+}
+JAVA
+  mv "$src.tmp" "$src"
+  # shellcheck source=jvm-flags.sh
+  source "$here/jvm-flags.sh"
+  timeout 60 "$java_home/bin/java" -Xmx256m -XX:TieredStopAtLevel=1 "${HBASE_JVM_FLAGS[@]}" \
+    -Dlog4j2.configurationFile="$here/log4j2-admin.properties" \
+    -cp "$base/run/conf:$(cat "$cache/classpath.txt")" "$src" > "$base/run/shutdown.log" 2>&1
+}
+
 if [ -s "$pidfile" ]; then
   pid=$(cat "$pidfile")
   # Only signal the process if it is still our JVM (a stale pid could have been reused).
   if running "$pid" && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- '-Dproc_brine_hbase'; then
     began=$(date +%s)
-    kill -TERM "$pid" 2>/dev/null || true
+    if [ "$keep" = 1 ] && shutdown_rpc; then
+      say "asked the master of pid $pid to shut the cluster down (HBASE_KEEP_DATA=1)"
+    else
+      [ "$keep" = 1 ] && say "the shutdown RPC failed ($base/run/shutdown.log); sending SIGTERM"
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
     for _ in $(seq $((grace * 4))); do
       running "$pid" || break
       sleep 0.25
@@ -42,4 +97,8 @@ else
   say "not running"
 fi
 
-rm -rf "$base/data"
+if [ "$keep" = 1 ]; then
+  say "HBASE_KEEP_DATA=1: kept $base/data"
+else
+  rm -rf "$base/data"
+fi

@@ -5,13 +5,22 @@
 #   scripts/hbase/up.sh          start, wait until hbase:meta is readable through gohbase, print the time
 #   scripts/hbase/down.sh        stop it and remove its data
 #
-# Layout under $REPO/.hbase/ (gitignored):
-#   cache/  classpath.txt, the waitmeta binary, compiled Admin classes (kept by down.sh)
-#   run/    conf/ (rendered hbase-site.xml, log4j2.properties), hbase.pid, hbase.log
-#   data/   hbase.rootdir, ZooKeeper data, tmp (removed by down.sh)
+#   HBASE_KEEP_DATA=1 scripts/hbase/down.sh && HBASE_KEEP_DATA=1 scripts/hbase/up.sh
+#                                a graceful restart on the same data (tables and rows survive)
+#
+# Layout (gitignored):
+#   $REPO/.hbase/cache/  classpath.txt, the waitmeta binary, compiled Admin classes (kept by down.sh;
+#                        always here, shared by every instance, so Maven resolves the classpath once)
+#   $HBASE_BASE/run/     conf/ (rendered hbase-site.xml, log4j2.properties), hbase.pid, hbase.log
+#   $HBASE_BASE/data/    hbase.rootdir, ZooKeeper data, tmp (removed by down.sh unless HBASE_KEEP_DATA=1)
 #
 # Environment (all optional):
 #   HBASE_ZK_PORT (2181), HBASE_MASTER_PORT (16000), HBASE_RS_PORT (16020)
+#   HBASE_BASE         where run/ and data/ live ($REPO/.hbase). A second instance beside the default
+#                      one needs its own base and ports, e.g. HBASE_BASE=/tmp/hbase2 HBASE_ZK_PORT=2281
+#                      HBASE_MASTER_PORT=16100 HBASE_RS_PORT=16120 (give down.sh the same HBASE_BASE).
+#   HBASE_KEEP_DATA=1  start on the existing data/ (left by `HBASE_KEEP_DATA=1 down.sh`) instead of
+#                      wiping it: the master replays the WALs and reassigns the tables' regions.
 #   HBASE_UP_TIMEOUT   seconds to wait for readiness (180)
 #   HBASE_HEAP         -Xmx of the JVM (1g)
 #   HBASE_JAVA_HOME    a JDK 17 (default: /usr/lib/jvm/java-17-openjdk-amd64, then JAVA_HOME, then PATH)
@@ -38,8 +47,8 @@ HBASE_VERSION=2.6.4-hadoop3 # keep in step with pom.xml and docker/hbase/Dockerf
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-base=$repo/.hbase
-cache=$base/cache
+base=${HBASE_BASE:-$repo/.hbase}
+cache=$repo/.hbase/cache
 run=$base/run
 data=$base/data
 pidfile=$run/hbase.pid
@@ -122,7 +131,12 @@ if [ ! -s "$cpfile" ] || [ "$here/pom.xml" -nt "$cpfile" ]; then
 fi
 
 # --- configuration -----------------------------------------------------------------------------------
-rm -rf "$data"
+keep=${HBASE_KEEP_DATA:-0}
+if [ "$keep" = 1 ] && [ -d "$data/hbase" ]; then
+  say "HBASE_KEEP_DATA=1: starting on the existing data in $data"
+else
+  rm -rf "$data"
+fi
 mkdir -p "$data/tmp" "$data/zk" "$run/conf"
 sed -e "s|@DATA_DIR@|$data|g" \
   -e "s|@ZK_PORT@|$zk_port|g" \
@@ -154,6 +168,8 @@ build_pid=$!
 
 # setsid: the JVM must outlive this script and must not get the terminal's SIGINT meant for `make`.
 # bash -c writes its own pid and execs java, so the pid file names the JVM itself.
+# A restart on kept data keeps the previous run's log (its shutdown) beside the new one.
+[ "$keep" = 1 ] && [ -s "$logfile" ] && mv "$logfile" "$logfile.prev"
 : > "$logfile"
 setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pidfile" \
   "$java_bin" "${jvm_flags[@]}" -cp "$run/conf:$(cat "$cpfile")" \
