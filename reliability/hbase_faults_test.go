@@ -71,6 +71,10 @@ func openHBaseWith(t *testing.T, zk string, opts hbase.Options, settle time.Dura
 	var once sync.Once
 	closeAndCheck = func() {
 		once.Do(func() {
+			// A region the test moved or split may still be being re-established by gohbase; its Close
+			// does not stop that, and a connection dialled after Close is never closed. Let it finish
+			// first, so that what is checked below is brine's own cleanup.
+			waitGoroutinesGone(t, establishRegion, time.Minute)
 			c.Close()
 			opts := append(ignore, running)
 			deadline := time.Now().Add(settle)
