@@ -57,6 +57,36 @@ func (t *table) checkCondition(cond *ots.RowCondition) error {
 	return t.checkFilter("column condition", cond.ColumnCondition)
 }
 
+// saltChange is what PutRow, UpdateRow and DeleteRow check and rewrite before sending: the table's
+// salter is looked up, *pk becomes the salted key, and the row condition is checked.
+func (c *Client) saltChange(op, tableName string, pk **ots.PrimaryKey, cond *ots.RowCondition) (*table, error) {
+	t, err := c.table(context.Background(), op, tableName)
+	if err != nil {
+		return nil, err
+	}
+	phys, err := t.physicalPK(*pk)
+	if err != nil {
+		return nil, badRequest(op, t.name, err)
+	}
+	if err := t.checkCondition(cond); err != nil {
+		return nil, badRequest(op, t.name, err)
+	}
+	*pk = phys
+	return t, nil
+}
+
+// send makes one single-table SDK call: a table the service says is gone is forgotten, and the
+// error names the operation.
+func send[T any](c *Client, op, table string, fn func() (T, error)) (T, error) {
+	resp, err := call(fn)
+	if err != nil {
+		c.forgetOnNotFound(table, err)
+		var none T
+		return none, sdkError(op, err)
+	}
+	return resp, nil
+}
+
 // PutRow is the SDK's PutRow on the salted key; with ReturnType RT_PK the response carries the logical
 // primary key.
 func (c *Client) PutRow(req *ots.PutRowRequest) (*ots.PutRowResponse, error) {
@@ -65,20 +95,15 @@ func (c *Client) PutRow(req *ots.PutRowRequest) (*ots.PutRowResponse, error) {
 		return nil, badRequest(op, "", fmt.Errorf("%w: no PutRowChange", backends.ErrInvalidArgument))
 	}
 	ch := *req.PutRowChange
-	t, err := c.table(context.Background(), op, ch.TableName)
+	t, err := c.saltChange(op, ch.TableName, &ch.PrimaryKey, ch.Condition)
 	if err != nil {
 		return nil, err
 	}
-	if ch.PrimaryKey, err = t.physicalPK(ch.PrimaryKey); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	if err := t.checkCondition(ch.Condition); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	resp, err := call(func() (*ots.PutRowResponse, error) { return c.sdk.PutRow(&ots.PutRowRequest{PutRowChange: &ch}) })
+	resp, err := send(c, op, t.name, func() (*ots.PutRowResponse, error) {
+		return c.sdk.PutRow(&ots.PutRowRequest{PutRowChange: &ch})
+	})
 	if err != nil {
-		c.forgetOnNotFound(t.name, err)
-		return nil, sdkError(op, err)
+		return nil, err
 	}
 	if len(resp.PrimaryKey.PrimaryKeys) > 0 {
 		pk, _, err := t.logicalPK(&resp.PrimaryKey)
@@ -97,24 +122,13 @@ func (c *Client) UpdateRow(req *ots.UpdateRowRequest) (*ots.UpdateRowResponse, e
 		return nil, badRequest(op, "", fmt.Errorf("%w: no UpdateRowChange", backends.ErrInvalidArgument))
 	}
 	ch := *req.UpdateRowChange
-	t, err := c.table(context.Background(), op, ch.TableName)
+	t, err := c.saltChange(op, ch.TableName, &ch.PrimaryKey, ch.Condition)
 	if err != nil {
 		return nil, err
 	}
-	if ch.PrimaryKey, err = t.physicalPK(ch.PrimaryKey); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	if err := t.checkCondition(ch.Condition); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	resp, err := call(func() (*ots.UpdateRowResponse, error) {
+	return send(c, op, t.name, func() (*ots.UpdateRowResponse, error) {
 		return c.sdk.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: &ch})
 	})
-	if err != nil {
-		c.forgetOnNotFound(t.name, err)
-		return nil, sdkError(op, err)
-	}
-	return resp, nil
 }
 
 // DeleteRow is the SDK's DeleteRow on the salted key.
@@ -124,24 +138,13 @@ func (c *Client) DeleteRow(req *ots.DeleteRowRequest) (*ots.DeleteRowResponse, e
 		return nil, badRequest(op, "", fmt.Errorf("%w: no DeleteRowChange", backends.ErrInvalidArgument))
 	}
 	ch := *req.DeleteRowChange
-	t, err := c.table(context.Background(), op, ch.TableName)
+	t, err := c.saltChange(op, ch.TableName, &ch.PrimaryKey, ch.Condition)
 	if err != nil {
 		return nil, err
 	}
-	if ch.PrimaryKey, err = t.physicalPK(ch.PrimaryKey); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	if err := t.checkCondition(ch.Condition); err != nil {
-		return nil, badRequest(op, t.name, err)
-	}
-	resp, err := call(func() (*ots.DeleteRowResponse, error) {
+	return send(c, op, t.name, func() (*ots.DeleteRowResponse, error) {
 		return c.sdk.DeleteRow(&ots.DeleteRowRequest{DeleteRowChange: &ch})
 	})
-	if err != nil {
-		c.forgetOnNotFound(t.name, err)
-		return nil, sdkError(op, err)
-	}
-	return resp, nil
 }
 
 // GetRow is the SDK's GetRow on the salted key; the response carries the logical primary key.
@@ -161,12 +164,11 @@ func (c *Client) GetRow(req *ots.GetRowRequest) (*ots.GetRowResponse, error) {
 	if err := t.checkFilter("filter", q.Filter); err != nil {
 		return nil, badRequest(op, t.name, err)
 	}
-	resp, err := call(func() (*ots.GetRowResponse, error) {
+	resp, err := send(c, op, t.name, func() (*ots.GetRowResponse, error) {
 		return c.sdk.GetRow(&ots.GetRowRequest{SingleRowQueryCriteria: &q})
 	})
 	if err != nil {
-		c.forgetOnNotFound(t.name, err)
-		return nil, sdkError(op, err)
+		return nil, err
 	}
 	if len(resp.PrimaryKey.PrimaryKeys) > 0 {
 		pk, _, err := t.logicalPK(&resp.PrimaryKey)
