@@ -305,26 +305,13 @@ func TestHBaseImportUnderRegionChanges(t *testing.T) {
 	split1, move3, split6 := keyInBucket(t, 1, n/3), keyInBucket(t, 3, 0), keyInBucket(t, 6, n/2)
 	g.Go(func() error {
 		defer close(gate)
-		steps := []struct {
-			name  string
-			count *atomic.Int64
-			run   func() error
-		}{
+		return runRegionOps(t, []regionOp{
 			{"split bucket 1", &faults.splits, func() error { return admin.Split(gctx, tbl.Name(), split1) }},
 			{"move bucket 3", &faults.moves, func() error { return admin.Move(gctx, tbl.Name(), move3) }},
 			{"flush", &faults.flushes, func() error { return admin.Flush(gctx, tbl.Name()) }},
 			{"split bucket 6", &faults.splits, func() error { return admin.Split(gctx, tbl.Name(), split6) }},
 			{"major compact", &faults.compactions, func() error { return admin.MajorCompact(gctx, tbl.Name()) }},
-		}
-		for _, s := range steps {
-			start := time.Now()
-			if err := s.run(); err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			s.count.Add(1)
-			t.Logf("%s took %v", s.name, time.Since(start).Round(time.Millisecond))
-		}
-		return nil
+		})
 	})
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
@@ -424,25 +411,12 @@ func TestHBaseScanUnderRegionChanges(t *testing.T) {
 	g.Go(func() error {
 		defer close(gate)
 		time.Sleep(time.Second) // let the scans open their scanners
-		steps := []struct {
-			name  string
-			count *atomic.Int64
-			run   func() error
-		}{
+		return runRegionOps(t, []regionOp{
 			{"move bucket 2", &faults.moves, func() error { return admin.Move(gctx, tbl.Name(), move2) }},
 			{"split bucket 5", &faults.splits, func() error { return admin.Split(gctx, tbl.Name(), split5) }},
 			{"flush", &faults.flushes, func() error { return admin.Flush(gctx, tbl.Name()) }},
 			{"major compact", &faults.compactions, func() error { return admin.MajorCompact(gctx, tbl.Name()) }},
-		}
-		for _, s := range steps {
-			start := time.Now()
-			if err := s.run(); err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			s.count.Add(1)
-			t.Logf("%s took %v", s.name, time.Since(start).Round(time.Millisecond))
-		}
-		return nil
+		})
 	})
 	began := time.Now()
 	reopened, stale := driverLog.reopened.Load(), driverLog.staleRegions.Load()
@@ -455,4 +429,24 @@ func TestHBaseScanUnderRegionChanges(t *testing.T) {
 	if reopened+stale == 0 {
 		t.Fatal("no scanner was reopened: the region changes (and the idle wait past the scanner lease) did not reach an open scanner")
 	}
+}
+
+// regionOp is one administrative operation a fault test runs on the server, counted once done.
+type regionOp struct {
+	name  string
+	count *atomic.Int64
+	run   func() error
+}
+
+// runRegionOps runs ops one after the other, logging how long each took.
+func runRegionOps(t *testing.T, ops []regionOp) error {
+	for _, op := range ops {
+		start := time.Now()
+		if err := op.run(); err != nil {
+			return fmt.Errorf("%s: %w", op.name, err)
+		}
+		op.count.Add(1)
+		t.Logf("%s took %v", op.name, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }

@@ -86,30 +86,14 @@ func parseSpec(spec string) (Salter, error) {
 	}
 	switch name {
 	case "hash":
-		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
-		if err != nil {
-			return nil, err
-		}
-		l, err := opts.lead()
+		n, l, err := parseCountAndLead("bucket count", tokens, maxBuckets)
 		if err != nil {
 			return nil, err
 		}
 		return &prefixed{spec: fmt.Sprintf("hash:%d%s", n, l.suffix()), n: n, width: prefixWidth(n),
 			st: hashStrategy{n: uint32(n), lead: l}}, nil
 	case "md5hex":
-		c, err := parseNum("hex digit count", tokens[0], 1, 4)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
-		if err != nil {
-			return nil, err
-		}
-		l, err := opts.lead()
+		c, l, err := parseCountAndLead("hex digit count", tokens, 4)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +198,24 @@ func parseOptions(tokens []string, allowed ...string) (options, error) {
 }
 
 // lead reads the at most one of prefix=L, fields=K, sep=B.
+// parseCountAndLead parses "N[:prefix=..|fields=..[:sep=..]]" of the strategies that salt the
+// whole key or its leading part: N in [1, hi] (what names it in errors), then the lead options.
+func parseCountAndLead(what string, tokens []string, hi int) (int, lead, error) {
+	n, err := parseNum(what, tokens[0], 1, hi)
+	if err != nil {
+		return 0, lead{}, err
+	}
+	opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
+	if err != nil {
+		return 0, lead{}, err
+	}
+	l, err := opts.lead()
+	if err != nil {
+		return 0, lead{}, err
+	}
+	return n, l, nil
+}
+
 func (o options) lead() (lead, error) {
 	if len(o) > 1 {
 		return lead{}, fmt.Errorf("give at most one of prefix=, fields=, sep=")
