@@ -39,7 +39,12 @@ type hbaseEnv struct {
 
 func openHBase(t *testing.T) *hbaseEnv {
 	t.Helper()
-	zk := hbasetest.ZK(t)
+	return openHBaseAt(t, hbasetest.ZK(t))
+}
+
+// openHBaseAt is openHBase for the cluster at zk.
+func openHBaseAt(t *testing.T, zk string) *hbaseEnv {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: hbase.Options{Logger: testLogger(t)}})

@@ -22,10 +22,10 @@ import (
 
 // Backend is the HBase driver. It is safe for concurrent use.
 type Backend struct {
-	client   gohbase.Client
+	cur      atomic.Pointer[conn] // the data client; replaced when stuck (refresh.go)
+	refresh  refresher
 	admin    gohbase.AdminClient
-	rpc      gohbase.RPCClient // client, for the calls built in this package
-	adminRPC gohbase.RPCClient // admin, likewise
+	adminRPC gohbase.RPCClient // admin, for the calls built in this package
 	owned    bool              // Close closes the clients (Open made them)
 	opts     Options
 	log      *slog.Logger
@@ -68,6 +68,9 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	b.owned = true
+	if b.opts.RefreshAfter > 0 {
+		b.refresh.dial = func() gohbase.Client { return gohbase.NewClient(cfg.ZKQuorum, opts...) }
+	}
 	list, err := hrpc.NewListTableNames(ctx)
 	if err == nil {
 		_, err = admin.ListTableNames(list)
@@ -87,23 +90,27 @@ func New(client gohbase.Client, admin gohbase.AdminClient, opts Options) (*Backe
 	if client == nil || admin == nil {
 		return nil, fmt.Errorf("hbase: %w: nil client", backends.ErrInvalidArgument)
 	}
-	rpc, ok := client.(gohbase.RPCClient)
-	if !ok {
-		return nil, errNoRPC
+	cn, err := newConn(client)
+	if err != nil {
+		return nil, err
 	}
 	adminRPC, ok := admin.(gohbase.RPCClient)
 	if !ok {
 		return nil, errNoRPC
 	}
 	opts = opts.withDefaults()
-	return &Backend{
-		client: client, admin: admin, rpc: rpc, adminRPC: adminRPC,
+	b := &Backend{
+		admin: admin, adminRPC: adminRPC,
 		opts: opts, log: opts.Logger, regions: map[string][]regionSpan{},
-	}, nil
+	}
+	b.cur.Store(cn)
+	b.refresh.after, b.refresh.now, b.refresh.last = opts.RefreshAfter, time.Now, time.Now()
+	return b, nil
 }
 
-// Client returns the gohbase client the driver uses.
-func (b *Backend) Client() gohbase.Client { return b.client }
+// Client returns the gohbase client the driver uses now (a Backend made by Open replaces it when it
+// is stuck: Options.RefreshAfter).
+func (b *Backend) Client() gohbase.Client { return b.cur.Load().client }
 
 // AdminClient returns the gohbase admin client the driver uses.
 func (b *Backend) AdminClient() gohbase.AdminClient { return b.admin }
@@ -115,16 +122,8 @@ func (b *Backend) Close() error {
 	if b.closed.Swap(true) || !b.owned {
 		return nil
 	}
-	b.client.Close()
+	b.closeAll()
 	return nil
-}
-
-// requestContext derives the context of one RPC: bounded by Options.RequestTimeout when set.
-func (b *Backend) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if b.opts.RequestTimeout > 0 {
-		return context.WithTimeout(ctx, b.opts.RequestTimeout)
-	}
-	return context.WithCancel(ctx)
 }
 
 // CreateTable creates table with opts.Families (at least one; each keeps one version, HBase's own
@@ -294,14 +293,14 @@ func (b *Backend) readRegions(ctx context.Context, table string) ([]regionSpan, 
 		return nil, err
 	}
 	start, stop := metaScanRange(table)
-	rctx, cancel := b.requestContext(ctx)
-	defer cancel()
+	cn, rctx, done := b.begin(ctx)
+	defer done()
 	sc, err := hrpc.NewScanRange(rctx, []byte("hbase:meta"), start, stop,
 		hrpc.Families(map[string][]string{"info": {"regioninfo"}}), hrpc.NumberOfRows(1000))
 	if err != nil {
 		return nil, fmt.Errorf("hbase: regions %q: %w", table, err)
 	}
-	scanner := b.client.Scan(sc)
+	scanner := cn.client.Scan(sc)
 	defer scanner.Close()
 	var spans []regionSpan
 	for {
@@ -310,7 +309,7 @@ func (b *Backend) readRegions(ctx context.Context, table string) ([]regionSpan, 
 			break
 		}
 		if err != nil {
-			return nil, rpcErr(ctx, "regions", table, err)
+			return nil, b.rpcErr(ctx, cn, "regions", table, err)
 		}
 		span, ok, err := spanFromMetaRow(table, pbCells(res))
 		if err != nil {

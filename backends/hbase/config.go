@@ -45,6 +45,11 @@ type Options struct {
 	// region that is moving or opening until its context ends, so without this a call can wait for
 	// as long as the caller's ctx allows.
 	RequestTimeout time.Duration
+	// RefreshAfter: a Backend made by Open replaces its gohbase client when a request has been in
+	// flight this long, or requests have kept failing as retryable this long (refresh.go says why:
+	// the pinned gohbase's reconnect backoff grows to tens of seconds while a server is away). 0
+	// means 10 s; negative turns it off. A client passed to New is never replaced.
+	RefreshAfter time.Duration
 	// Logger receives the driver's own debug and warning lines; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -58,6 +63,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.RefreshAfter == 0 {
+		o.RefreshAfter = 10 * time.Second
 	}
 	return o
 }

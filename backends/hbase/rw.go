@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"golang.org/x/sync/errgroup"
@@ -35,15 +36,15 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 
 	rows := make([]backends.Row, len(keys))
 	get := func(ctx context.Context, i int) error {
-		rctx, cancel := b.requestContext(ctx)
-		defer cancel()
+		cn, rctx, done := b.begin(ctx)
+		defer done()
 		get, err := hrpc.NewGet(rctx, []byte(table), keys[i], getOpts...)
 		if err != nil {
 			return fmt.Errorf("hbase: read %q: %w", table, err)
 		}
-		res, err := b.client.Get(get)
+		res, err := cn.client.Get(get)
 		if err != nil {
-			return rpcErr(ctx, "read", table, err)
+			return b.rpcErr(ctx, cn, "read", table, err)
 		}
 		rows[i] = rowFromCells(keys[i], pbCells(res))
 		return nil
@@ -132,23 +133,23 @@ func (b *Backend) mutate(ctx context.Context, table string, m backends.Mutation)
 	if !m.Delete && len(m.Cells) == 0 {
 		return nil // nothing to write; HBase refuses an empty Put
 	}
-	rctx, cancel := b.requestContext(ctx)
-	defer cancel()
+	cn, rctx, done := b.begin(ctx)
+	defer done()
 	var err error
 	if ts, ok := sameTimestamp(m.Cells); ok {
-		err = b.mutateUniform(rctx, table, m, ts)
+		err = mutateUniform(rctx, cn.client, table, m, ts)
 	} else {
-		_, err = b.rpc.SendRPC(&cellMutate{
+		_, err = cn.rpc.SendRPC(&cellMutate{
 			callBase: newCallBase(rctx, []byte(table), m.Key),
 			mutation: mutationProto(m),
 		})
 	}
-	return rpcErr(ctx, "apply", table, err)
+	return b.rpcErr(ctx, cn, "apply", table, err)
 }
 
 // mutateUniform sends a mutation whose cells share one timestamp (0: the server's clock) through
 // gohbase's Mutate, which can ride in a MultiRequest with other rows.
-func (b *Backend) mutateUniform(ctx context.Context, table string, m backends.Mutation, ts int64) error {
+func mutateUniform(ctx context.Context, client gohbase.Client, table string, m backends.Mutation, ts int64) error {
 	var opts []func(hrpc.Call) error
 	if ts != 0 {
 		opts = append(opts, hrpc.TimestampUint64(uint64(ts)))
@@ -174,14 +175,14 @@ func (b *Backend) mutateUniform(ctx context.Context, table string, m backends.Mu
 		if err != nil {
 			return err
 		}
-		_, err = b.client.Delete(del)
+		_, err = client.Delete(del)
 		return err
 	}
 	put, err := hrpc.NewPut(ctx, []byte(table), m.Key, values, opts...)
 	if err != nil {
 		return err
 	}
-	_, err = b.client.Put(put)
+	_, err = client.Put(put)
 	return err
 }
 

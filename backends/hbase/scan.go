@@ -177,17 +177,17 @@ func (s *scanState) region(refresh bool) (done bool, err error) {
 		stopRow = s.r.End
 	}
 
-	rctx, cancel := s.b.requestContext(s.ctx)
-	defer cancel()
+	cn, rctx, finish := s.b.begin(s.ctx)
+	defer finish()
 	opts := append([]func(hrpc.Call) error{hrpc.NumberOfRows(s.rows(s.reverse && s.hiRow))}, s.options...)
 	sc, err := hrpc.NewScanRange(rctx, []byte(s.table), routeKey, stopRow, opts...)
 	if err != nil {
 		return false, fmt.Errorf("hbase: scan %q: %w", s.table, err)
 	}
 	call := &openScan{Scan: sc, startRow: startRow}
-	resp, err := s.b.rpc.SendRPC(call)
+	resp, err := cn.rpc.SendRPC(call)
 	if err != nil {
-		return false, rpcErr(s.ctx, "scan", s.table, err)
+		return false, s.b.rpcErr(s.ctx, cn, "scan", s.table, err)
 	}
 	reg := call.Region()
 	open, ok := resp.(*pb.ScanResponse)
@@ -218,17 +218,17 @@ func (s *scanState) region(refresh bool) (done bool, err error) {
 		if !more || (msg.MoreResults != nil && !msg.GetMoreResults()) {
 			break
 		}
-		rctx, cancel := s.b.requestContext(s.ctx)
+		cn, rctx, finish := s.b.begin(s.ctx)
 		next, err := hrpc.NewScanRange(rctx, []byte(s.table), routeKey, nil,
 			hrpc.ScannerID(scannerID), hrpc.NumberOfRows(s.rows(false)))
 		if err != nil {
-			cancel()
+			finish()
 			return false, fmt.Errorf("hbase: scan %q: %w", s.table, err)
 		}
-		out, err := s.b.rpc.SendRPC(next)
-		cancel()
+		out, err := cn.rpc.SendRPC(next)
+		finish()
 		if err != nil {
-			return false, rpcErr(s.ctx, "scan", s.table, err)
+			return false, s.b.rpcErr(s.ctx, cn, "scan", s.table, err)
 		}
 		if msg, ok = out.(*pb.ScanResponse); !ok {
 			return false, fmt.Errorf("hbase: scan %q: unexpected response %T", s.table, out)
@@ -343,7 +343,7 @@ func (b *Backend) closeScanner(table string, routeKey []byte, id uint64) {
 	rpc, err := hrpc.NewScanRange(ctx, []byte(table), routeKey, nil,
 		hrpc.ScannerID(id), hrpc.CloseScanner(), hrpc.NumberOfRows(0))
 	if err == nil {
-		_, err = b.rpc.SendRPC(rpc)
+		_, err = b.cur.Load().rpc.SendRPC(rpc)
 	}
 	if err != nil {
 		b.log.Debug("hbase: closing scanner failed; the server drops it when its lease expires", "table", table, "err", err)

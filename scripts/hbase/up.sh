@@ -43,12 +43,9 @@
 #     servers as soon as the single one has checked in (the default waits out a 4.5 s timeout).
 set -euo pipefail
 
-HBASE_VERSION=2.6.4-hadoop3 # keep in step with pom.xml and docker/hbase/Dockerfile
-
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 base=${HBASE_BASE:-$repo/.hbase}
-cache=$repo/.hbase/cache
 run=$base/run
 data=$base/data
 pidfile=$run/hbase.pid
@@ -66,39 +63,11 @@ elapsed() { awk -v b="$began" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - 
 say() { echo "hbase-up: $*"; }
 die() { echo "hbase-up: $*" >&2; exit 1; }
 
-mkdir -p "$cache" "$run"
-
-# --- tools -------------------------------------------------------------------------------------------
-pick_java() {
-  local cand
-  for cand in "${HBASE_JAVA_HOME:-}" /usr/lib/jvm/java-17-openjdk-amd64 "${JAVA_HOME:-}"; do
-    if [ -n "$cand" ] && [ -x "$cand/bin/java" ]; then
-      echo "$cand/bin/java"
-      return
-    fi
-  done
-  command -v java || die "no java found; install a JDK 17 (apt-get install openjdk-17-jdk-headless)"
-}
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+mkdir -p "$run"
 java_bin=$(pick_java)
-java_major=$("$java_bin" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ { print $2 }')
-case "$java_major" in
-  11 | 17 | 21) ;;
-  *) die "$java_bin is Java $java_major; HBase 2.6 with Hadoop 3 needs 11, 17 or 21 (set HBASE_JAVA_HOME)" ;;
-esac
-javac_bin=$(dirname "$java_bin")/javac
-
-# The waitmeta probe (Go, gohbase): built from this repo so it uses the same client as the tests.
-waitmeta=$cache/waitmeta
-build_waitmeta() {
-  (cd "$repo" && go build -o "$waitmeta" ./scripts/hbase/waitmeta)
-}
-
-# alive: the pid file names a live process (a zombie, i.e. an exited JVM not yet reaped, is not).
-alive() {
-  local pid
-  pid=$(cat "$pidfile" 2>/dev/null) || return 1
-  kill -0 "$pid" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" != Z ]
-}
+alive() { pid_alive "$pidfile"; }
 
 # --- already running? ----------------------------------------------------------------------------------
 if alive; then
@@ -111,24 +80,12 @@ if alive; then
 fi
 rm -f "$pidfile"
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$zk_port" "$master_port" "$rs_port"; do
   port_busy "$p" && die "port $p is taken by another process (not our HBase); free it or set HBASE_*_PORT"
 done
 
 # --- classpath (Maven, cached) -------------------------------------------------------------------------
-# Skip Maven entirely while the cached classpath is newer than the pom: a warm start costs no JVM for mvn.
-cpfile=$cache/classpath.txt
-if [ ! -s "$cpfile" ] || [ "$here/pom.xml" -nt "$cpfile" ]; then
-  command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-  say "resolving HBase $HBASE_VERSION jars with Maven (first run downloads ~200 MB into ~/.m2)"
-  # Maven's output (escape codes even with -B -q) is shown only if it fails.
-  if ! mvn -B -q -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cpfile.tmp" > "$cache/mvn.log" 2>&1; then
-    cat "$cache/mvn.log" >&2
-    die "mvn dependency:build-classpath failed (log above)"
-  fi
-  mv "$cpfile.tmp" "$cpfile"
-fi
+ensure_classpath
 
 # --- configuration -----------------------------------------------------------------------------------
 keep=${HBASE_KEEP_DATA:-0}
@@ -166,18 +123,12 @@ jvm_flags=(
 build_waitmeta &
 build_pid=$!
 
-# setsid: the JVM must outlive this script and must not get the terminal's SIGINT meant for `make`.
-# bash -c writes its own pid and execs java, so the pid file names the JVM itself.
 # A restart on kept data keeps the previous run's log (its shutdown) beside the new one.
 [ "$keep" = 1 ] && [ -s "$logfile" ] && mv "$logfile" "$logfile.prev"
 : > "$logfile"
-setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pidfile" \
+start_detached "$pidfile" "$logfile" \
   "$java_bin" "${jvm_flags[@]}" -cp "$run/conf:$(cat "$cpfile")" \
-  org.apache.hadoop.hbase.master.HMaster start \
-  < /dev/null >> "$logfile" 2>&1 &
-
-for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
-[ -s "$pidfile" ] || die "the JVM did not start; see $logfile"
+  org.apache.hadoop.hbase.master.HMaster start
 pid=$(cat "$pidfile")
 say "started HBase $HBASE_VERSION (pid $pid, log $logfile), waiting for it"
 

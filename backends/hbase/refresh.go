@@ -1,0 +1,178 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tsuna/gohbase"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Why the driver replaces its own gohbase client: the pinned gohbase re-establishes a region whose
+// server went away in a goroutine that sleeps a backoff doubling from 16 ms up to 8 s and then
+// growing by 5 s per failed attempt, and it looks hbase:meta up with the same schedule. A server
+// that is away for 30 s leaves that client asleep for up to ~20 s more after the server is back:
+// every request to those regions waits (or times out) although the cluster serves again. A new
+// client starts with no backoff and asks ZooKeeper and hbase:meta at once.
+//
+// So a Backend that made its own client (Open) watches its RPCs: when one has been in flight for
+// Options.RefreshAfter, or RPCs have kept failing as retryable for that long, it swaps in a new
+// client (at most once per RefreshAfter). The old client is retired, not closed: RPCs already on it
+// finish there, and it is closed when the last of them ends (or after retireGrace). The bound this
+// gives, measured by the chaos test: requests succeed again within about RefreshAfter plus the time
+// the master needs to reopen the regions after their server is back.
+
+// retireGrace bounds how long a replaced client stays open for RPCs still running on it.
+const retireGrace = time.Minute
+
+// conn is one generation of the driver's data client.
+type conn struct {
+	client   gohbase.Client
+	rpc      gohbase.RPCClient
+	inflight atomic.Int64
+	retired  atomic.Bool
+	close    sync.Once
+}
+
+func newConn(c gohbase.Client) (*conn, error) {
+	rpc, ok := c.(gohbase.RPCClient)
+	if !ok {
+		return nil, errNoRPC
+	}
+	return &conn{client: c, rpc: rpc}, nil
+}
+
+func (cn *conn) closeClient() { cn.close.Do(cn.client.Close) }
+
+// done ends one RPC on cn; the last RPC on a retired client closes it.
+func (cn *conn) done() {
+	if cn.inflight.Add(-1) == 0 && cn.retired.Load() {
+		cn.closeClient()
+	}
+}
+
+// refresher decides when to replace the client. The zero value with after == 0 never does.
+type refresher struct {
+	after  time.Duration
+	dial   func() gohbase.Client // makes a new data client; nil: refreshing is off
+	now    func() time.Time
+	mu     sync.Mutex
+	last   time.Time // the last replacement (or the start)
+	streak time.Time // first retryable failure of the current run of failures; zero: none
+	prev   time.Time // the latest retryable failure
+	count  atomic.Int64
+	old    []*conn // retired clients, closed by Backend.Close if still open
+}
+
+// Refreshes returns how many times the driver has replaced its gohbase client (Options.RefreshAfter).
+func (b *Backend) Refreshes() int64 { return b.refresh.count.Load() }
+
+// begin starts one RPC: the client to send it on, its context (bounded by Options.RequestTimeout when
+// set) and the function that ends it. While the RPC runs, a timer notes a stall after RefreshAfter.
+func (b *Backend) begin(ctx context.Context) (*conn, context.Context, func()) {
+	for {
+		cn := b.cur.Load()
+		cn.inflight.Add(1)
+		if cn.retired.Load() && cn != b.cur.Load() {
+			// Replaced between the load and the count: use the new one, so a retired client's count
+			// can only fall.
+			cn.done()
+			continue
+		}
+		var rctx context.Context
+		var cancel context.CancelFunc
+		if b.opts.RequestTimeout > 0 {
+			rctx, cancel = context.WithTimeout(ctx, b.opts.RequestTimeout)
+		} else {
+			rctx, cancel = context.WithCancel(ctx)
+		}
+		if b.refresh.dial == nil {
+			return cn, rctx, func() { cancel(); cn.done() }
+		}
+		stall := time.AfterFunc(b.refresh.after, func() { b.maybeRefresh(cn, "a request has waited RefreshAfter") })
+		return cn, rctx, func() { stall.Stop(); cancel(); cn.done() }
+	}
+}
+
+// failed notes how an RPC on cn ended: a retryable failure that is part of a run of such failures
+// lasting RefreshAfter replaces the client.
+func (b *Backend) failed(cn *conn, err error) {
+	if b.refresh.dial == nil || err == nil || classify(err) != kindRetryable && !errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	r := &b.refresh
+	r.mu.Lock()
+	now := r.now()
+	if r.streak.IsZero() || now.Sub(r.prev) > r.after {
+		r.streak = now
+	}
+	r.prev = now
+	long := now.Sub(r.streak) >= r.after
+	r.mu.Unlock()
+	if long {
+		b.maybeRefresh(cn, "requests have failed for RefreshAfter")
+	}
+}
+
+// maybeRefresh replaces cn with a new client unless cn was already replaced, the Backend is closed,
+// or the last replacement was less than RefreshAfter ago.
+func (b *Backend) maybeRefresh(cn *conn, why string) {
+	r := &b.refresh
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	if b.closed.Load() || b.cur.Load() != cn || now.Sub(r.last) < r.after {
+		return
+	}
+	next, err := newConn(r.dial())
+	if err != nil {
+		b.log.Warn("hbase: could not make a new client", "err", err)
+		return
+	}
+	r.last, r.streak = now, time.Time{}
+	b.cur.Store(next)
+	r.count.Add(1)
+	r.old = append(r.old, cn)
+	b.retire(cn)
+	b.log.Info("hbase: replaced the gohbase client", "why", why, "refreshes", r.count.Load())
+}
+
+// retire closes cn once no RPC runs on it any more, or after retireGrace.
+func (b *Backend) retire(cn *conn) {
+	cn.retired.Store(true)
+	if cn.inflight.Load() == 0 {
+		cn.closeClient()
+		return
+	}
+	time.AfterFunc(retireGrace, cn.closeClient)
+}
+
+// closeAll closes the current client and every retired one still open.
+func (b *Backend) closeAll() {
+	b.refresh.mu.Lock()
+	old := b.refresh.old
+	b.refresh.old = nil
+	b.refresh.mu.Unlock()
+	for _, cn := range old {
+		cn.closeClient()
+	}
+	b.cur.Load().closeClient()
+}
+
+// rpcErr is the package's rpcErr for an RPC sent on cn: it also feeds the refresher, and a replaced
+// client's ErrClientClosed (its last RPCs, cut off after retireGrace) is retryable on the new one.
+func (b *Backend) rpcErr(parent context.Context, cn *conn, op, table string, err error) error {
+	if err == nil {
+		return nil
+	}
+	b.failed(cn, err)
+	if errors.Is(err, gohbase.ErrClientClosed) && cn.retired.Load() && !b.closed.Load() {
+		return backends.Retryable(fmt.Errorf("hbase: %s %q: sent on a replaced client: %w", op, table, err))
+	}
+	return rpcErr(parent, op, table, err)
+}
