@@ -35,7 +35,8 @@ go test -race -count=1 -timeout 15m -tags integration -skip '^TestCluster' "${pk
 BRINE_HBASE_RESTART=1 go test -race -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
 
 # The multi-server tests, on the cluster of scripts/hbase/cluster.sh (3 region-server JVMs): the
-# standalone server goes first, so the two never share the 2 cores. Without -race: the pinned gohbase
+# standalone server goes first, so the two never share the 2 cores; -p 1 keeps the chaos test from
+# killing servers under the spread test. Without -race: the pinned gohbase
 # has a data race of its own that only several region servers show (a pooled MultiRequest whose
 # context its sender still writes after the reply has returned it to the pool, for another server's
 # batch to take; harmless, since that context is never cancelled, but the race detector stops the
@@ -44,7 +45,7 @@ make --no-print-directory hbase-down
 cluster_began=$SECONDS
 if make --no-print-directory cluster-up; then
   BRINE_HBASE_CLUSTER_ZK=127.0.0.1:${HBASE_CLUSTER_ZK_PORT:-2481} CHAOS=${CHAOS:-2m} \
-    go test -count=1 -timeout 20m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
+    go test -p 1 -count=1 -timeout 20m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
     > .cluster-test.log 2>&1 || status=$?
   # The figures and the verdicts; the whole log (gohbase's own lines included) stays in .cluster-test.log.
   grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|^[a-z][A-Za-z ()-]+: |^    [a-z_]+_test\.go:' .cluster-test.log || true
