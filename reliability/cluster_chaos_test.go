@@ -164,19 +164,18 @@ func chaosRows(kind string, from, to int) iter.Seq2[client.ImportRow, error] {
 
 // chaosWork is what the workloads did, for the verification.
 type chaosWork struct {
-	imported   atomic.Int64 // rows read by the imports: imp[0, imported)
-	minDone    atomic.Bool  // the imports have read chaosMinImport rows
-	report     failedRows
-	mu         sync.Mutex
-	putAcked   atomic.Int64
-	putFailed  atomic.Int64
-	puts       map[string]bool // key -> acknowledged (false: its Put failed: absent or exact)
-	gets       atomic.Int64
-	getErrs    atomic.Int64
-	scans      atomic.Int64
-	scanErrs   atomic.Int64
-	longest    atomic.Int64 // nanoseconds: the longest successful Get or Put
-	importDone chan struct{}
+	imported  atomic.Int64 // rows read by the imports: imp[0, imported)
+	minDone   atomic.Bool  // the imports have read chaosMinImport rows
+	report    failedRows
+	mu        sync.Mutex
+	putAcked  atomic.Int64
+	putFailed atomic.Int64
+	puts      map[string]bool // key -> acknowledged (false: its Put failed: absent or exact)
+	gets      atomic.Int64
+	getErrs   atomic.Int64
+	scans     atomic.Int64
+	scanErrs  atomic.Int64
+	longest   atomic.Int64 // nanoseconds: the longest successful Get or Put
 }
 
 const (
@@ -388,10 +387,10 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 	}
 	n := int(w.imported.Load())
 	for i := range n {
-		k := string(chaosKey("imp", i))
-		if !reported[k] {
+		k := chaosKey("imp", i)
+		if !reported[string(k)] {
 			verified++
-			if !stored[k] {
+			if !stored[string(k)] {
 				lost++
 			}
 		}
