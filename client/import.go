@@ -40,10 +40,10 @@ type ImportStats struct {
 	// Duplicates are rows whose key an earlier row of the same import had (written or refused,
 	// by OnDuplicate; they are counted in Written or Failed too).
 	Duplicates int64
-	Retried int64 // row write attempts repeated after a retryable error
-	Batches int64 // backend requests sent (including retries)
-	Bytes   int64 // payload bytes acknowledged (keys and values)
-	Elapsed time.Duration
+	Retried    int64 // row write attempts repeated after a retryable error
+	Batches    int64 // backend requests sent (including retries)
+	Bytes      int64 // payload bytes acknowledged (keys and values)
+	Elapsed    time.Duration
 }
 
 // RowsPerSecond is the write throughput so far.
