@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 )
 
 // The CLI's tests call run as main does, with the output captured.
@@ -28,6 +31,15 @@ func newCLI(t *testing.T) *cli {
 	c.env = &cliEnv{stdin: strings.NewReader(""), stdout: &c.stdout, stderr: &c.stderr, getenv: func(string) string { return "" },
 		logger: slog.New(slog.NewTextHandler(&c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	return c
+}
+
+// useTablestore points the CLI at a local Tablestore server (the SDK over HTTP) instead of the
+// embedded store.
+func (c *cli) useTablestore(t *testing.T) {
+	srv := tablestoretest.Start(t)
+	vars := map[string]string{tablestore.EnvAccessKeyID: srv.AccessKeyID(), tablestore.EnvAccessKeySecret: srv.AccessKeySecret()}
+	c.env.getenv = func(k string) string { return vars[k] }
+	c.store = "tablestore+http://" + srv.Instance() + "@" + strings.TrimPrefix(srv.Endpoint(), "http://")
 }
 
 // run runs one command and returns its error, with stdout and stderr of that command alone.

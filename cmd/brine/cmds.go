@@ -360,16 +360,23 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	salt := fs.String("salt", "hash:16", "salting spec to evaluate")
 	regions := fs.Int("regions", 0, "regions to group buckets into (0: one per bucket)")
 	hexKeys := fs.Bool("hex", false, "keys are hex, one per line")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("usage: brine analyze [flags] [FILE] (one file, got %q)", pos)
+	}
+	if *regions < 0 {
+		return fmt.Errorf("--regions %d: want 0 or more", *regions)
 	}
 	s, err := salting.ParseSpec(*salt)
 	if err != nil {
 		return err
 	}
 	in := env.stdin
-	if fs.NArg() > 0 && fs.Arg(0) != "-" {
-		f, err := os.Open(fs.Arg(0))
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
 		if err != nil {
 			return err
 		}

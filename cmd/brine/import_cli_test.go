@@ -15,7 +15,16 @@ const typedKey = "host,ts:int64"
 // how many rows repeated a key, the table holds the last occurrence of each, and importing the same
 // file again leaves the same table. --on-duplicate error refuses the repeats into the failure report.
 func TestCLIImportDuplicateKeys(t *testing.T) {
+	for _, tablestore := range []bool{false, true} {
+		t.Run(fmt.Sprint("tablestore=", tablestore), func(t *testing.T) { checkCLIDuplicates(t, tablestore) })
+	}
+}
+
+func checkCLIDuplicates(t *testing.T, tablestore bool) {
 	c := newCLI(t)
+	if tablestore {
+		c.useTablestore(t)
+	}
 	in := c.file("dups.csv", csvRows(3000, 1000))
 	for run := range 2 {
 		args := []string{"import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:8", "--key", typedKey, "--batch", "7", "--workers", "8", in}
@@ -51,12 +60,16 @@ func TestCLIImportDuplicateKeys(t *testing.T) {
 // line against the input, then runs the one command it printed and checks the table holds every row.
 func TestCLIImportInterruptResumes(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		rows   int
-		create bool
-	}{{"create", 20_000, true}, {"existing table", 8_000, false}} {
+		name       string
+		rows       int
+		create     bool
+		tablestore bool
+	}{{"create", 20_000, true, false}, {"existing table", 8_000, false, false}, {"tablestore", 8_000, true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t)
+			if tc.tablestore {
+				c.useTablestore(t)
+			}
 			in := c.file("in.csv", csvRows(tc.rows, tc.rows))
 			if !tc.create {
 				c.ok("create", "--store", c.store, "--table", "t", "--salt", "hash:4", "--key", typedKey)
@@ -86,6 +99,22 @@ func TestCLIImportInterruptResumes(t *testing.T) {
 			c.ok(resume...)
 			c.wantTable("t", lastValues(tc.rows, tc.rows))
 		})
+	}
+}
+
+// TestCLIImportInterruptStdin: an import from stdin cannot keep the unread rest; it says which line
+// to feed again from, exits 130, and the rows it did not confirm are in the report.
+func TestCLIImportInterruptStdin(t *testing.T) {
+	c := newCLI(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.stdin = &cancelAfter{r: strings.NewReader(csvRows(8000, 8000)), n: 30_000, cancel: cancel}
+	t.Chdir(c.dir) // stdin's report goes to the working directory
+	out, _, err := c.run(ctx, "import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:4", "--key", typedKey, "-")
+	wantExit(t, err, exitInterrupted)
+	var line int
+	if _, serr := fmt.Sscanf(out[strings.Index(out, "interrupted at line"):], "interrupted at line %d; the rest of stdin was not read", &line); serr != nil || line < 2 || line > 8001 {
+		t.Fatalf("no interruption line (%v):\n%s", serr, out)
 	}
 }
 
