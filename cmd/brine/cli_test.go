@@ -21,6 +21,7 @@ import (
 type cli struct {
 	t              *testing.T
 	dir, store     string
+	tablePrefix    string // on a shared server: makes the tests' table names unique
 	stdout, stderr bytes.Buffer
 	env            *cliEnv
 }
@@ -40,6 +41,17 @@ func (c *cli) useTablestore(t *testing.T) {
 	vars := map[string]string{tablestore.EnvAccessKeyID: srv.AccessKeyID(), tablestore.EnvAccessKeySecret: srv.AccessKeySecret()}
 	c.env.getenv = func(k string) string { return vars[k] }
 	c.store = "tablestore+http://" + srv.Instance() + "@" + strings.TrimPrefix(srv.Endpoint(), "http://")
+}
+
+// tab is the name a test's table has on the CLI's store; on a shared server the table is dropped
+// when the test ends.
+func (c *cli) tab(name string) string {
+	if c.tablePrefix == "" {
+		return name
+	}
+	full := c.tablePrefix + "_" + name
+	c.t.Cleanup(func() { _, _, _ = c.run(context.Background(), "drop", "--store", c.store, full) })
+	return full
 }
 
 // run runs one command and returns its error, with stdout and stderr of that command alone.

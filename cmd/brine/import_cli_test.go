@@ -15,27 +15,26 @@ const typedKey = "host,ts:int64"
 // how many rows repeated a key, the table holds the last occurrence of each, and importing the same
 // file again leaves the same table. --on-duplicate error refuses the repeats into the failure report.
 func TestCLIImportDuplicateKeys(t *testing.T) {
-	for _, tablestore := range []bool{false, true} {
-		t.Run(fmt.Sprint("tablestore=", tablestore), func(t *testing.T) { checkCLIDuplicates(t, tablestore) })
-	}
+	t.Run("local", func(t *testing.T) { checkCLIDuplicates(t, newCLI(t)) })
+	t.Run("tablestore", func(t *testing.T) {
+		c := newCLI(t)
+		c.useTablestore(t)
+		checkCLIDuplicates(t, c)
+	})
 }
 
-func checkCLIDuplicates(t *testing.T, tablestore bool) {
-	c := newCLI(t)
-	if tablestore {
-		c.useTablestore(t)
-	}
+func checkCLIDuplicates(t *testing.T, c *cli) {
 	in := c.file("dups.csv", csvRows(3000, 1000))
 	for run := range 2 {
-		args := []string{"import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:8", "--key", typedKey, "--batch", "7", "--workers", "8", in}
+		args := []string{"import", "--store", c.store, "--table", c.tab("t"), "--create", "--salt", "hash:8", "--key", typedKey, "--batch", "7", "--workers", "8", in}
 		out := c.ok(args...)
 		if !strings.Contains(out, "read 3000, written 3000, failed 0, duplicate keys 2000,") || !strings.Contains(out, "last occurrence of each key is stored") {
 			t.Fatalf("run %d: %s", run, out)
 		}
-		c.wantTable("t", lastValues(3000, 1000))
+		c.wantTable(c.tab("t"), lastValues(3000, 1000))
 	}
 
-	out, _, err := c.run(context.Background(), "import", "--store", c.store, "--table", "u", "--create", "--salt", "hash:8",
+	out, _, err := c.run(context.Background(), "import", "--store", c.store, "--table", c.tab("u"), "--create", "--salt", "hash:8",
 		"--key", typedKey, "--on-duplicate", "error", "--batch", "7", in)
 	if err == nil || !strings.Contains(out, "read 3000, written 1000, failed 2000, duplicate keys 2000,") {
 		t.Fatalf("--on-duplicate error: %v\n%s", err, out)
@@ -44,7 +43,7 @@ func checkCLIDuplicates(t *testing.T, tablestore bool) {
 	for i := range 1000 {
 		first[fmt.Sprintf("h%d,%d", i%7, 1767225600000+int64(i))] = fmt.Sprintf("value %d", i)
 	}
-	c.wantTable("u", first)
+	c.wantTable(c.tab("u"), first)
 	report, _ := os.ReadFile(in + ".failed.csv")
 	errLog, _ := os.ReadFile(in + ".failed.csv.errors")
 	if n := strings.Count(string(report), "\n"); n != 2001 {
@@ -59,47 +58,49 @@ func checkCLIDuplicates(t *testing.T, tablestore bool) {
 // the context ends), checks the exit code 130 and the "interrupted at line N; M rows not read"
 // line against the input, then runs the one command it printed and checks the table holds every row.
 func TestCLIImportInterruptResumes(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		rows       int
-		create     bool
-		tablestore bool
-	}{{"create", 20_000, true, false}, {"existing table", 8_000, false, false}, {"tablestore", 8_000, true, true}} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCLI(t)
-			if tc.tablestore {
-				c.useTablestore(t)
-			}
-			in := c.file("in.csv", csvRows(tc.rows, tc.rows))
-			if !tc.create {
-				c.ok("create", "--store", c.store, "--table", "t", "--salt", "hash:4", "--key", typedKey)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			c.env.watchInput = func(r io.Reader) io.Reader { return &cancelAfter{r: r, n: 60_000, cancel: cancel} }
-			args := []string{"import", "--store", c.store, "--table", "t", "--salt", "hash:4", "--key", typedKey, "--batch", "50", in}
-			if tc.create {
-				args = append(args, "--create")
-			}
-			out, _, err := c.run(ctx, args...)
-			c.env.watchInput = nil
-			wantExit(t, err, exitInterrupted)
-			var line, unread int
-			if _, serr := fmt.Sscanf(out[strings.Index(out, "interrupted at line"):], "interrupted at line %d; %d rows not read", &line, &unread); serr != nil {
-				t.Fatalf("no interruption line (%v):\n%s", serr, out)
-			}
-			// One row per line after the header: the rows after line N are exactly the unread ones.
-			if unread == 0 || line-1+unread != tc.rows {
-				t.Fatalf("interrupted at line %d with %d rows not read; the input has %d rows\n%s", line, unread, tc.rows, out)
-			}
-			resume := printedCommand(t, out, "resume with:")
-			if strings.Contains(strings.Join(resume, " "), "--create") {
-				t.Fatalf("the resume command creates the table again: %q", resume)
-			}
-			c.ok(resume...)
-			c.wantTable("t", lastValues(tc.rows, tc.rows))
-		})
+	t.Run("create", func(t *testing.T) { checkCLIInterrupt(t, newCLI(t), 20_000, true) })
+	t.Run("existing table", func(t *testing.T) { checkCLIInterrupt(t, newCLI(t), 8_000, false) })
+	t.Run("tablestore", func(t *testing.T) {
+		c := newCLI(t)
+		c.useTablestore(t)
+		checkCLIInterrupt(t, c, 8_000, true)
+	})
+}
+
+func checkCLIInterrupt(t *testing.T, c *cli, rows int, create bool) {
+	in := c.file("in.csv", csvRows(rows, rows))
+	table := c.tab("t")
+	if !create {
+		c.ok("create", "--store", c.store, "--table", table, "--salt", "hash:4", "--key", typedKey)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.watchInput = func(r io.Reader) io.Reader { return &cancelAfter{r: r, n: 60_000, cancel: cancel} }
+	args := []string{"import", "--store", c.store, "--table", table, "--salt", "hash:4", "--key", typedKey, "--batch", "50", in}
+	if create {
+		args = append(args, "--create")
+	}
+	out, _, err := c.run(ctx, args...)
+	c.env.watchInput = nil
+	wantExit(t, err, exitInterrupted)
+	var line, unread int
+	at := strings.Index(out, "interrupted at line")
+	if at < 0 {
+		t.Fatalf("no interruption line:\n%s", out)
+	}
+	if _, serr := fmt.Sscanf(out[at:], "interrupted at line %d; %d rows not read", &line, &unread); serr != nil {
+		t.Fatalf("interruption line (%v):\n%s", serr, out)
+	}
+	// One row per line after the header: the rows after line N are exactly the unread ones.
+	if unread == 0 || line-1+unread != rows {
+		t.Fatalf("interrupted at line %d with %d rows not read; the input has %d rows\n%s", line, unread, rows, out)
+	}
+	resume := printedCommand(t, out, "resume with:")
+	if strings.Contains(strings.Join(resume, " "), "--create") {
+		t.Fatalf("the resume command creates the table again: %q", resume)
+	}
+	c.ok(resume...)
+	c.wantTable(table, lastValues(rows, rows))
 }
 
 // TestCLIImportInterruptStdin: an import from stdin cannot keep the unread rest; it says which line
