@@ -154,9 +154,10 @@ type importer struct {
 
 	read, written, failed, retried, batches, bytes, dups atomic.Int64
 
-	// seen counts each key's occurrences so far, by a seeded 64-bit hash: a few bytes per distinct key
-	// instead of the key itself (20-40 bytes each, with the map's own overhead). Two keys share a hash with odds of about n²/2^65 (1e-7 for 2M keys);
-	// such a row is only stamped 1 ms newer, or, under DuplicateError, reported, never dropped.
+	// seen counts each key's occurrences so far by a seeded 64-bit hash, not the key itself: 20-40
+	// bytes per distinct key with the map's overhead. Two keys share a hash with odds of about n²/2^65
+	// (1e-7 for 2M keys); such a row is only stamped 1 ms newer, or, under DuplicateError, reported,
+	// never dropped.
 	seed maphash.Seed
 	seen map[uint64]uint32
 
