@@ -188,6 +188,11 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("writing the failure report %s: %w", failedPath, reportErr)
 	}
 	resume := f.resumeCommand(fs, failedPath)
+	if stats.Duplicates > 0 && stats.Failed > 0 && policy == client.DuplicateLast {
+		// The report holds failed rows in the order they failed, and not the occurrences of their keys
+		// that were written: imported alone it could bring back an earlier value.
+		fmt.Fprintf(env.stdout, "note: the input repeats keys and rows failed; for the last occurrence of every key to win, re-import the whole input (re-importing is idempotent) rather than the report alone\n")
+	}
 	switch {
 	case interrupted && path == "-":
 		fmt.Fprintf(env.stdout, "interrupted at line %d; the rest of stdin was not read: feed it again from the record after line %d (with the header line for CSV/TSV)\n", lastLine, lastLine)

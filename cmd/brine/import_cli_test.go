@@ -148,6 +148,21 @@ func TestCLIImportRerunHint(t *testing.T) {
 	}
 }
 
+// TestCLIImportDuplicatesAndFailures: when the input repeats keys and rows fail, the report alone
+// cannot promise that the last occurrence wins (the written occurrences are not in it): the import
+// says to re-import the whole input, and doing so leaves the last occurrences.
+func TestCLIImportDuplicatesAndFailures(t *testing.T) {
+	c := newCLI(t)
+	in := c.file("in.csv", "host,ts,v\na,1,first\nb,oops,y\na,1,second\n")
+	out, _, err := c.run(context.Background(), "import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:4", "--key", typedKey, in)
+	if err == nil || !strings.Contains(out, "re-import the whole input") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	fixed := c.file("in.csv", "host,ts,v\na,1,first\nb,2,y\na,1,second\n")
+	c.ok("import", "--store", c.store, "--table", "t", "--key", typedKey, fixed)
+	c.wantTable("t", map[string]string{"a,1": "second", "b,2": "y"})
+}
+
 // TestCLIImportRefusals: a dry run with rejected rows exits non-zero, an empty input says so, a
 // missing table points at --create, and bad flags are refused before anything is written.
 func TestCLIImportRefusals(t *testing.T) {
