@@ -30,3 +30,5 @@ func hbaseCLI(t *testing.T) *cli {
 func TestHBaseCLIImportDuplicateKeys(t *testing.T) { checkCLIDuplicates(t, hbaseCLI(t)) }
 
 func TestHBaseCLIImportInterruptResumes(t *testing.T) { checkCLIInterrupt(t, hbaseCLI(t), 8_000, true) }
+
+func TestHBaseCLITablesDescribeDrop(t *testing.T) { checkTablesDescribeDrop(t, hbaseCLI(t), true) }
