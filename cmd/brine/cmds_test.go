@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"net"
 	"os"
 	"path/filepath"
@@ -275,6 +276,27 @@ func TestCLIHelpAndErrors(t *testing.T) {
 	_, _, err = c.run(context.Background(), "tables", "--store", "hbase://"+addr)
 	if err == nil || !strings.Contains(err.Error(), "no ZooKeeper answers") || time.Since(began) > 5*time.Second {
 		t.Errorf("hbase://%s: %v after %v; want a refusal at once", addr, err, time.Since(began))
+	}
+}
+
+// TestExitCode: the process's exit code for what run returned.
+func TestExitCode(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		err  error
+		want int
+	}{
+		{context.Background(), nil, 0},
+		{context.Background(), flag.ErrHelp, 0},
+		{context.Background(), errString("bad flag"), 1},
+		{context.Background(), &exitError{code: exitInterrupted, err: errString("interrupted")}, 130},
+		{cancelled, errString("scan: context canceled"), 130},
+	} {
+		if got := exitCode(tc.ctx, tc.err); got != tc.want {
+			t.Errorf("exitCode(%v): %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }
 

@@ -83,6 +83,9 @@ func checkCLIInterrupt(t *testing.T, c *cli, rows int, create bool) {
 	out, _, err := c.run(ctx, args...)
 	c.env.watchInput = nil
 	wantExit(t, err, exitInterrupted)
+	if code := exitCode(ctx, err); code != exitInterrupted {
+		t.Fatalf("exit code %d, want %d", code, exitInterrupted)
+	}
 	var line, unread int
 	at := strings.Index(out, "interrupted at line")
 	if at < 0 {

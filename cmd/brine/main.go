@@ -93,17 +93,25 @@ func main() {
 		},
 	}
 	err := run(ctx, env, os.Args[1:])
+	if code := exitCode(ctx, err); code != 0 {
+		fmt.Fprintln(os.Stderr, "brine:", errorText(err, verbose))
+		os.Exit(code)
+	}
+}
+
+// exitCode is the process's exit code after run returned err: 0, a command's own code, 130 for any
+// command a signal ended, else 1.
+func exitCode(ctx context.Context, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return
+		return 0
 	}
-	fmt.Fprintln(os.Stderr, "brine:", errorText(err, verbose))
-	code := 1
 	if ee, ok := errors.AsType[*exitError](err); ok {
-		code = ee.code
-	} else if ctx.Err() != nil {
-		code = exitInterrupted
+		return ee.code
 	}
-	os.Exit(code)
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return 1
 }
 
 // errorText is an error for the terminal: HBase passes Java exceptions through with their stack
