@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/salting"
@@ -78,6 +79,9 @@ type TableConfig struct {
 	Regions int
 	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
 	SplitKeys [][]byte
+	// Meta is stored with the table besides the salting spec (tools keep e.g. a key schema there);
+	// MetaSaltSpec is reserved.
+	Meta map[string]string
 }
 
 // DefaultFamily is the column family created when TableConfig.Families is empty.
@@ -93,10 +97,18 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if len(families) == 0 {
 		families = []string{DefaultFamily}
 	}
+	if _, ok := cfg.Meta[MetaSaltSpec]; ok {
+		return nil, fmt.Errorf("create table %q: %w: Meta key %q is reserved for the salting spec", name, backends.ErrInvalidArgument, MetaSaltSpec)
+	}
+	meta := maps.Clone(cfg.Meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[MetaSaltSpec] = cfg.Salter.Spec()
 	opts := backends.TableOptions{
 		Families:  families,
 		SplitKeys: cfg.SplitKeys,
-		Meta:      map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+		Meta:      meta,
 	}
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)

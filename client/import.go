@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"math/rand/v2"
 	"sync"
@@ -36,10 +37,13 @@ type ImportStats struct {
 	Read    int64 // rows taken from the input (including rows that failed to parse)
 	Written int64 // rows the store acknowledged
 	Failed  int64 // rows reported to OnFailure
-	Retried int64 // row write attempts repeated after a retryable error
-	Batches int64 // backend requests sent (including retries)
-	Bytes   int64 // payload bytes acknowledged (keys and values)
-	Elapsed time.Duration
+	// Duplicates are rows whose key an earlier row of the same import had (written or refused,
+	// by OnDuplicate; they are counted in Written or Failed too).
+	Duplicates int64
+	Retried    int64 // row write attempts repeated after a retryable error
+	Batches    int64 // backend requests sent (including retries)
+	Bytes      int64 // payload bytes acknowledged (keys and values)
+	Elapsed    time.Duration
 }
 
 // RowsPerSecond is the write throughput so far.
@@ -60,8 +64,12 @@ type ImportOptions struct {
 	BaseBackoff time.Duration // first retry pause, doubled each try, with full jitter (50ms)
 	MaxBackoff  time.Duration // longest pause (5s)
 	// Timestamp is given to cells without one, so that a retried batch rewrites the same versions
-	// instead of adding new ones (default: the import's start time).
+	// instead of adding new ones (default: the import's start time). The k-th repeat of a key in the
+	// input gets Timestamp + k ms, so the last occurrence is the newest version on every store,
+	// whatever order parallel batches and retries land in.
 	Timestamp time.Time
+	// OnDuplicate says what a row whose key an earlier row had gets (DuplicateLast).
+	OnDuplicate DuplicatePolicy
 	// OnFailure receives every row that was not written; it is called from one goroutine at a time.
 	OnFailure func(FailedRow)
 	// Progress, when set, is called every ProgressEvery (1s) and once at the end.
@@ -99,6 +107,27 @@ func (o *ImportOptions) withDefaults() {
 	}
 }
 
+// DuplicatePolicy is what Import does with a row whose key an earlier row of the import had.
+type DuplicatePolicy int
+
+const (
+	// DuplicateLast writes it as a newer version: the last occurrence in the input wins.
+	DuplicateLast DuplicatePolicy = iota
+	// DuplicateError refuses it: it fails with ErrDuplicateKey and the first occurrence stays.
+	DuplicateError
+)
+
+// ParseDuplicatePolicy parses "last" or "error".
+func ParseDuplicatePolicy(s string) (DuplicatePolicy, error) {
+	switch s {
+	case "last":
+		return DuplicateLast, nil
+	case "error":
+		return DuplicateError, nil
+	}
+	return 0, fmt.Errorf("%w: duplicate policy %q: want last or error", backends.ErrInvalidArgument, s)
+}
+
 // DefaultImportWorkers is the number of batches an import keeps in flight. A region server takes
 // many concurrent batches well: measured against one HBase server (make bench), 16 writers of
 // 500-row batches match raw gohbase with 256-1024 concurrent Puts, while 4 reached only half of it.
@@ -106,6 +135,9 @@ const DefaultImportWorkers = 16
 
 // ErrRowsFailed is returned by Import when rows failed; the rows themselves went to OnFailure.
 var ErrRowsFailed = errors.New("brine: some rows were not imported")
+
+// ErrDuplicateKey is the failure of a row refused by DuplicateError.
+var ErrDuplicateKey = errors.New("brine: duplicate key in the import")
 
 // importRow is a row on its way: its input position, physical mutation and payload size.
 type importRow struct {
@@ -120,7 +152,14 @@ type importer struct {
 	opts  ImportOptions
 	began time.Time
 
-	read, written, failed, retried, batches, bytes atomic.Int64
+	read, written, failed, retried, batches, bytes, dups atomic.Int64
+
+	// seen counts each key's occurrences so far by a seeded 64-bit hash, not the key itself: 20-40
+	// bytes per distinct key with the map's overhead. Two keys share a hash with odds of about n²/2^65
+	// (1e-7 for 2M keys); such a row is only stamped 1 ms newer, or, under DuplicateError, reported,
+	// never dropped.
+	seed maphash.Seed
+	seen map[uint64]uint32
 
 	failMu sync.Mutex
 }
@@ -132,10 +171,15 @@ type importer struct {
 //
 // Nothing is lost silently: every row read ends either written or reported to OnFailure (input errors
 // yielded by rows count as failed rows; so do rows still pending when ctx ends). Import returns the
-// final stats, and ErrRowsFailed when any row failed, or ctx's error when it was cancelled.
+// final stats, and ErrRowsFailed when any row failed, or ctx's error when it was cancelled. When ctx
+// ends, Import stops pulling rows: the rest of the input is the caller's to report as not read.
+//
+// A key given more than once is counted in ImportStats.Duplicates and handled by opts.OnDuplicate:
+// by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
+// newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
 	opts.withDefaults()
-	im := &importer{t: t, opts: opts, began: time.Now()}
+	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32)}
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy
 	g, gctx := errgroup.WithContext(ctx)
@@ -196,6 +240,10 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 		}
 		ir, bucket, err := im.prepare(i, r)
 		if err != nil {
+			im.fail([]importRow{ir}, err)
+			continue
+		}
+		if err := im.repeat(&ir); err != nil {
 			im.fail([]importRow{ir}, err)
 			continue
 		}
@@ -264,6 +312,30 @@ func (im *importer) prepare(index int64, r ImportRow) (importRow, int, error) {
 	}
 	ir.phys, ir.bytes = m, size
 	return ir, bucket, nil
+}
+
+// repeat counts a row whose key came before and applies OnDuplicate: a refusal, or the row's stamped
+// cells moved 1 ms later per earlier occurrence, so that the last occurrence is the newest version.
+func (im *importer) repeat(ir *importRow) error {
+	h := maphash.Bytes(im.seed, ir.row.Key)
+	n := im.seen[h]
+	im.seen[h] = n + 1
+	if n == 0 {
+		return nil
+	}
+	im.dups.Add(1)
+	if im.opts.OnDuplicate == DuplicateError {
+		return fmt.Errorf("input row %d (key %s): %w (%d earlier row(s) had it)", ir.index, keyText(ir.row.Key), ErrDuplicateKey, n)
+	}
+	if ir.phys.Delete {
+		return nil // a delete removes every version: there is nothing to order by
+	}
+	for j, c := range ir.row.Cells {
+		if c.Timestamp == 0 {
+			ir.phys.Cells[j].Timestamp += int64(n)
+		}
+	}
+	return nil
 }
 
 // writeBatch writes one batch, retrying rows that failed with retryable errors, and records every
@@ -339,7 +411,7 @@ func (im *importer) fail(rows []importRow, err error) {
 func (im *importer) stats() ImportStats {
 	return ImportStats{
 		Read: im.read.Load(), Written: im.written.Load(), Failed: im.failed.Load(),
-		Retried: im.retried.Load(), Batches: im.batches.Load(), Bytes: im.bytes.Load(),
+		Retried: im.retried.Load(), Batches: im.batches.Load(), Bytes: im.bytes.Load(), Duplicates: im.dups.Load(),
 		Elapsed: time.Since(im.began),
 	}
 }

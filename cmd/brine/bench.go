@@ -134,7 +134,7 @@ func openBenchStore(ctx context.Context, env *cliEnv, raw string, flush time.Dur
 		cfg.Logger = env.logger
 		return bench.OpenHBase(ctx, cfg)
 	}
-	b, err := openStore(ctx, env, raw)
+	b, err := openStore(ctx, env, raw, false)
 	if err != nil {
 		return nil, err
 	}

@@ -2,86 +2,143 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
 // storeFlags are the flags every table command shares.
 type storeFlags struct {
-	store string
-	table string
-	hex   bool
+	store   string
+	table   string
+	hex     bool
+	keySpec string
+	verbose bool
 }
 
-func (f *storeFlags) register(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-}) {
+func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", defaultStore, "store URL")
 	fs.StringVar(&f.table, "table", "", "table name")
+	fs.BoolVar(&f.verbose, "v", false, "verbose: the drivers' logs and whole server errors")
+}
+
+// registerKeys adds the flags saying how keys are written: hex, or typed values through a key schema
+// (default: the schema stored with the table by `import --create --key`, else text).
+func (f *storeFlags) registerKeys(fs *flag.FlagSet) {
 	fs.BoolVar(&f.hex, "hex", false, "keys are given and printed in hex")
+	fs.StringVar(&f.keySpec, "key", "", "key schema, e.g. 'host,ts:int64': keys are given and printed as comma-separated typed values (default: the table's, if it has one)")
 }
 
-func (f *storeFlags) key(s string) ([]byte, error) {
-	if !f.hex {
-		return []byte(s), nil
+// keyFormat resolves how keys are written, from the flags and the schema stored with the table.
+func (f *storeFlags) keyFormat(stored *keys.Schema) (keyFormat, error) {
+	switch {
+	case f.hex && f.keySpec != "":
+		return keyFormat{}, errors.New("--hex and --key exclude each other")
+	case f.hex:
+		return keyFormat{hex: true}, nil
+	case f.keySpec != "":
+		s, err := keys.ParseSchema(f.keySpec)
+		if err != nil {
+			return keyFormat{}, fmt.Errorf("--key: %w", err)
+		}
+		return keyFormat{schema: s}, nil
 	}
-	k, err := hex.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("key %q is not hex: %w", s, err)
-	}
-	return k, nil
+	return keyFormat{schema: stored}, nil
 }
 
-func (f *storeFlags) formatKey(k []byte) string {
-	if f.hex {
-		return hex.EncodeToString(k)
-	}
-	return printable(k)
-}
-
-// printable shows a key as text when it is text, quoted with escapes when it is not.
-func printable(b []byte) string {
-	s := string(b)
-	if strconv.CanBackquote(s) && !strings.ContainsAny(s, "` ") {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// openTable opens the store and the table named by the flags; close the returned client when done.
-func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, *client.Table, error) {
+// openTable opens the store and the table named by the flags, with the key schema stored with it (nil
+// when it has none); close the returned client when done.
+func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, *client.Table, *keys.Schema, error) {
 	if f.table == "" {
-		return nil, nil, errors.New("--table is required")
+		return nil, nil, nil, errors.New("--table is required")
 	}
 	var s salting.Salter
 	if salt != "" {
 		var err error
 		if s, err = salting.ParseSpec(salt); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	b, err := openStore(ctx, env, f.store)
+	c, err := f.openClient(ctx, env)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	c := client.New(b, client.WithLogger(env.logger))
+	fail := func(err error) (*client.Client, *client.Table, *keys.Schema, error) {
+		c.Close()
+		if errors.Is(err, client.ErrTableNotFound) {
+			err = fmt.Errorf("%w\n(no table %q in %s: 'brine tables' lists them; 'brine create' or 'brine import --create' makes one)", err, f.table, f.store)
+		}
+		return nil, nil, nil, err
+	}
 	t, err := c.OpenTable(ctx, f.table, s)
 	if err != nil {
-		c.Close()
-		return nil, nil, err
+		return fail(err)
 	}
-	return c, t, nil
+	meta, err := c.Backend().TableMeta(ctx, f.table)
+	if err != nil {
+		return fail(err)
+	}
+	var schema *keys.Schema
+	if spec, ok := meta[MetaKeySchema]; ok {
+		if schema, err = keys.ParseSchema(spec); err != nil {
+			return fail(fmt.Errorf("table %s: stored key schema %q: %w", f.table, spec, err))
+		}
+	}
+	return c, t, schema, nil
+}
+
+// openClient opens an existing store: read commands and writes to existing tables never create one.
+func (f *storeFlags) openClient(ctx context.Context, env *cliEnv) (*client.Client, error) {
+	b, err := openStore(ctx, env, f.store, true)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(b, client.WithLogger(env.logger)), nil
+}
+
+// tableCommand parses a table command's flags and opens its table and key format.
+type tableCommand struct {
+	storeFlags
+	c   *client.Client
+	t   *client.Table
+	kf  keyFormat
+	pos []string
+}
+
+func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet, args []string, nargs func(int) bool, usage string) error {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	env.applyVerbose(tc.verbose)
+	if !nargs(len(pos)) {
+		return errors.New(usage)
+	}
+	tc.pos = pos
+	if _, err := tc.keyFormat(nil); err != nil { // flag errors before any store is opened
+		return err
+	}
+	c, t, stored, err := tc.openTable(ctx, env, "")
+	if err != nil {
+		return err
+	}
+	tc.c, tc.t = c, t
+	if tc.kf, err = tc.keyFormat(stored); err != nil {
+		c.Close()
+		return err
+	}
+	return nil
 }
 
 func runCreate(ctx context.Context, env *cliEnv, args []string) error {
@@ -91,24 +148,41 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	salt := fs.String("salt", "hash:16", "salting spec: hash:N[:prefix=L|:fields=K], md5hex:C, mod:N:..., reverse, phoenix:N, opentsdb:N, none")
 	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
 	regions := fs.Int("regions", 0, "pre-split regions (0: one per bucket)")
-	if err := fs.Parse(args); err != nil {
+	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64' (get/put/scan then take typed values)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
+	}
+	env.applyVerbose(sf.verbose)
+	if len(pos) != 0 {
+		return fmt.Errorf("create takes no arguments, got %q (the table is --table)", pos)
 	}
 	if sf.table == "" {
 		return errors.New("--table is required")
+	}
+	if *regions < 0 {
+		return fmt.Errorf("--regions %d: want 0 or more", *regions)
 	}
 	s, err := salting.ParseSpec(*salt)
 	if err != nil {
 		return err
 	}
-	b, err := openStore(ctx, env, sf.store)
+	var meta map[string]string
+	if *keySpec != "" {
+		ks, err := keys.ParseSchema(*keySpec)
+		if err != nil {
+			return fmt.Errorf("--key: %w", err)
+		}
+		meta = map[string]string{MetaKeySchema: ks.String()}
+	}
+	b, err := openStore(ctx, env, sf.store, false)
 	if err != nil {
 		return err
 	}
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
 	if _, err := c.CreateTable(ctx, sf.table, client.TableConfig{
-		Salter: s, Families: strings.Split(*families, ","), Regions: *regions,
+		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta,
 	}); err != nil {
 		return err
 	}
@@ -118,65 +192,82 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 
 func runPut(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "put")
-	var sf storeFlags
-	sf.register(fs)
+	var tc tableCommand
+	tc.register(fs)
+	tc.registerKeys(fs)
 	ts := fs.Int64("ts", 0, "cell timestamp in ms (0: server time)")
-	if err := fs.Parse(args); err != nil {
+	const usage = "usage: brine put --table T [--key SCHEMA] KEY FAMILY:QUALIFIER=VALUE [FAMILY:QUALIFIER=VALUE ...]"
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 2 }, usage); err != nil {
 		return err
 	}
-	if fs.NArg() < 2 {
-		return errors.New("usage: brine put --table T KEY FAMILY:QUALIFIER=VALUE [FAMILY:QUALIFIER=VALUE ...]")
+	defer tc.c.Close()
+	if *ts < 0 {
+		return fmt.Errorf("--ts %d: want milliseconds since 1970, or 0", *ts)
 	}
-	key, err := sf.key(fs.Arg(0))
+	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
 		return err
 	}
 	var cells []client.Cell
-	for _, a := range fs.Args()[1:] {
+	for _, a := range tc.pos[1:] {
 		col, val, ok := strings.Cut(a, "=")
 		fam, qual, ok2 := strings.Cut(col, ":")
-		if !ok || !ok2 {
+		if !ok || !ok2 || fam == "" {
 			return fmt.Errorf("cell %q: want FAMILY:QUALIFIER=VALUE", a)
 		}
 		cells = append(cells, client.Cell{Family: fam, Qualifier: qual, Value: []byte(val), Timestamp: *ts})
 	}
-	c, t, err := sf.openTable(ctx, env, "")
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return t.Put(ctx, key, cells...)
+	return tc.t.Put(ctx, key, cells...)
 }
 
 func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "get")
-	var sf storeFlags
-	sf.register(fs)
-	if err := fs.Parse(args); err != nil {
+	var tc tableCommand
+	tc.register(fs)
+	tc.registerKeys(fs)
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY"); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: brine get --table T KEY")
-	}
-	key, err := sf.key(fs.Arg(0))
+	defer tc.c.Close()
+	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
 		return err
 	}
-	c, t, err := sf.openTable(ctx, env, "")
+	row, err := tc.t.Get(ctx, key)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	row, err := t.Get(ctx, key)
-	if err != nil {
-		return err
-	}
-	printRow(env.stdout, &sf, row)
+	printRow(env.stdout, tc.kf, row)
 	return nil
 }
 
-func printRow(w io.Writer, sf *storeFlags, row client.Row) {
-	fmt.Fprint(w, sf.formatKey(row.Key))
+func runDelete(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "delete")
+	var tc tableCommand
+	tc.register(fs)
+	tc.registerKeys(fs)
+	const usage = "usage: brine delete --table T [--key SCHEMA] KEY [FAMILY[:QUALIFIER] ...]"
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 1 }, usage); err != nil {
+		return err
+	}
+	defer tc.c.Close()
+	key, err := tc.kf.parse(tc.pos[0])
+	if err != nil {
+		return err
+	}
+	var cols []client.Column
+	for _, a := range tc.pos[1:] {
+		fam, qual, _ := strings.Cut(a, ":")
+		if fam == "" {
+			return fmt.Errorf("column %q: want FAMILY or FAMILY:QUALIFIER", a)
+		}
+		cols = append(cols, client.Column{Family: fam, Qualifier: qual})
+	}
+	return tc.t.Delete(ctx, key, cols...)
+}
+
+func printRow(w io.Writer, kf keyFormat, row client.Row) {
+	fmt.Fprint(w, kf.format(row.Key))
 	for _, c := range row.Cells {
 		fmt.Fprintf(w, "  %s:%s=%s@%d", c.Family, c.Qualifier, printable(c.Value), c.Timestamp)
 	}
@@ -185,33 +276,46 @@ func printRow(w io.Writer, sf *storeFlags, row client.Row) {
 
 func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "scan")
-	var sf storeFlags
-	sf.register(fs)
+	var tc tableCommand
+	tc.register(fs)
+	tc.registerKeys(fs)
 	start := fs.String("start", "", "first key (inclusive)")
 	end := fs.String("end", "", "end key (exclusive)")
-	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end)")
+	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values")
 	limit := fs.Int("limit", 0, "most rows to return (0: all)")
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
-	if err := fs.Parse(args); err != nil {
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
 	}
+	defer tc.c.Close()
+	if *prefix != "" && (*start != "" || *end != "") {
+		return errors.New("--prefix and --start/--end exclude each other")
+	}
+	if *limit < 0 {
+		return fmt.Errorf("--limit %d: want 0 (all) or more", *limit)
+	}
 	var r client.Range
+	var err error
 	switch {
 	case *prefix != "":
-		p, err := sf.key(*prefix)
-		if err != nil {
+		if r, err = tc.kf.prefix(*prefix); err != nil {
 			return err
 		}
-		r = client.PrefixRange(p)
 	default:
-		var err error
-		if r.Start, err = sf.key(*start); err != nil {
-			return err
+		if *start != "" {
+			if r.Start, err = tc.kf.parse(*start); err != nil {
+				return fmt.Errorf("--start: %w", err)
+			}
 		}
-		if r.End, err = sf.key(*end); err != nil {
-			return err
+		if *end != "" {
+			if r.End, err = tc.kf.parse(*end); err != nil {
+				return fmt.Errorf("--end: %w", err)
+			}
+		}
+		if r.Start != nil && r.End != nil && bytes.Compare(r.Start, r.End) > 0 {
+			return fmt.Errorf("--start %s is after --end %s (the range is [start, end) in key order, with --reverse too)", *start, *end)
 		}
 	}
 	var opts []client.ReadOption
@@ -222,35 +326,30 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		opts = append(opts, client.Reverse())
 	}
 	if *after != "" {
-		k, err := sf.key(*after)
+		k, err := tc.kf.parse(*after)
 		if err != nil {
-			return err
+			return fmt.Errorf("--after: %w", err)
 		}
 		opts = append(opts, client.ResumeAfter(k))
 	}
-	c, t, err := sf.openTable(ctx, env, "")
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	began := time.Now()
 	var n int
 	var last []byte
-	for row, err := range t.Scan(ctx, r, opts...) {
+	for row, err := range tc.t.Scan(ctx, r, opts...) {
 		if err != nil {
 			return err
 		}
 		n++
 		last = row.Key
 		if *keysOnly {
-			fmt.Fprintln(env.stdout, sf.formatKey(row.Key))
+			fmt.Fprintln(env.stdout, tc.kf.format(row.Key))
 			continue
 		}
-		printRow(env.stdout, &sf, row)
+		printRow(env.stdout, tc.kf, row)
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
 	if *limit > 0 && n == *limit {
-		fmt.Fprintf(env.stderr, "; next page: --after %s", sf.formatKey(last))
+		fmt.Fprintf(env.stderr, "; next page: --after %s", shellQuote(tc.kf.format(last)))
 	}
 	fmt.Fprintln(env.stderr)
 	return nil
@@ -261,16 +360,23 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	salt := fs.String("salt", "hash:16", "salting spec to evaluate")
 	regions := fs.Int("regions", 0, "regions to group buckets into (0: one per bucket)")
 	hexKeys := fs.Bool("hex", false, "keys are hex, one per line")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("usage: brine analyze [flags] [FILE] (one file, got %q)", pos)
+	}
+	if *regions < 0 {
+		return fmt.Errorf("--regions %d: want 0 or more", *regions)
 	}
 	s, err := salting.ParseSpec(*salt)
 	if err != nil {
 		return err
 	}
 	in := env.stdin
-	if fs.NArg() > 0 && fs.Arg(0) != "-" {
-		f, err := os.Open(fs.Arg(0))
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
 		if err != nil {
 			return err
 		}
@@ -306,5 +412,3 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	rep.print(env.stdout)
 	return nil
 }
-
-// Wrap a backend's error for the one-line CLI report without losing errors.Is.

@@ -57,7 +57,7 @@ func runDemo(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		url = "local://" + dir + "/demo.db?nosync=1"
 	}
-	b, err := openStore(ctx, env, url)
+	b, err := openStore(ctx, env, url, false)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"iter"
@@ -10,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/brine-kv/brine/client"
@@ -20,17 +20,18 @@ import (
 
 type importFlags struct {
 	storeFlags
-	salt       string
-	key        string
-	format     string
-	family     string
-	columns    string
-	tsColumn   string
-	failedPath string
-	workers    int
-	batchRows  int
-	dryRun     bool
-	create     bool
+	salt        string
+	key         string
+	format      string
+	family      string
+	columns     string
+	tsColumn    string
+	failedPath  string
+	onDuplicate string
+	workers     int
+	batchRows   int
+	dryRun      bool
+	create      bool
 }
 
 func runImport(ctx context.Context, env *cliEnv, args []string) error {
@@ -44,24 +45,34 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	fs.StringVar(&f.columns, "columns", "", "comma-separated columns to store (default: all but the key columns)")
 	fs.StringVar(&f.tsColumn, "ts-column", "", "column holding each row's cell timestamp in ms (default: the import's start time)")
 	fs.StringVar(&f.failedPath, "failed", "", "where failed rows go, in the input's format (default: FILE.failed.EXT)")
+	fs.StringVar(&f.onDuplicate, "on-duplicate", "last", "a key seen before in the input: last (the last occurrence wins) or error (refuse the row)")
 	fs.IntVar(&f.workers, "workers", client.DefaultImportWorkers, "parallel batch writers")
 	fs.IntVar(&f.batchRows, "batch", client.DefaultBatchRows, "rows per batch")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only analyze how the keys would spread; write nothing")
-	fs.BoolVar(&f.create, "create", false, "create the table first")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&f.create, "create", false, "create the table first (an existing table with the same salt is used as it is)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	env.applyVerbose(f.verbose)
+	if len(pos) != 1 {
 		return errors.New("usage: brine import --table T --key COLS [flags] FILE (- for stdin)")
 	}
 	if f.key == "" {
 		return errors.New("--key is required")
 	}
+	if f.workers <= 0 || f.batchRows <= 0 {
+		return fmt.Errorf("--workers and --batch must be positive (got %d, %d)", f.workers, f.batchRows)
+	}
+	policy, err := client.ParseDuplicatePolicy(f.onDuplicate)
+	if err != nil {
+		return fmt.Errorf("--on-duplicate: %w", err)
+	}
 	schema, err := keys.ParseSchema(f.key)
 	if err != nil {
 		return fmt.Errorf("--key: %w", err)
 	}
-	path := fs.Arg(0)
+	path := pos[0]
 	format, err := parseFormat(f.format, path)
 	if err != nil {
 		return err
@@ -71,6 +82,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer closeIn()
+	if env.watchInput != nil {
+		in = env.watchInput(in)
+	}
 	var consumed int64
 	header, recs, err := readRecords(countingReader{in, &consumed}, format)
 	if err != nil {
@@ -85,10 +99,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	if f.dryRun {
-		return dryRun(env, recs, conv, f.salt)
+		return dryRun(env, recs, conv, f.salt, policy)
 	}
 
-	c, t, err := f.openOrCreate(ctx, env)
+	c, t, err := f.openOrCreate(ctx, env, schema)
 	if err != nil {
 		return err
 	}
@@ -109,48 +123,132 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("failure report: %w", err)
 	}
 	var reportErr error
+	keep := func(werr error) {
+		if werr != nil && reportErr == nil {
+			reportErr = werr
+		}
+	}
+
+	// The records are pulled, not ranged over, so that after an interrupt the rows the import never
+	// read can still be taken from the same reader and put in the report.
+	next, stopRecs := iter.Pull2(recs)
+	defer stopRecs()
+	var lastLine int64
+	pulled := func(yield func(record, error) bool) {
+		for {
+			rec, err, ok := next()
+			if !ok {
+				return
+			}
+			lastLine = rec.line
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
 
 	prog := newProgress(env.stderr, size, &consumed)
-	stats, err := t.Import(ctx, conv.rows(recs), client.ImportOptions{
-		Workers:   f.workers,
-		BatchRows: f.batchRows,
+	stats, err := t.Import(ctx, conv.rows(pulled), client.ImportOptions{
+		Workers:     f.workers,
+		BatchRows:   f.batchRows,
+		OnDuplicate: policy,
 		OnFailure: func(fr client.FailedRow) {
 			rec, _ := fr.Row.Source.(record)
-			if werr := fw.write(rec); werr != nil && reportErr == nil {
-				reportErr = werr
-			}
+			keep(fw.write(rec))
 			fmt.Fprintln(errLog, describeFailure(rec.line, fr.Err))
 		},
 		Progress: prog.update,
 	})
 	prog.finish()
-	if ferr := fw.flush(); ferr != nil && reportErr == nil {
-		reportErr = ferr
-	}
-	for _, cl := range []io.Closer{report, errLog} {
-		if cerr := cl.Close(); cerr != nil && reportErr == nil {
-			reportErr = cerr
+	interrupted := ctx.Err() != nil
+	var unread int64
+	if interrupted && path != "-" {
+		// The rest of a file is read to the end (no store is touched) and added to the report, so the
+		// report alone holds every row that is not known to be stored: one command resumes.
+		for {
+			rec, _, ok := next()
+			if !ok {
+				break
+			}
+			unread++
+			keep(fw.write(rec))
 		}
 	}
-	fmt.Fprintf(env.stdout, "read %d, written %d, failed %d, retried %d, %d batches, %d bytes in %v (%.0f rows/s)\n",
-		stats.Read, stats.Written, stats.Failed, stats.Retried, stats.Batches, stats.Bytes,
+	keep(fw.flush())
+	for _, cl := range []io.Closer{report, errLog} {
+		keep(cl.Close())
+	}
+	fmt.Fprintf(env.stdout, "read %d, written %d, failed %d, duplicate keys %d, retried %d, %d batches, %d bytes in %v (%.0f rows/s)\n",
+		stats.Read, stats.Written, stats.Failed, stats.Duplicates, stats.Retried, stats.Batches, stats.Bytes,
 		stats.Elapsed.Round(time.Millisecond), stats.RowsPerSecond())
-	if stats.Failed > 0 {
-		fmt.Fprintf(env.stdout, "failed rows: %s (errors: %s.errors); re-import with the same flags\n", failedPath, failedPath)
-	} else {
-		_ = os.Remove(failedPath)
-		_ = os.Remove(failedPath + ".errors")
+	if stats.Duplicates > 0 && policy == client.DuplicateLast {
+		fmt.Fprintf(env.stdout, "%d rows repeated an earlier row's key: the last occurrence of each key is stored (--on-duplicate error refuses them)\n", stats.Duplicates)
 	}
 	if reportErr != nil {
 		return fmt.Errorf("writing the failure report %s: %w", failedPath, reportErr)
 	}
+	resume := f.resumeCommand(fs, failedPath)
+	if stats.Duplicates > 0 && stats.Failed > 0 && policy == client.DuplicateLast {
+		// The report holds failed rows in the order they failed, and not the occurrences of their keys
+		// that were written: imported alone it could bring back an earlier value.
+		fmt.Fprintf(env.stdout, "note: the input repeats keys and rows failed; for the last occurrence of every key to win, re-import the whole input (re-importing is idempotent) rather than the report alone\n")
+	}
+	switch {
+	case interrupted && path == "-":
+		fmt.Fprintf(env.stdout, "interrupted at line %d; the rest of stdin was not read: feed it again from the record after line %d (with the header line for CSV/TSV)\n", lastLine, lastLine)
+		if stats.Failed > 0 {
+			fmt.Fprintf(env.stdout, "%d rows not confirmed are in %s; resume them with:\n  %s\n", stats.Failed, failedPath, resume)
+		}
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("import interrupted: %w", ctx.Err())}
+	case interrupted:
+		fmt.Fprintf(env.stdout, "interrupted at line %d; %d rows not read\n", lastLine, unread)
+		fmt.Fprintf(env.stdout, "the %d rows not read and the %d not confirmed are in %s; resume with:\n  %s\n", unread, stats.Failed, failedPath, resume)
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("import interrupted: %w", ctx.Err())}
+	case stats.Failed > 0:
+		fmt.Fprintf(env.stdout, "failed rows: %s (errors: %s.errors); once fixed, import them with:\n  %s\n", failedPath, failedPath, resume)
+	default:
+		_ = os.Remove(failedPath)
+		_ = os.Remove(failedPath + ".errors")
+	}
+	if err == nil && stats.Read == 0 {
+		return fmt.Errorf("%s holds no rows", path)
+	}
 	return err
 }
 
-// openOrCreate opens (or, with -create, creates) the import's target table.
-func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv) (*client.Client, *client.Table, error) {
+// resumeCommand is the command that imports the failure report into the same table: the flags given,
+// without the ones that only made sense the first time (--create, --failed).
+func (f *importFlags) resumeCommand(fs *flag.FlagSet, report string) string {
+	parts := []string{"brine import"}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "create", "failed", "dry-run":
+			return
+		}
+		if bf, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			if fl.Value.String() == "true" {
+				parts = append(parts, "--"+fl.Name)
+			}
+			return
+		}
+		parts = append(parts, "--"+fl.Name+"="+shellQuote(fl.Value.String()))
+	})
+	return strings.Join(append(parts, shellQuote(report)), " ")
+}
+
+// openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
+// schema stored with it, if any, is the import's.
+func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, *client.Table, error) {
 	if !f.create {
-		return f.openTable(ctx, env, f.salt)
+		c, t, stored, err := f.openTable(ctx, env, f.salt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if stored != nil && stored.String() != schema.String() {
+			c.Close()
+			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)
+		}
+		return c, t, nil
 	}
 	if f.table == "" {
 		return nil, nil, errors.New("--table is required")
@@ -162,12 +260,25 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv) (*client.Cl
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := openStore(ctx, env, f.store)
+	b, err := openStore(ctx, env, f.store, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := client.New(b, client.WithLogger(env.logger))
-	t, err := c.CreateTable(ctx, f.table, client.TableConfig{Salter: s, Families: []string{f.family}})
+	t, err := c.CreateTable(ctx, f.table, client.TableConfig{
+		Salter: s, Families: []string{f.family}, Meta: map[string]string{MetaKeySchema: schema.String()},
+	})
+	if errors.Is(err, client.ErrTableExists) {
+		// A re-run of the same command: the table is used if it is the one the command creates.
+		c.Close()
+		f.create = false
+		c, t, err := f.openOrCreate(ctx, env, schema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--create: table %s exists, and does not match: %w", f.table, err)
+		}
+		fmt.Fprintf(env.stderr, "table %s exists with salt %s: importing into it\n", f.table, s.Spec())
+		return c, t, nil
+	}
 	if err != nil {
 		c.Close()
 		return nil, nil, err
@@ -306,7 +417,7 @@ func (rc rowConverter) rows(recs iter.Seq2[record, error]) iter.Seq2[client.Impo
 	}
 }
 
-func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec string) error {
+func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec string, policy client.DuplicatePolicy) error {
 	if spec == "" {
 		spec = "hash:16"
 	}
@@ -315,81 +426,44 @@ func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec 
 		return err
 	}
 	var ks [][]byte
-	bad := 0
+	seen := map[string]bool{}
+	bad, dups := 0, 0
 	for rec, err := range recs {
 		if err == nil {
 			var k []byte
 			if k, err = conv.key(rec); err == nil {
+				if seen[string(k)] {
+					dups++
+					if policy == client.DuplicateError {
+						err = lineErr(rec.line, fmt.Errorf("key %s: %w", printable(k), client.ErrDuplicateKey))
+					}
+				}
+				seen[string(k)] = true
+			}
+			if err == nil {
 				ks = append(ks, k)
 				continue
 			}
 		}
 		bad++
 		if bad <= 10 {
-			fmt.Fprintln(env.stderr, "skipped:", err)
+			fmt.Fprintln(env.stderr, "rejected:", err)
 		}
 	}
-	if len(ks) == 0 {
-		return fmt.Errorf("no valid keys (%d bad rows)", bad)
+	if len(ks) > 0 {
+		a, err := analyzeKeys(ks, s, 0)
+		if err != nil {
+			return err
+		}
+		a.print(env.stdout)
 	}
-	a, err := analyzeKeys(ks, s, 0)
-	if err != nil {
-		return err
+	fmt.Fprintf(env.stdout, "\ndry run: %d rows would be written, %d rejected, %d repeat an earlier row's key; nothing was written\n", len(ks), bad, dups)
+	if dups > 0 && policy == client.DuplicateLast {
+		fmt.Fprintln(env.stdout, "the last occurrence of a repeated key would be stored (--on-duplicate error refuses repeats)")
 	}
-	a.print(env.stdout)
-	fmt.Fprintf(env.stdout, "\ndry run: %d rows would be written, %d rejected; nothing was written\n", len(ks), bad)
+	if bad > 0 {
+		// Non-zero, so a script that checks the input first stops before the real import.
+		return fmt.Errorf("dry run: %d rows would be rejected", bad)
+	}
 	return nil
-}
-
-// progress shows an import's advance: a bar with rate and ETA on a terminal, a log line every few
-// seconds otherwise (so CI logs stay readable).
-type progress struct {
-	w        io.Writer
-	size     int64
-	consumed *int64
-	tty      bool
-	lastLog  time.Time
-	shown    atomic.Bool
-}
-
-func newProgress(w io.Writer, size int64, consumed *int64) *progress {
-	p := &progress{w: w, size: size, consumed: consumed, lastLog: time.Now()}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
-}
-
-func (p *progress) update(s client.ImportStats) {
-	frac := -1.0
-	if p.size > 0 {
-		// The reader runs ahead of the writers by at most the pending batches; close enough for an ETA.
-		frac = min(1, float64(atomic.LoadInt64(p.consumed))/float64(p.size))
-	}
-	if p.tty {
-		p.shown.Store(true)
-		line := fmt.Sprintf("%d rows, %.0f rows/s, %d failed", s.Written, s.RowsPerSecond(), s.Failed)
-		if frac >= 0 {
-			bar := int(frac * 30)
-			eta := "?"
-			if frac > 0 {
-				eta = (time.Duration(float64(s.Elapsed) * (1 - frac) / frac)).Round(time.Second).String()
-			}
-			line = fmt.Sprintf("[%s%s] %3.0f%% %s, ETA %s", strings.Repeat("#", bar), strings.Repeat(".", 30-bar), 100*frac, line, eta)
-		}
-		fmt.Fprintf(p.w, "\r%-100s", line)
-		return
-	}
-	if time.Since(p.lastLog) >= 5*time.Second {
-		p.lastLog = time.Now()
-		fmt.Fprintf(p.w, "import: %d written, %d failed, %.0f rows/s\n", s.Written, s.Failed, s.RowsPerSecond())
-	}
-}
-
-func (p *progress) finish() {
-	if p.shown.Load() {
-		fmt.Fprintln(p.w)
-	}
 }

@@ -11,7 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/sirupsen/logrus"
 )
 
 // command is one subcommand: its flags are parsed from args, output goes to stdout.
@@ -28,7 +31,31 @@ type cliEnv struct {
 	stderr io.Writer
 	logger *slog.Logger
 	getenv func(string) string
+	// verbose, when set, turns the drivers' logs on (the CLI is quiet by default); tests leave it nil.
+	verbose func()
+	// watchInput, when set, wraps an import's input as it is opened: tests use it to interrupt an
+	// import at a known point of its input.
+	watchInput func(io.Reader) io.Reader
 }
+
+// applyVerbose turns verbose output on when -v was given.
+func (env *cliEnv) applyVerbose(on bool) {
+	if on && env.verbose != nil {
+		env.verbose()
+	}
+}
+
+// exitInterrupted is the shell's code for a command ended by SIGINT (128 + 2).
+const exitInterrupted = 130
+
+// exitError carries the exit code a command's failure should end the process with (default 1).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 func commands() []command {
 	return []command{
@@ -36,7 +63,11 @@ func commands() []command {
 		{"create", "create a salted table", runCreate},
 		{"put", "write one row: put KEY FAMILY:QUALIFIER=VALUE...", runPut},
 		{"get", "read one row: get KEY", runGet},
+		{"delete", "delete one row, or some of its columns: delete KEY [FAMILY[:QUALIFIER]...]", runDelete},
 		{"scan", "scan a logical key range in order", runScan},
+		{"tables", "list the tables of a store", runTables},
+		{"describe", "show a table's salting spec, key schema and regions per bucket: describe TABLE", runDescribe},
+		{"drop", "delete a table and its data: drop TABLE", runDrop},
 		{"analyze", "show how keys (one per line, from a file or stdin) spread over buckets", runAnalyze},
 		{"import", "bulk-import CSV, TSV or JSON Lines into a salted table", runImport},
 		{"bench", "benchmark brine against the raw driver on one store (Markdown + JSON report)", runBench},
@@ -46,17 +77,63 @@ func commands() []command {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Quiet by default: gohbase logs every region lookup at info level through the global logrus
+	// logger, tens of lines per command; -v brings them back.
+	logrus.SetLevel(logrus.WarnLevel)
+	level := new(slog.LevelVar)
+	level.Set(slog.LevelWarn)
+	verbose := false
 	env := &cliEnv{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		verbose: func() {
+			verbose = true
+			level.Set(slog.LevelDebug)
+			logrus.SetLevel(logrus.InfoLevel)
+		},
 	}
-	if err := run(ctx, env, os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
+	err := run(ctx, env, os.Args[1:])
+	if code := exitCode(ctx, err); code != 0 {
+		fmt.Fprintln(os.Stderr, "brine:", errorText(err, verbose))
+		os.Exit(code)
+	}
+}
+
+// exitCode is the process's exit code after run returned err: 0, a command's own code, 130 for any
+// command a signal ended, else 1.
+func exitCode(ctx context.Context, err error) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		return ee.code
+	}
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return 1
+}
+
+// errorText is an error for the terminal: HBase passes Java exceptions through with their stack
+// traces, a dozen lines of which say nothing to a CLI user, so only each exception's first line is
+// kept unless verbose.
+func errorText(err error, verbose bool) string {
+	text := err.Error()
+	if verbose {
+		return text
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more") {
+			continue // a Java stack frame
 		}
-		fmt.Fprintln(os.Stderr, "brine:", err)
-		os.Exit(1)
+		out = append(out, line)
 	}
+	if len(out) < len(strings.Split(text, "\n")) {
+		out = append(out, "(stack trace left out; -v shows it)")
+	}
+	return strings.Join(out, "\n")
 }
 
 func run(ctx context.Context, env *cliEnv, args []string) error {
@@ -81,9 +158,9 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nstores (--store): local://PATH (default local://brine-data), memory://, hbase://ZKHOST[:2181][,ZKHOST...],")
+	fmt.Fprintf(w, "\nstores (--store): local://PATH (default %s), memory://, hbase://ZKHOST:2181[,ZKHOST:2181...],\n", defaultStore)
 	fmt.Fprintln(w, "  tablestore://INSTANCE@ENDPOINT-HOST (credentials from TABLESTORE_ACCESS_KEY_ID/_SECRET)")
-	fmt.Fprintln(w, "run 'brine COMMAND -h' for a command's flags")
+	fmt.Fprintln(w, "run 'brine COMMAND -h' for a command's flags; flags may come before or after the arguments, -v is verbose")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting, so run stays testable.

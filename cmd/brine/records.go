@@ -83,6 +83,9 @@ func readRecords(r io.Reader, format inputFormat) (header []string, records iter
 	cr.ReuseRecord = false
 	cr.FieldsPerRecord = -1 // checked here, so a short row fails alone with a clear message
 	header, err = cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("the input is empty: %s input starts with a header line naming its columns, then one row per line", strings.ToUpper(string(format)))
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading header: %w", err)
 	}

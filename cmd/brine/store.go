@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
@@ -24,8 +27,9 @@ const storeURLHelp = `local://PATH[?nosync=1] | memory:// | hbase://ZKHOST:PORT[
 
 // openStore opens the backend a store URL names. Credentials never come from the URL: Tablestore's are
 // read from the environment (TABLESTORE_ACCESS_KEY_ID / TABLESTORE_ACCESS_KEY_SECRET), so they do not
-// end up in shell history, process lists or logs.
-func openStore(ctx context.Context, env *cliEnv, raw string) (backends.Backend, error) {
+// end up in shell history, process lists or logs. With mustExist, a local:// file that is not there
+// is an error instead of a new, empty store (a mistyped path in a read command).
+func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (backends.Backend, error) {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return nil, fmt.Errorf("store URL %q: want %s", raw, storeURLHelp)
@@ -50,6 +54,11 @@ func openStore(ctx context.Context, env *cliEnv, raw string) (backends.Backend, 
 				return nil, fmt.Errorf("store URL %q: unknown parameter %q (known: nosync)", raw, k)
 			}
 		}
+		if mustExist {
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("store %q: %w (this command does not create a store: check the path; create and import --create make one)", raw, err)
+			}
+		}
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("store URL %q: %w", raw, err)
@@ -68,6 +77,9 @@ func openStore(ctx context.Context, env *cliEnv, raw string) (backends.Backend, 
 			cfg.ZKRoot = "/" + root
 		}
 		cfg.Logger = env.logger
+		if err := dialQuorum(ctx, quorum); err != nil {
+			return nil, fmt.Errorf("store %q: %w", raw, err)
+		}
 		return hbase.Open(ctx, cfg)
 	case "tablestore", "tablestore+http":
 		cfg := tablestore.Config{
@@ -101,6 +113,25 @@ func openStore(ctx context.Context, env *cliEnv, raw string) (backends.Backend, 
 	default:
 		return nil, fmt.Errorf("store URL %q: unknown scheme %q; want %s", raw, scheme, storeURLHelp)
 	}
+}
+
+// dialQuorum fails at once when no ZooKeeper host of the quorum accepts a TCP connection (a wrong
+// port is refused immediately, where the ZooKeeper client would retry until its session timeout).
+func dialQuorum(ctx context.Context, quorum string) error {
+	var errs []error
+	for _, host := range strings.Split(quorum, ",") {
+		if _, _, err := net.SplitHostPort(host); err != nil {
+			host = net.JoinHostPort(host, "2181")
+		}
+		d := net.Dialer{Timeout: 5 * time.Second}
+		conn, err := d.DialContext(ctx, "tcp", host)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("no ZooKeeper answers at %s: %w", quorum, errors.Join(errs...))
 }
 
 // redactURL drops anything before an '@' that looks like user:password.

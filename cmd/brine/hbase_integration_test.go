@@ -1,0 +1,34 @@
+//go:build integration
+
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+)
+
+// TestMain quiets gohbase's global logrus logger as main does (the tests run run, not main).
+func TestMain(m *testing.M) {
+	logrus.SetLevel(logrus.WarnLevel)
+	os.Exit(m.Run())
+}
+
+// The CLI's import rules on the real HBase (BRINE_HBASE_ZK): the same checks as on the embedded store
+// and the Tablestore server.
+
+func hbaseCLI(t *testing.T) *cli {
+	c := newCLI(t)
+	c.store = "hbase://" + hbasetest.ZK(t)
+	c.tablePrefix = hbasetest.Table("brine_cli")
+	return c
+}
+
+func TestHBaseCLIImportDuplicateKeys(t *testing.T) { checkCLIDuplicates(t, hbaseCLI(t)) }
+
+func TestHBaseCLIImportInterruptResumes(t *testing.T) { checkCLIInterrupt(t, hbaseCLI(t), 8_000, true) }
+
+func TestHBaseCLITablesDescribeDrop(t *testing.T) { checkTablesDescribeDrop(t, hbaseCLI(t), true) }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/salting"
+)
+
+// The commands about tables rather than rows: tables, describe, drop.
+
+// storeCommand parses the flags of a command that names at most one table, positionally or by
+// --table, and opens the store (never creating one).
+func storeCommand(ctx context.Context, env *cliEnv, name string, args []string, wantTable bool) (*storeFlags, *client.Client, error) {
+	fs := newFlagSet(env, name)
+	var sf storeFlags
+	sf.register(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	env.applyVerbose(sf.verbose)
+	switch {
+	case !wantTable && len(pos) > 0:
+		return nil, nil, fmt.Errorf("usage: brine %s [--store URL] (no arguments, got %q)", name, pos)
+	case !wantTable, len(pos) == 0 && sf.table != "":
+	case len(pos) == 1 && (sf.table == "" || sf.table == pos[0]):
+		sf.table = pos[0]
+	default:
+		return nil, nil, fmt.Errorf("usage: brine %s [--store URL] TABLE", name)
+	}
+	c, err := sf.openClient(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sf, c, nil
+}
+
+func runTables(ctx context.Context, env *cliEnv, args []string) error {
+	sf, c, err := storeCommand(ctx, env, "tables", args, false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	tl, ok := c.Backend().(backends.TableLister)
+	if !ok {
+		return fmt.Errorf("store %s cannot list its tables", sf.store)
+	}
+	names, err := tl.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		spec := "(no brine spec: read unsalted)"
+		if meta, err := c.Backend().TableMeta(ctx, name); err == nil {
+			if s, ok := meta[client.MetaSaltSpec]; ok {
+				spec = "salt " + s
+			}
+			if k, ok := meta[MetaKeySchema]; ok {
+				spec += ", key " + k
+			}
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\n", name, spec)
+	}
+	fmt.Fprintf(env.stderr, "%d tables\n", len(names))
+	return nil
+}
+
+func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
+	sf, c, err := storeCommand(ctx, env, "describe", args, true)
+	if err != nil {
+		return err
+	}
+	c.Close() // openTable opens its own
+	c, t, schema, err := sf.openTable(ctx, env, "")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	meta, err := c.Backend().TableMeta(ctx, sf.table)
+	if err != nil {
+		return err
+	}
+	s := t.Salter()
+	fmt.Fprintf(env.stdout, "table   %s\n", sf.table)
+	if _, ok := meta[client.MetaSaltSpec]; ok {
+		fmt.Fprintf(env.stdout, "salt    %s (%d buckets)\n", s.Spec(), s.Buckets())
+	} else {
+		fmt.Fprintln(env.stdout, "salt    none stored (not created by brine: read unsalted)")
+	}
+	if schema != nil {
+		fmt.Fprintf(env.stdout, "key     %s (get/put/scan/delete take and print typed values)\n", schema)
+	} else {
+		fmt.Fprintln(env.stdout, "key     no schema stored (keys are text; --key or --hex to say otherwise)")
+	}
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if k != client.MetaSaltSpec && k != MetaKeySchema {
+			fmt.Fprintf(env.stdout, "meta    %s=%s\n", k, meta[k])
+		}
+	}
+	rl, ok := c.Backend().(backends.RegionLister)
+	if !ok {
+		fmt.Fprintln(env.stdout, "regions the store does not say how the table is split")
+		return nil
+	}
+	starts, err := rl.Regions(ctx, sf.table)
+	if err != nil {
+		return err
+	}
+	perBucket, err := regionsPerBucket(s, starts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "regions %d\n", len(starts))
+	if len(perBucket) <= 64 {
+		for b, n := range perBucket {
+			fmt.Fprintf(env.stdout, "  bucket %d: %d region(s)\n", b, n)
+		}
+		return nil
+	}
+	hist := map[int]int{}
+	for _, n := range perBucket {
+		hist[n]++
+	}
+	for _, n := range slices.Sorted(maps.Keys(hist)) {
+		fmt.Fprintf(env.stdout, "  %d buckets span %d region(s) each\n", hist[n], n)
+	}
+	return nil
+}
+
+// regionsPerBucket counts, for every bucket, the regions its physical key range overlaps: more than one
+// means the bucket is split; buckets sharing a region show 1 each.
+func regionsPerBucket(s salting.Salter, starts [][]byte) ([]int, error) {
+	ranges, err := s.BucketRanges(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, s.Buckets())
+	for _, br := range ranges {
+		// Regions starting strictly inside the bucket's range, plus the one holding its start.
+		from := sort.Search(len(starts), func(i int) bool { return bytes.Compare(starts[i], br.Start) > 0 })
+		to := len(starts)
+		if len(br.End) > 0 {
+			to = sort.Search(len(starts), func(i int) bool { return bytes.Compare(starts[i], br.End) >= 0 })
+		}
+		out[br.Bucket] = 1 + max(0, to-from)
+	}
+	return out, nil
+}
+
+func runDrop(ctx context.Context, env *cliEnv, args []string) error {
+	sf, c, err := storeCommand(ctx, env, "drop", args, true)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.DeleteTable(ctx, sf.table); err != nil {
+		if errors.Is(err, client.ErrTableNotFound) {
+			return fmt.Errorf("%w ('brine tables' lists the tables of %s)", err, sf.store)
+		}
+		return err
+	}
+	fmt.Fprintf(env.stdout, "dropped %s\n", sf.table)
+	return nil
+}
