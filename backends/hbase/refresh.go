@@ -100,9 +100,12 @@ func (b *Backend) begin(ctx context.Context) (*conn, context.Context, func()) {
 }
 
 // failed notes how an RPC on cn ended: a retryable failure that is part of a run of such failures
-// lasting RefreshAfter replaces the client.
-func (b *Backend) failed(cn *conn, err error) {
-	if b.refresh.dial == nil || err == nil || classify(err) != kindRetryable && !errors.Is(err, context.DeadlineExceeded) {
+// lasting RefreshAfter replaces the client. The caller's own deadline running out is not one.
+func (b *Backend) failed(parent context.Context, cn *conn, err error) {
+	if b.refresh.dial == nil || err == nil || parent.Err() != nil {
+		return
+	}
+	if classify(err) != kindRetryable && !errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
 	r := &b.refresh
@@ -170,7 +173,7 @@ func (b *Backend) rpcErr(parent context.Context, cn *conn, op, table string, err
 	if err == nil {
 		return nil
 	}
-	b.failed(cn, err)
+	b.failed(parent, cn, err)
 	if errors.Is(err, gohbase.ErrClientClosed) && cn.retired.Load() && !b.closed.Load() {
 		return backends.Retryable(fmt.Errorf("hbase: %s %q: sent on a replaced client: %w", op, table, err))
 	}

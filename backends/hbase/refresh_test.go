@@ -58,23 +58,31 @@ func TestRefreshAfterFailuresFor(t *testing.T) {
 		fails []time.Duration // failure times since the start
 		err   error
 		want  int64 // refreshes
+		done  bool  // the caller's ctx has ended
 	}{
-		{"one failure", []time.Duration{11 * time.Second}, retryable, 0},
-		{"failures for less than RefreshAfter", []time.Duration{11 * time.Second, 15 * time.Second, 20 * time.Second}, retryable, 0},
-		{"failures for RefreshAfter", []time.Duration{11 * time.Second, 16 * time.Second, 21 * time.Second}, retryable, 1},
-		{"a gap longer than RefreshAfter starts over", []time.Duration{11 * time.Second, 22 * time.Second, 30 * time.Second}, retryable, 0},
-		{"timeouts count", []time.Duration{11 * time.Second, 21 * time.Second}, context.DeadlineExceeded, 1},
-		{"non-retryable errors do not", []time.Duration{11 * time.Second, 21 * time.Second, 31 * time.Second}, errors.New("bad family"), 0},
-		{"the new client gets RefreshAfter of its own", []time.Duration{11 * time.Second, 21 * time.Second, 22 * time.Second, 25 * time.Second, 30 * time.Second}, retryable, 1},
-		{"again after RefreshAfter", []time.Duration{11 * time.Second, 21 * time.Second, 25 * time.Second, 31 * time.Second, 35 * time.Second}, retryable, 2},
+		{"one failure", []time.Duration{11 * time.Second}, retryable, 0, false},
+		{"failures for less than RefreshAfter", []time.Duration{11 * time.Second, 15 * time.Second, 20 * time.Second}, retryable, 0, false},
+		{"failures for RefreshAfter", []time.Duration{11 * time.Second, 16 * time.Second, 21 * time.Second}, retryable, 1, false},
+		{"a gap longer than RefreshAfter starts over", []time.Duration{11 * time.Second, 22 * time.Second, 30 * time.Second}, retryable, 0, false},
+		{"timeouts count", []time.Duration{11 * time.Second, 21 * time.Second}, context.DeadlineExceeded, 1, false},
+		{"non-retryable errors do not", []time.Duration{11 * time.Second, 21 * time.Second, 31 * time.Second}, errors.New("bad family"), 0, false},
+		{"the new client gets RefreshAfter of its own", []time.Duration{11 * time.Second, 21 * time.Second, 22 * time.Second, 25 * time.Second, 30 * time.Second}, retryable, 1, false},
+		{"the caller's own deadline does not count", []time.Duration{11 * time.Second, 21 * time.Second}, context.DeadlineExceeded, 0, true},
+		{"again after RefreshAfter", []time.Duration{11 * time.Second, 21 * time.Second, 25 * time.Second, 31 * time.Second, 35 * time.Second}, retryable, 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			parent := context.Background()
+			if tt.done {
+				ctx, cancel := context.WithCancel(parent)
+				cancel()
+				parent = ctx
+			}
 			b, now, _ := refreshBackend(t, after)
 			start := *now
 			for _, at := range tt.fails {
 				*now = start.Add(at)
-				b.failed(b.cur.Load(), tt.err)
+				b.failed(parent, b.cur.Load(), tt.err)
 			}
 			if got := b.Refreshes(); got != tt.want {
 				t.Errorf("refreshes = %d, want %d", got, tt.want)
