@@ -28,8 +28,10 @@ type KeyColumn struct {
 	Name string
 	Type KeyType
 	// Width applies to the first column of a multi-column key only: the number of leading bytes of the
-	// physical key (salt included) that the first column holds. A fixed width is what keeps Tablestore's
-	// row order equal to the byte order of physical keys, which brine's scans and merges rely on.
+	// physical key (salt included) that the first column holds. 0 makes the first column variable: the
+	// physical key holds it escaped and terminated as the other columns are (AppendKeyHead). Either way
+	// Tablestore's row order equals the byte order of physical keys, which brine's scans and merges
+	// rely on.
 	Width int
 }
 
@@ -73,6 +75,13 @@ func ParsePrimaryKey(spec string) ([]KeyColumn, error) {
 	}
 	return cols, nil
 }
+
+// AppendKeyHead appends the logical part of a multi-column key's first column whose width is 0
+// (variable): v escaped and terminated as AppendKeyTail writes STRING and BINARY values, without the
+// type tag. A logical key for such a table is AppendKeyHead(first) followed by AppendKeyTail(rest...);
+// a salt prefix that has no 0x00 or 0xFF byte (text: md5hex, none) then leaves the first column's
+// stored value as the salt followed by the caller's value.
+func AppendKeyHead(dst, v []byte) []byte { return appendBody(dst, v) }
 
 // AppendKeyTail appends the encoding of the primary-key columns after the first to dst: a logical key
 // for a multi-column table is the first column's bytes (less the salt) followed by this tail. Values
@@ -144,7 +153,10 @@ func appendInt(dst []byte, v int64) []byte {
 }
 
 func appendText(dst []byte, tag byte, v []byte) []byte {
-	dst = append(dst, tag)
+	return appendBody(append(dst, tag), v)
+}
+
+func appendBody(dst, v []byte) []byte {
 	for _, c := range v {
 		switch c {
 		case 0x00:
@@ -195,15 +207,18 @@ func newKeySchema(cols []KeyColumn) (*keySchema, error) {
 		return nil, bad("the key column must be BINARY or STRING")
 	case len(cols) == 1 && first.Width != 0:
 		return nil, bad("a single key column takes the whole key: no width")
-	case len(cols) > 1 && first.Type != KeyBinary:
-		return nil, bad("the first of several key columns must be BINARY")
-	case len(cols) > 1 && (first.Width < 1 || first.Width > maxPKValueLen):
-		return nil, bad("the first of several key columns needs a width of 1 to %d bytes", maxPKValueLen)
+	case len(cols) > 1 && first.Type == KeyInteger:
+		return nil, bad("the first of several key columns must be BINARY or STRING")
+	case first.Width < 0 || first.Width > maxPKValueLen:
+		return nil, bad("the first column's width must be 0 (variable) to %d bytes", maxPKValueLen)
 	}
 	return &keySchema{cols: cols}, nil
 }
 
 // keyNames are the primary-key column names, for columns_to_get.
+// variable reports a multi-column key whose first column has no fixed width.
+func (s *keySchema) variable() bool { return len(s.cols) > 1 && s.cols[0].Width == 0 }
+
 func (s *keySchema) keyNames() []string {
 	names := make([]string, len(s.cols))
 	for i, c := range s.cols {
@@ -256,14 +271,20 @@ func (s *keySchema) values(key []byte) ([]pkVal, error) {
 		}
 		return []pkVal{s.valueOf(0, key)}, nil
 	}
-	w := s.cols[0].Width
-	if len(key) < w {
-		return nil, bad("shorter than the %d bytes of key column %s", w, s.cols[0].Name)
+	var vals []pkVal
+	rest, start := key, 0
+	if w := s.cols[0].Width; w > 0 {
+		if len(key) < w {
+			return nil, bad("shorter than the %d bytes of key column %s", w, s.cols[0].Name)
+		}
+		if s.cols[0].Type == KeyString && !utf8.Valid(key[:w]) {
+			return nil, bad("column %s is STRING and its value is not UTF-8", s.cols[0].Name)
+		}
+		vals, rest, start = []pkVal{s.valueOf(0, key[:w:w])}, key[w:], 1
 	}
-	vals := []pkVal{{v: key[:w:w]}}
-	rest := key[w:]
-	for _, c := range s.cols[1:] {
-		v, n, complete := decodeField(c.Type, rest)
+	for i := start; i < len(s.cols); i++ {
+		c := s.cols[i]
+		v, n, complete := s.field(i, rest)
 		if !complete {
 			return nil, bad("column %s: truncated or malformed (build keys with AppendKeyTail)", c.Name)
 		}
@@ -292,18 +313,31 @@ func valueLen(v pkVal) int {
 	return 8
 }
 
+// field reads column i of a multi-column key: a tail field, or a variable first column.
+func (s *keySchema) field(i int, b []byte) (v pkVal, n int, complete bool) {
+	if i == 0 {
+		return decodeBody(s.cols[0].Type, b)
+	}
+	return decodeField(s.cols[i].Type, b)
+}
+
 // decodeField reads one tail field. complete is false when b ends inside the field or the field is
 // malformed; v then holds the longest prefix that was read (for range bounds), n how far it got.
 func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 	if len(b) == 0 || b[0] != fieldTag(t) {
 		return infMin, 0, false
 	}
-	body := b[1:]
 	if t == KeyInteger {
 		var pad [8]byte
-		n := copy(pad[:], body)
+		n := copy(pad[:], b[1:])
 		return pkVal{v: int64(binary.BigEndian.Uint64(pad[:]) ^ (1 << 63))}, 1 + n, n == 8
 	}
+	v, n, complete = decodeBody(t, b[1:])
+	return v, 1 + n, complete
+}
+
+// decodeBody reads an escaped, terminated STRING or BINARY value (a field without its tag).
+func decodeBody(t KeyType, body []byte) (v pkVal, n int, complete bool) {
 	out := []byte{}
 	mk := func() pkVal {
 		if t == KeyString {
@@ -318,7 +352,7 @@ func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 			continue
 		}
 		if i+1 >= len(body) {
-			return mk(), 1 + i, false
+			return mk(), i, false
 		}
 		switch {
 		case c == 0x00 && body[i+1] == 0xFF:
@@ -328,12 +362,12 @@ func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 			out = append(out, 0xFF)
 			i++
 		case c == 0x00 && body[i+1] == 0x01:
-			return mk(), 1 + i + 2, true
+			return mk(), i + 2, true
 		default:
-			return mk(), 1 + i, false
+			return mk(), i, false
 		}
 	}
-	return mk(), len(b), false
+	return mk(), len(body), false
 }
 
 // primaryKey builds the SDK's primary key from column values.
@@ -369,17 +403,15 @@ func (s *keySchema) keyOf(pk *ots.PrimaryKey) ([]byte, error) {
 			return nil, fmt.Errorf("tablestore: row primary-key column %d is %q, want %q", i, c.ColumnName, col.Name)
 		}
 		switch v := c.Value.(type) {
-		case []byte:
-			if i == 0 {
-				key = append(key, v...)
-			} else {
-				key = appendText(key, fieldTag(col.Type), v)
-			}
-		case string:
-			if i == 0 {
-				key = append(key, v...)
-			} else {
-				key = appendText(key, fieldTag(col.Type), []byte(v))
+		case []byte, string:
+			b := bytesOf(pkVal{v: v})
+			switch {
+			case i == 0 && s.variable():
+				key = appendBody(key, b)
+			case i == 0:
+				key = append(key, b...)
+			default:
+				key = appendText(key, fieldTag(col.Type), b)
 			}
 		case int64:
 			if i == 0 {
@@ -389,7 +421,7 @@ func (s *keySchema) keyOf(pk *ots.PrimaryKey) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("tablestore: row primary-key column %s has type %T", col.Name, c.Value)
 		}
-		if i == 0 && len(s.cols) > 1 && len(key) != s.cols[0].Width {
+		if i == 0 && s.cols[0].Width > 0 && len(key) != s.cols[0].Width {
 			return nil, fmt.Errorf("tablestore: row key column %s has %d bytes, the table declares %d", col.Name, len(key), s.cols[0].Width)
 		}
 	}
@@ -417,24 +449,25 @@ func (s *keySchema) lowerBound(b []byte, strict bool) []pkVal {
 	if n == 1 {
 		return []pkVal{s.lowerBytes(0, b, strict)}
 	}
-	w := s.cols[0].Width
-	if len(b) < w {
-		// A shorter bound compares with the fixed-width first column alone; the MIN padding below makes
-		// the bound strict as well.
-		out = append(out, pkVal{v: b})
-		return pad()
+	rest, start := b, 0
+	if w := s.cols[0].Width; w > 0 {
+		if len(b) < w || (s.cols[0].Type == KeyString && !utf8.Valid(b[:w])) {
+			// A shorter bound compares with the fixed-width first column alone; the MIN padding below
+			// makes the bound strict as well (and lowerBytes' shorter valid prefix sorts lower still).
+			out = append(out, s.lowerBytes(0, b[:min(w, len(b))], false))
+			return pad()
+		}
+		out = append(out, s.valueOf(0, b[:w:w]))
+		if rest, start = b[w:], 1; len(rest) == 0 {
+			return pad()
+		}
 	}
-	out = append(out, pkVal{v: b[:w:w]})
-	rest := b[w:]
-	if len(rest) == 0 {
-		return pad()
-	}
-	for i := 1; i < n; i++ {
+	for i := start; i < n; i++ {
 		last := i == n-1
-		v, used, complete := decodeField(s.cols[i].Type, rest)
+		v, used, complete := s.field(i, rest)
 		rest = rest[used:]
 		if !complete {
-			if used == 0 {
+			if used == 0 && i > 0 {
 				return pad() // tag missing or wrong: INF_MIN is always low enough
 			}
 			if s.cols[i].Type != KeyInteger {
@@ -519,22 +552,23 @@ func (s *keySchema) upperBound(b []byte) []pkVal {
 	if n == 1 {
 		return []pkVal{s.upperBytes(0, b)}
 	}
-	w := s.cols[0].Width
-	if len(b) < w {
-		out = append(out, pkVal{v: b})
-		return pad(infMin)
+	rest, start := b, 0
+	if w := s.cols[0].Width; w > 0 {
+		first := b[:min(w, len(b))]
+		if s.cols[0].Type == KeyString && !utf8.Valid(first) {
+			return pad(infMax) // loose: every row
+		}
+		if out = append(out, s.valueOf(0, first)); len(b) <= w {
+			return pad(infMin)
+		}
+		rest, start = b[w:], 1
 	}
-	out = append(out, pkVal{v: b[:w:w]})
-	rest := b[w:]
-	if len(rest) == 0 {
-		return pad(infMin)
-	}
-	for i := 1; i < n; i++ {
-		v, used, complete := decodeField(s.cols[i].Type, rest)
+	for i := start; i < n; i++ {
+		v, used, complete := s.field(i, rest)
 		junk := rest[used:]
 		rest = junk
 		if !complete {
-			if used == 0 {
+			if used == 0 && i > 0 {
 				// The field's tag is missing or wrong: every row sharing the columns before sorts above b
 				// (no byte left, or a smaller one) or below it (a larger one).
 				if len(junk) > 0 && junk[0] > fieldTag(s.cols[i].Type) {

@@ -1,6 +1,7 @@
 package dropin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,12 +120,13 @@ func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
 // SDK returns the wrapped client, for the calls the drop-in does not salt (table operations).
 func (c *Client) SDK() *ots.TableStoreClient { return c.sdk }
 
-// Forget drops what the client learned about table (key and salter), e.g. after it was deleted and
-// created again.
+// Forget drops what the client learned about table (key and salter), its driver's cached key
+// included, e.g. after another client deleted it and created it again.
 func (c *Client) Forget(table string) {
 	c.mu.Lock()
 	delete(c.tables, table)
 	c.mu.Unlock()
+	c.backend.Forget(table)
 }
 
 // Salter returns the salter the client uses for table.
@@ -178,12 +180,35 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
 	t = &table{name: name, salter: s, layout: layout, cols: layout.Columns()}
+	if err := t.checkVariableSalt(); err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
+	}
 	c.mu.Lock()
 	c.tables[name] = t
 	c.mu.Unlock()
 	c.log.DebugContext(ctx, "dropin: table learned", "table", name, "spec", s.Spec(),
 		"primary_key", tablestore.FormatPrimaryKey(t.cols...))
 	return t, nil
+}
+
+// checkVariableSalt refuses a salter whose prefixes hold 0x00 or 0xFF on a table with a variable
+// first column: the key encoding escapes those bytes, so the stored first column would not be the salt
+// followed by the caller's value, and rows would not split back into columns.
+func (t *table) checkVariableSalt() error {
+	if !t.variable() {
+		return nil
+	}
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if err != nil {
+		return nil // not a prefix salter: physicalPK refuses its keys
+	}
+	for _, r := range ranges {
+		if bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0 {
+			return fmt.Errorf("%w: salter %s writes binary prefixes, and column %s of key %s has no fixed width: use a text prefix (md5hex) or declare the width",
+				ErrUnsupported, t.salter.Spec(), t.cols[0].Name, tablestore.FormatPrimaryKey(t.cols...))
+		}
+	}
+	return nil
 }
 
 func (c *Client) resolveSalter(name string, meta map[string]string) (salting.Salter, error) {
