@@ -312,7 +312,11 @@ func TestTransactionPartitionKey(t *testing.T) {
 		pk    *ots.PrimaryKey
 		want  string // pkText of the stored key, "" for ErrUnsupported
 	}{
-		{"guide", uid, pkText(func() *ots.PrimaryKey { p := new(ots.PrimaryKey); p.AddPrimaryKeyColumn("uid", guideKey("user1")); return p }())},
+		{"guide", uid, pkText(func() *ots.PrimaryKey {
+			p := new(ots.PrimaryKey)
+			p.AddPrimaryKeyColumn("uid", guideKey("user1"))
+			return p
+		}())},
 		{"whole", uid, ""},
 		{"one", bin([]byte("k")), pkText(physical(t, "hash:16", []byte("k")))},
 	}
