@@ -251,11 +251,13 @@ func TestAdoptGuideLayout(t *testing.T) {
 }
 
 // TestStringFirstColumn: STRING first columns, of a fixed width and variable, salted with text
-// prefixes, read back in logical order; binary prefixes on a variable first column are refused.
+// prefixes (hex and decimal), read back in logical order as the SDK reads an unsalted table; binary prefixes on a variable first column are refused.
 func TestStringFirstColumn(t *testing.T) {
 	for _, tt := range []struct{ key, spec string }{
 		{"id:STRING:8,seq:INTEGER", "md5hex:2:prefix=6"},
+		{"id:STRING:8,seq:INTEGER", "hash:16:digits=2:prefix=6"},
 		{"id:STRING,seq:INTEGER", "md5hex:1"},
+		{"id:STRING,seq:INTEGER", "hash:12:digits=2:sep=0x00"},
 		{"id:STRING,seq:INTEGER", "none"},
 	} {
 		t.Run(tt.key+" "+tt.spec, func(t *testing.T) {
