@@ -91,7 +91,8 @@ func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n
 func WithPageRows(n int) Option { return func(c *config) { c.pageRows = max(1, n) } }
 
 // WithOptions sets the driver options used to learn table keys: MetaTable (where specs are stored)
-// and Schemas (the keys of multi-column tables brine did not create).
+// and Schemas (the keys of multi-column tables brine did not create, to give their first column a
+// fixed width; Adopt stores one for every client instead).
 func WithOptions(o tablestore.Options) Option { return func(c *config) { c.opts = o } }
 
 // WithLogger sets the logger for debug lines (default slog.Default()).
@@ -117,7 +118,7 @@ func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
 	}
 }
 
-// SDK returns the wrapped client, for the calls the drop-in does not salt (table operations).
+// SDK returns the wrapped client, which reads and writes stored (salted) keys.
 func (c *Client) SDK() *ots.TableStoreClient { return c.sdk }
 
 // Forget drops what the client learned about table (key and salter), its driver's cached key
