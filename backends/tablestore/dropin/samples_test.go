@@ -92,8 +92,35 @@ func samplePK(pk1 string, pk2 int64) *ots.PrimaryKey {
 	return pk
 }
 
+// updateRowWithIncrement is UpdateRowWithIncrement: a put, an increment, an increment returning
+// the new value.
+func updateRowWithIncrement(r *recorder, client ots.TableStoreApi, tableName, name string) {
+	pk := func() *ots.PrimaryKey { return samplePK("pk1increment", 2) }
+	ch := &ots.UpdateRowChange{TableName: tableName, PrimaryKey: pk()}
+	ch.PutColumn("col2", int64(50))
+	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
+	resp, err := client.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: ch})
+	r.add(name+" put", resp, err)
+	if err != nil {
+		return
+	}
+	ch = &ots.UpdateRowChange{TableName: tableName, PrimaryKey: pk()}
+	ch.IncrementColumn("col2", int64(10))
+	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
+	resp, err = client.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: ch})
+	r.add(name+" increment", resp, err)
+	ch = &ots.UpdateRowChange{TableName: tableName, PrimaryKey: pk()}
+	ch.IncrementColumn("col2", int64(30))
+	ch.SetReturnIncrementValue()
+	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
+	ch.AppendIncrementColumnToReturn("col2")
+	resp, err = client.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: ch})
+	r.add(name+" increment returned", resp, err)
+}
+
 // runSamples runs the table and row samples in the order of the SDK's sample.go.
 func runSamples(r *recorder, client ots.TableStoreApi, tableName string) {
+	updateRowWithIncrement(r, client, tableName, "UpdateRowWithIncrement before CreateTable")
 	// CreateTableSample
 	meta := new(ots.TableMeta)
 	meta.TableName = tableName
@@ -194,6 +221,8 @@ func runSamples(r *recorder, client ots.TableStoreApi, tableName string) {
 	bgResp, err := client.BatchGetRow(&ots.BatchGetRowRequest{MultiRowQueryCriteria: []*ots.MultiRowQueryCriteria{mq}})
 	r.add("BatchGetRow", bgResp, err)
 
+	updateRowWithIncrement(r, client, tableName, "UpdateRowWithIncrement")
+
 	// GetRangeSample: pages of 10 over the whole table, forward; then backward over a bounded range.
 	getRange := func(name string, start, end *ots.PrimaryKey, dir ots.Direction) {
 		crit := &ots.RangeRowQueryCriteria{TableName: tableName, StartPrimaryKey: start, EndPrimaryKey: end,
@@ -221,6 +250,18 @@ func TestSDKSamples(t *testing.T) {
 	raw := tablestoretest.Start(t)
 	want := &recorder{t: t}
 	runSamples(want, raw.NewClient(nil), "sampletable")
+	// The reference did run the samples: a few of its answers, as the SDK's samples print them.
+	for _, line := range []string{
+		"UpdateRowWithIncrement before CreateTable put: error OTSObjectNotExist",
+		"UpdateRowWithIncrement increment returned: .Columns[0].Value=90",
+		"GetRow after UpdateRow: .Columns[2].Value=newcol3",
+		"BatchGetRow: .TableToRowsResult[sampletable].len=21",
+		"GetRange page 13: .Rows.len=1",
+	} {
+		if !slices.ContainsFunc(want.calls, func(c string) bool { return strings.HasPrefix(c, line) }) {
+			t.Fatalf("the SDK's samples did not answer %q:\n%s", line, strings.Join(want.calls, "\n"))
+		}
+	}
 
 	for _, tt := range []struct {
 		spec    string
@@ -252,8 +293,11 @@ func checkSalted(t *testing.T, srv *tablestoretest.Server, spec string, saltLen 
 	crit := ots.RangeRowQueryCriteria{TableName: "sampletable", StartPrimaryKey: infMin("pk1", "pk2", "pk3"),
 		EndPrimaryKey: infMax("pk1", "pk2", "pk3"), Direction: ots.FORWARD, MaxVersion: 1, Limit: 200}
 	resp, err := srv.NewClient(nil).GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: &crit})
-	if err != nil || len(resp.Rows) != 130 {
-		t.Fatalf("stored rows: %v, %v; want 130", resp, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Rows) != 131 {
+		t.Fatalf("%d stored rows, want 131", len(resp.Rows))
 	}
 	for _, row := range resp.Rows {
 		cols := row.PrimaryKey.PrimaryKeys
@@ -264,7 +308,7 @@ func checkSalted(t *testing.T, srv *tablestoretest.Server, spec string, saltLen 
 			t.Fatal(err)
 		}
 		phys, err := s.AppendPhysical(nil, logical)
-		if err != nil || !strings.HasPrefix(pk1, "pk1value") || string(phys[:saltLen]) != stored[:saltLen] {
+		if err != nil || !strings.HasPrefix(pk1, "pk1") || string(phys[:saltLen]) != stored[:saltLen] {
 			t.Fatalf("stored key %s: not %s of its logical key %q (%q, %v)", pkText(row.PrimaryKey), spec, logical, phys, err)
 		}
 	}
