@@ -98,8 +98,9 @@
 //     SDK's PutRowChange, UpdateRowChange and DeleteRowChange, or naming another table than its batch;
 //   - GetRange with start not below end in its direction (the service's OTSParameterInvalid), a
 //     negative limit, more than 100 rows in a BatchGetRow or 200 in a BatchWriteRow;
-//   - on a multi-column table, a salter that does more than prepend a prefix (reverse), and on a
-//     variable first column a binary prefix (above);
+//   - on a multi-column table, a salter that does more than prepend a prefix (reverse); on a
+//     variable first column a binary prefix (above); in a STRING column a prefix that is not UTF-8
+//     (hash:256's bytes over 0x7F);
 //   - StartLocalTransaction on a partition-key value whose rows the salter spreads over several
 //     buckets, and Search with routing values (primary keys it cannot salt).
 //

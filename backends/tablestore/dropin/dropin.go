@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"unicode/utf8"
 
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
@@ -181,7 +182,7 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
 	t = &table{name: name, salter: s, layout: layout, cols: layout.Columns()}
-	if err := t.checkVariableSalt(); err != nil {
+	if err := t.checkSalt(); err != nil {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
 	c.mu.Lock()
@@ -192,21 +193,26 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 	return t, nil
 }
 
-// checkVariableSalt refuses a salter whose prefixes hold 0x00 or 0xFF on a table with a variable
-// first column: the key encoding escapes those bytes, so the stored first column would not be the salt
-// followed by the caller's value, and rows would not split back into columns.
-func (t *table) checkVariableSalt() error {
-	if !t.variable() {
+// checkSalt refuses salters whose prefixes the first column cannot hold as the salt followed by the
+// caller's value: on a variable first column, prefixes with 0x00 or 0xFF (the key encoding escapes
+// them); in a STRING column, prefixes that are not UTF-8 (the service would refuse the key).
+func (t *table) checkSalt() error {
+	str := t.cols[0].Type == tablestore.KeyString
+	if !t.variable() && !str {
 		return nil
 	}
 	ranges, err := t.salter.BucketRanges(nil, nil)
 	if err != nil {
-		return nil // not a prefix salter: physicalPK refuses its keys
+		return nil // not a prefix salter: physicalPK refuses its keys on multi-column tables
 	}
 	for _, r := range ranges {
-		if bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0 {
-			return fmt.Errorf("%w: salter %s writes binary prefixes, and column %s of key %s has no fixed width: use a text prefix (md5hex) or declare the width",
+		switch {
+		case t.variable() && (bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0):
+			return fmt.Errorf("%w: salter %s writes binary prefixes, and column %s of key %s has no fixed width: use a text prefix (md5hex, digits=D) or declare the width",
 				ErrUnsupported, t.salter.Spec(), t.cols[0].Name, tablestore.FormatPrimaryKey(t.cols...))
+		case str && !utf8.Valid(r.Start):
+			return fmt.Errorf("%w: salter %s writes prefixes that are not text, and column %s is STRING: use a text prefix (md5hex, digits=D)",
+				ErrUnsupported, t.salter.Spec(), t.cols[0].Name)
 		}
 	}
 	return nil

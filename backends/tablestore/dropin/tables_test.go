@@ -366,3 +366,25 @@ func TestLogicalPrimaryKey(t *testing.T) {
 		t.Fatalf("LogicalPrimaryKey(%s) = %v, %v; want %s", pkText(raw.Rows[0].PrimaryKey), pkText(got), err, pkText(pk))
 	}
 }
+
+// TestSaltRefused: salters whose prefixes a table's first column cannot hold fail before anything
+// is sent.
+func TestSaltRefused(t *testing.T) {
+	e := newEnv(t)
+	e.salted(t, "var", "hash:16", "id:BINARY,seq:INTEGER")  // 0x00 prefixes on a variable column
+	e.salted(t, "str", "hash:256", "id:STRING")             // bytes over 0x7F alone in a STRING
+	e.salted(t, "ok", "hash:16", "id:BINARY:4,seq:INTEGER") // a fixed width takes binary prefixes
+	e.srv.ResetStats()
+	c := New(e.sdk)
+	for _, table := range []string{"var", "str"} {
+		if _, err := c.Salter(t.Context(), table); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: %v, want ErrUnsupported", table, err)
+		}
+	}
+	if _, err := c.Salter(t.Context(), "ok"); err != nil {
+		t.Errorf("fixed width: %v", err)
+	}
+	if w := e.srv.Stats().Total().RowsWritten; w != 0 {
+		t.Fatalf("%d rows written", w)
+	}
+}
