@@ -32,7 +32,7 @@
 // salt followed by the caller's value; the other columns are stored as given:
 //
 //   - one column, BINARY or STRING, holding the whole key: the caller's value is the logical key
-//     ([]byte for BINARY, string for STRING);
+//     ([]byte for BINARY, string for STRING, whose salt must be text);
 //   - two to four columns whose first, BINARY or STRING, is variable (the default): any prefix salter
 //     whose prefix is text works, e.g. the Tablestore guide's md5 prefix, "md5hex:4:sep=0x00" (the
 //     first 4 hex digits of md5 of the first column, which is what the logical key holds before its
@@ -48,7 +48,7 @@
 // The salter sees the logical key first-column + tablestore.AppendKeyTail(other columns...), the first
 // column in tablestore.AppendKeyHead's encoding when it is variable, so "hash:16:prefix=6" salts a
 // 6-byte fixed first column alone, "md5hex:4:sep=0x00" a variable one alone, and "hash:16" or
-// "md5hex:2" the whole key. Both keep Tablestore's row order equal to the logical keys' byte order,
+// "md5hex:2" the whole key. Both encodings keep Tablestore's row order equal to the logical keys' byte order,
 // which GetRange's merge relies on.
 //
 // Each table's salter is the spec stored with it (the "brine.salt" entry of its row in the brine_meta
