@@ -48,8 +48,8 @@
 // The salter sees the logical key first-column + tablestore.AppendKeyTail(other columns...), the first
 // column in tablestore.AppendKeyHead's encoding when it is variable, so "hash:16:prefix=6" salts a
 // 6-byte fixed first column alone, "md5hex:4:sep=0x00" a variable one alone, and "hash:16" or
-// "md5hex:2" the whole key. Both encodings keep Tablestore's row order equal to the logical keys' byte order,
-// which GetRange's merge relies on.
+// "md5hex:2" the whole key. Both encodings keep Tablestore's row order equal to the logical keys'
+// byte order, which GetRange's merge relies on.
 //
 // Each table's salter is the spec stored with it (the "brine.salt" entry of its row in the brine_meta
 // table), read once per table with the table's key and cached; Forget drops both (its driver's
