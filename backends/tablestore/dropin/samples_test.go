@@ -242,10 +242,10 @@ func runSamples(r *recorder, client ots.TableStoreApi, tableName string) {
 }
 
 // TestSDKSamples: the SDK's samples through the drop-in return field for field what they return
-// through the SDK on an unsalted table, on salted tables of the Tablestore guide's md5 layouts (the
-// hash of the partition key, or of the whole key) and unsalted. (The guide's 4 hex digits make
-// 65536 buckets, which an unpruned GetRange reads one by one: TestGuideLayout uses them on ranges
-// that prune to one bucket.)
+// through the SDK on an unsalted table, on salted tables with text prefixes in the STRING partition
+// key: the Tablestore guide's md5 hex digits of the partition key, a decimal bucket of the whole
+// key's hash, and none. (The guide's 4 hex digits make 65536 buckets, which an unpruned GetRange
+// reads one by one: TestAdoptGuideLayout uses them on a range that prunes to one bucket.)
 func TestSDKSamples(t *testing.T) {
 	raw := tablestoretest.Start(t)
 	want := &recorder{t: t}
@@ -266,7 +266,7 @@ func TestSDKSamples(t *testing.T) {
 	for _, tt := range []struct {
 		spec    string
 		saltLen int
-	}{{"md5hex:2:sep=0x00", 2}, {"md5hex:1", 1}, {"none", 0}} {
+	}{{"md5hex:2:sep=0x00", 2}, {"hash:8:digits=1", 1}, {"none", 0}} {
 		spec := tt.spec
 		t.Run(spec, func(t *testing.T) {
 			srv := tablestoretest.Start(t)
