@@ -131,6 +131,15 @@ func runSamples(r *recorder, client ots.TableStoreApi, tableName string) {
 		TableOption: &ots.TableOption{TimeToAlive: -1, MaxVersion: 3}, ReservedThroughput: &ots.ReservedThroughput{}})
 	r.add("CreateTable", createResp, err)
 
+	// DeleteTableSample: a table created to be deleted.
+	meta.TableName = "tabletodeletesample"
+	createResp, err = client.CreateTable(&ots.CreateTableRequest{TableMeta: meta,
+		TableOption: &ots.TableOption{TimeToAlive: -1, MaxVersion: 3}, ReservedThroughput: &ots.ReservedThroughput{}})
+	r.add("CreateTable tabletodeletesample", createResp, err)
+	delTableResp, err := client.DeleteTable(&ots.DeleteTableRequest{TableName: "tabletodeletesample"})
+	r.add("DeleteTable", delTableResp, err)
+	meta.TableName = tableName
+
 	listResp, err := client.ListTable()
 	r.add("ListTable", listResp, err)
 
