@@ -11,7 +11,7 @@ import (
 
 // One spec per strategy and lead mode, with 1- and 2-byte prefixes.
 var fuzzSpecs = []string{
-	"hash:16", "hash:300", "hash:8:prefix=3", "hash:16:fields=1", "hash:5:fields=2", "hash:4:sep=0x2c",
+	"hash:16", "hash:300", "hash:8:prefix=3", "hash:12:digits=2", "mod:300:offset=0,width=8,digits=3", "hash:16:fields=1", "hash:5:fields=2", "hash:4:sep=0x2c",
 	"md5hex:1", "md5hex:2:prefix=2", "md5hex:2:fields=2", "md5hex:1:sep=0x2c",
 	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=2",
 	"reverse", "reverse:prefix=3", "reverse:fields=1", "reverse:fields=2", "reverse:sep=0x2c",

@@ -21,6 +21,7 @@ type prefixed struct {
 	spec   string
 	n      int
 	hexLen int // > 0 (md5hex): the prefix is the bucket as hexLen lower-case hex digits
+	decLen int // > 0 (digits=D): the prefix is the bucket as decLen decimal digits, zero-padded
 	width  int // otherwise: the prefix is the bucket big-endian in width bytes
 	st     strategy
 }
@@ -37,8 +38,11 @@ func (p *prefixed) Spec() string { return p.spec }
 func (p *prefixed) Buckets() int { return p.n }
 
 func (p *prefixed) prefixLen() int {
-	if p.hexLen > 0 {
+	switch {
+	case p.hexLen > 0:
 		return p.hexLen
+	case p.decLen > 0:
+		return p.decLen
 	}
 	return p.width
 }
@@ -46,6 +50,12 @@ func (p *prefixed) prefixLen() int {
 const hexDigits = "0123456789abcdef"
 
 func (p *prefixed) appendPrefix(dst []byte, b int) []byte {
+	if p.decLen > 0 {
+		for i := p.decLen - 1; i >= 0; i-- {
+			dst = append(dst, '0'+byte(b/pow10(i)%10))
+		}
+		return dst
+	}
 	if p.hexLen > 0 {
 		for i := p.hexLen - 1; i >= 0; i-- {
 			dst = append(dst, hexDigits[(b>>(4*i))&0xf])
@@ -58,6 +68,14 @@ func (p *prefixed) appendPrefix(dst []byte, b int) []byte {
 	return dst
 }
 
+func pow10(n int) int {
+	p := 1
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
 // parsePrefix reads the bucket from the prefix of a physical key; ok is false if it is not one.
 func (p *prefixed) parsePrefix(physical []byte) (b int, ok bool) {
 	l := p.prefixLen()
@@ -65,7 +83,14 @@ func (p *prefixed) parsePrefix(physical []byte) (b int, ok bool) {
 		return 0, false
 	}
 	for _, c := range physical[:l] {
-		if p.hexLen == 0 {
+		switch {
+		case p.decLen > 0:
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			b = b*10 + int(c-'0')
+			continue
+		case p.hexLen == 0:
 			b = b<<8 | int(c)
 			continue
 		}

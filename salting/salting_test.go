@@ -47,6 +47,11 @@ func TestParseSpec(t *testing.T) {
 		{"hash:16:sep=0x2c", "hash:16:sep=0x2c", 16},
 		{"hash:16:sep=_", "hash:16:sep=_", 16},
 		{"hash:16:sep=0x5f", "hash:16:sep=_", 16},
+		{"hash:16:digits=2", "hash:16:digits=2", 16},
+		{"hash:16:sep=0x00:digits=3", "hash:16:digits=3:sep=0x00", 16},
+		{"hash:100,digits=2", "hash:100:digits=2", 100},
+		{"mod:10:width=8,digits=1", "mod:10:offset=0,width=8,digits=1", 10},
+		{"mod:16:digits=2:field=1", "mod:16:field=1,digits=2", 16},
 		{"md5hex:4", "md5hex:4", 65536},
 		{"md5hex:1:prefix=6", "md5hex:1:prefix=6", 16},
 		{"md5hex:2:fields=1", "md5hex:2:fields=1", 256},
@@ -85,7 +90,8 @@ func TestParseSpec(t *testing.T) {
 		"md5hex:0", "md5hex:5", "mod:16", "mod:16:offset=0", "mod:16:width=9", "mod:16:width=0",
 		"mod:16:field=0", "mod:16:field=1,width=2", "mod:16:offset=01,width=2", "reverse:16", "reverse:",
 		"phoenix:257", "phoenix:8:prefix=1", "opentsdb:257:width=1", "opentsdb:20:width=5", "opentsdb:20:metric=0",
-		"none:", "none:1", "hash 16", "hash:16 ", "hash:1e3", "hash:99999999999999999999"}
+		"none:", "none:1", "hash:16:digits=1", "hash:101:digits=2", "hash:16:digits=0", "hash:16:digits=6",
+		"md5hex:2:digits=3", "mod:100:width=1,digits=1", "hash:16:digits=02", "hash 16", "hash:16 ", "hash:1e3", "hash:99999999999999999999"}
 	for _, in := range bad {
 		if s, err := ParseSpec(in); !errors.Is(err, ErrInvalidSpec) {
 			t.Errorf("ParseSpec(%q) = %v, %v; want ErrInvalidSpec", in, s, err)
@@ -156,6 +162,33 @@ func TestHashVectors(t *testing.T) {
 }
 
 // md5hex is the guides' [md5(userid)[0:C]][userid][orderid], byte for byte.
+// digits=D writes the bucket the binary prefix holds as D decimal digits: mod:N's is the number % N.
+func TestDigitsVectors(t *testing.T) {
+	key := binary.BigEndian.AppendUint64(nil, 1234567)
+	for _, tt := range []struct{ spec, want string }{
+		{"mod:100:width=8,digits=2", "67"},
+		{"mod:100:width=8,digits=5", "00067"},
+		{"mod:7:width=8,digits=1", fmt.Sprint(1234567 % 7)},
+	} {
+		if p := physical(t, mustParse(t, tt.spec), key); string(p[:len(p)-8]) != tt.want || !bytes.Equal(p[len(p)-8:], key) {
+			t.Errorf("%s: %q, want %q + key", tt.spec, p, tt.want)
+		}
+	}
+	bin, text := mustParse(t, "hash:300"), mustParse(t, "hash:300:digits=3")
+	for _, k := range []string{"a", "user42", "\x00\xff"} {
+		b, _ := bin.Bucket([]byte(k))
+		if p := physical(t, text, []byte(k)); string(p[:3]) != fmt.Sprintf("%03d", b) {
+			t.Errorf("hash:300:digits=3 of %q: %q, want bucket %d", k, p, b)
+		}
+	}
+	if _, err := text.AppendLogical(nil, []byte("30a")); !errors.Is(err, ErrInvalidPhysicalKey) {
+		t.Errorf("non-digit prefix: %v", err)
+	}
+	if _, err := text.AppendLogical(nil, []byte("300x")); !errors.Is(err, ErrInvalidPhysicalKey) {
+		t.Errorf("bucket 300 of 300: %v", err)
+	}
+}
+
 func TestMD5HexVectors(t *testing.T) {
 	// md5("200001") = ee8f208b135d4940dbb80d0335e20a1f (md5sum of the 6 bytes, no newline).
 	s := mustParse(t, "md5hex:4")
@@ -343,7 +376,8 @@ func TestPrefixEnd(t *testing.T) {
 	}
 }
 
-var roundTripSpecs = []string{"hash:16", "hash:1", "hash:300", "hash:8:prefix=3", "hash:16:fields=1", "hash:4:sep=0x2c",
+var roundTripSpecs = []string{"hash:16", "hash:1", "hash:300", "hash:16:digits=2", "hash:300:digits=3:prefix=2",
+	"mod:7:offset=1,width=2,digits=1", "mod:300:field=2,digits=4", "hash:8:prefix=3", "hash:16:fields=1", "hash:4:sep=0x2c",
 	"md5hex:1", "md5hex:4", "md5hex:2:prefix=3", "md5hex:2:fields=2", "md5hex:2:sep=_",
 	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=2",
 	"reverse", "reverse:prefix=3", "reverse:fields=1", "reverse:sep=0x2c",

@@ -18,9 +18,9 @@ const (
 // ParseSpec parses a salting spec, the form stored with a table and given on the command line.
 // Spec() of the result is the canonical form of the same salter.
 //
-//	spec     = "hash:" N [":" lead]                   N in 1..65536; bucket = fmix32(fnv1a32(part)) % N
+//	spec     = "hash:" N [":digits=" D] [":" lead]    N in 1..65536; bucket = fmix32(fnv1a32(part)) % N
 //	         | "md5hex:" C [":" lead]                 C in 1..4; prefix = first C hex digits of md5(part)
-//	         | "mod:" N ":" ("offset=" O "," "width=" W | "field=" K)
+//	         | "mod:" N ":" ("offset=" O "," "width=" W | "field=" K) [",digits=" D]
 //	         | "reverse" [":" lead]
 //	         | "phoenix:" N                           N in 1..256 (Apache Phoenix SALT_BUCKETS)
 //	         | "opentsdb:" N [":width=" W] [",metric=" M]   W in 1..4 (default 1), M in 1..8 (default 3)
@@ -31,8 +31,10 @@ const (
 //	                           B is a character or 0xHH ("sep=0x2c" for ',')
 //
 // Without lead, part is the whole key. Options after the number may be separated by ':' or ','.
-// hash and mod write the bucket as a 1-byte prefix for N <= 256, else 2 bytes big-endian; md5hex
-// writes C lower-case hex digits (16^C buckets); opentsdb writes W bytes. mod reads an unsigned
+// hash and mod write the bucket as a 1-byte prefix for N <= 256, else 2 bytes big-endian, or with
+// digits=D as D decimal digits, zero-padded (D in 1..5, 10^D >= N: "hash:16:digits=2" writes "00" to
+// "15"); md5hex writes C lower-case hex digits (16^C buckets); opentsdb writes W bytes. The text
+// prefixes (md5hex, digits=D) suit STRING key columns, such as Tablestore partition keys. mod reads an unsigned
 // big-endian integer of W (1..8) bytes at offset O, or the Int64/Uint64 field K (1-based) of a
 // keys-encoded key, and takes it modulo N. Examples: "hash:16", "hash:64:fields=1", "md5hex:4:prefix=6",
 // "mod:16:offset=0,width=8", "reverse:sep=0x2c", "phoenix:8", "opentsdb:20:width=1", "none".
@@ -86,14 +88,18 @@ func parseSpec(spec string) (Salter, error) {
 	}
 	switch name {
 	case "hash":
-		n, l, err := parseCountAndLead("bucket count", tokens, maxBuckets)
+		n, l, extra, err := parseCountAndLead("bucket count", tokens, maxBuckets, "digits")
 		if err != nil {
 			return nil, err
 		}
-		return &prefixed{spec: fmt.Sprintf("hash:%d%s", n, l.suffix()), n: n, width: prefixWidth(n),
-			st: hashStrategy{n: uint32(n), lead: l}}, nil
+		d, err := extra.digits(n)
+		if err != nil {
+			return nil, err
+		}
+		return &prefixed{spec: fmt.Sprintf("hash:%d%s%s", n, digitsSuffix(":", d), l.suffix()), n: n, decLen: d,
+			width: prefixWidth(n), st: hashStrategy{n: uint32(n), lead: l}}, nil
 	case "md5hex":
-		c, l, err := parseCountAndLead("hex digit count", tokens, 4)
+		c, l, _, err := parseCountAndLead("hex digit count", tokens, 4)
 		if err != nil {
 			return nil, err
 		}
@@ -104,10 +110,15 @@ func parseSpec(spec string) (Salter, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts, err := parseOptions(tokens[1:], "offset", "width", "field")
+		opts, err := parseOptions(tokens[1:], "offset", "width", "field", "digits")
 		if err != nil {
 			return nil, err
 		}
+		d, err := opts.digits(n)
+		if err != nil {
+			return nil, err
+		}
+		delete(opts, "digits")
 		m := modStrategy{n: n}
 		if f, ok := opts["field"]; ok {
 			if len(opts) != 1 {
@@ -116,7 +127,8 @@ func parseSpec(spec string) (Salter, error) {
 			if m.field, err = parseNum("field", f, 1, maxFields); err != nil {
 				return nil, err
 			}
-			return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d", n, m.field), n: n, width: prefixWidth(n), st: m}, nil
+			return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d%s", n, m.field, digitsSuffix(",", d)), n: n, decLen: d,
+				width: prefixWidth(n), st: m}, nil
 		}
 		w, ok := opts["width"]
 		if !ok {
@@ -130,8 +142,8 @@ func parseSpec(spec string) (Salter, error) {
 				return nil, err
 			}
 		}
-		return &prefixed{spec: fmt.Sprintf("mod:%d:offset=%d,width=%d", n, m.offset, m.width), n: n,
-			width: prefixWidth(n), st: m}, nil
+		return &prefixed{spec: fmt.Sprintf("mod:%d:offset=%d,width=%d%s", n, m.offset, m.width, digitsSuffix(",", d)), n: n,
+			decLen: d, width: prefixWidth(n), st: m}, nil
 	case "phoenix":
 		n, err := parseNum("bucket count", tokens[0], 1, 256)
 		if err != nil {
@@ -197,24 +209,59 @@ func parseOptions(tokens []string, allowed ...string) (options, error) {
 	return opts, nil
 }
 
-// lead reads the at most one of prefix=L, fields=K, sep=B.
-// parseCountAndLead parses "N[:prefix=..|fields=..[:sep=..]]" of the strategies that salt the
-// whole key or its leading part: N in [1, hi] (what names it in errors), then the lead options.
-func parseCountAndLead(what string, tokens []string, hi int) (int, lead, error) {
+// parseCountAndLead parses "N[:prefix=..|fields=..|sep=..]" of the strategies that salt the
+// whole key or its leading part: N in [1, hi] (what names it in errors), then the lead options and
+// the extra options allowed, returned apart.
+func parseCountAndLead(what string, tokens []string, hi int, extra ...string) (int, lead, options, error) {
 	n, err := parseNum(what, tokens[0], 1, hi)
 	if err != nil {
-		return 0, lead{}, err
+		return 0, lead{}, nil, err
 	}
-	opts, err := parseOptions(tokens[1:], "prefix", "fields", "sep")
+	opts, err := parseOptions(tokens[1:], append([]string{"prefix", "fields", "sep"}, extra...)...)
 	if err != nil {
-		return 0, lead{}, err
+		return 0, lead{}, nil, err
+	}
+	rest := options{}
+	for _, k := range extra {
+		if v, ok := opts[k]; ok {
+			rest[k] = v
+			delete(opts, k)
+		}
 	}
 	l, err := opts.lead()
 	if err != nil {
-		return 0, lead{}, err
+		return 0, lead{}, nil, err
 	}
-	return n, l, nil
+	return n, l, rest, nil
 }
+
+// maxDigits is the most decimal digits a prefix needs (maxBuckets-1 has 5).
+const maxDigits = 5
+
+// digits reads digits=D (0 when absent): a text prefix of D decimal digits, enough for n buckets.
+func (o options) digits(n int) (int, error) {
+	v, ok := o["digits"]
+	if !ok {
+		return 0, nil
+	}
+	d, err := parseNum("digits", v, 1, maxDigits)
+	if err != nil {
+		return 0, err
+	}
+	if pow10(d) < n {
+		return 0, fmt.Errorf("%d buckets do not fit %d decimal digits", n, d)
+	}
+	return d, nil
+}
+
+func digitsSuffix(sep string, d int) string {
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%sdigits=%d", sep, d)
+}
+
+// lead reads the at most one of prefix=L, fields=K, sep=B.
 
 func (o options) lead() (lead, error) {
 	if len(o) > 1 {

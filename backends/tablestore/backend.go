@@ -431,7 +431,8 @@ func (b *Backend) describe(ctx context.Context, table string) ([]KeyColumn, erro
 }
 
 // schema returns the key schema of a table, learned once: the service gives column names and types,
-// and for a multi-column key the first column's width comes from the stored meta or Options.Schemas.
+// and for a multi-column key the first column's width comes from the stored meta or Options.Schemas
+// (undeclared: variable).
 func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) {
 	if err := checkTableName(table); err != nil {
 		return nil, err
@@ -451,11 +452,13 @@ func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) 
 		if err != nil {
 			return nil, err
 		}
-		if declared == nil || !sameColumns(declared, cols) {
-			return nil, fmt.Errorf("tablestore: table %q has key %s: %w: declare it (with the first column's width) in Options.Schemas",
-				table, FormatPrimaryKey(cols...), backends.ErrInvalidArgument)
+		if declared != nil && !sameColumns(declared, cols) {
+			return nil, fmt.Errorf("tablestore: table %q has key %s, declared as %s: %w",
+				table, FormatPrimaryKey(cols...), FormatPrimaryKey(declared...), backends.ErrInvalidArgument)
 		}
-		cols = declared
+		if declared != nil {
+			cols = declared // else the first column is variable (Width 0)
+		}
 	}
 	if s, err = newKeySchema(cols); err != nil {
 		return nil, fmt.Errorf("table %q: %w", table, err)

@@ -6,22 +6,27 @@
 // A brine table is a Tablestore table whose first primary-key column, "pk" BINARY, holds the physical
 // (salted) row key. The first primary-key column is Tablestore's partition key, so the salt prefix
 // spreads monotonic keys over partitions: the design guide's cure for sequential order numbers (a
-// hash prefix on the partition key).
+// hash prefix on the partition key). A STRING column works as well, with keys that are UTF-8 and
+// salts that are text (md5hex, or hash/mod with digits=D).
 //
 // Tables may have up to four typed key columns, declared to CreateTable through
 // TableOptions.Meta[MetaPrimaryKey] (see FormatPrimaryKey), e.g. "pk:BINARY:9,OrderNumber:INTEGER" for
-// the guide's [CardID][OrderNumber], or "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER" for
-// [DeviceID,SellerID,CardID]. brine still sees one byte string per row: the first Width bytes (salt
-// included) go to the first column, and the rest is the other columns in package keys' encoding
-// (ascending string, bytes and int64 fields; AppendKeyTail, DecodeKey), so a keys.Schema such as
-// "device:fixed=6,seller,card:int64" builds the logical keys. With a fixed-width first column,
-// Tablestore's row order equals the byte order of physical keys, which is what brine's range scans,
-// cursors and merges need, and any byte range maps onto a range of key tuples (exactly for keys and
-// key prefixes; rows a looser bound lets through are dropped). The fixed width is the guide's zero
-// padding; the escaped, terminated strings are its "separator below every character". Tables brine
-// did not create are described by the service (column names and types); a multi-column one also
-// needs Options.Schemas for the width. The Backend, rather than only the SDK drop-in, supports this so
-// that the client's salting, scans and bulk import work unchanged on such tables.
+// the guide's [CardID][OrderNumber], "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER" for
+// [DeviceID,SellerID,CardID], or "uid:STRING,OrderNumber:INTEGER". brine still sees one byte string per
+// row: the first column, then the other columns in package keys' encoding (ascending string, bytes and
+// int64 fields; AppendKeyTail, DecodeKey), so a keys.Schema such as "device:fixed=6,seller,card:int64"
+// builds the logical keys. The first column, BINARY or STRING, is either of a fixed width (the first
+// Width bytes of the key, salt included: the guide's zero padding) or variable (Width 0, the default
+// for a table whose key is not declared): then the key holds it escaped and terminated like the other
+// columns, without their type tag (AppendKeyHead), so a salt prefix without 0x00 and 0xFF bytes
+// leaves the stored column the salt followed by the value. Either way Tablestore's row order equals
+// the byte order of physical keys, which is what brine's range scans, cursors and merges need, and
+// any byte range maps onto a range of key tuples (exactly for keys and key prefixes; rows a looser
+// bound lets through are dropped); the escaped, terminated strings are the guide's "separator below
+// every character". Tables brine did not create are described by the service (column names and
+// types); Options.Schemas, or a MetaPrimaryKey stored with AdoptTable, gives a multi-column one's first
+// column a fixed width. The Backend, rather than only the SDK drop-in, supports this so that the
+// client's salting, scans and bulk import work unchanged on such tables.
 //
 // # Cells
 //

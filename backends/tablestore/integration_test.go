@@ -479,8 +479,8 @@ func TestMetaAndSplitKeys(t *testing.T) {
 			t.Errorf("CreateTable(%q) = %v, want ErrInvalidArgument", bad, err)
 		}
 	}
-	if err := b.CreateTable(t.Context(), "brinets_badpk", backends.TableOptions{Meta: map[string]string{MetaPrimaryKey: "pk:BINARY,n:INTEGER"}}); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("CreateTable with a multi-column key without width = %v, want ErrInvalidArgument", err)
+	if err := b.CreateTable(t.Context(), "brinets_badpk", backends.TableOptions{Meta: map[string]string{MetaPrimaryKey: "pk:INTEGER,n:INTEGER"}}); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Errorf("CreateTable with an INTEGER first key column = %v, want ErrInvalidArgument", err)
 	}
 }
 
@@ -602,7 +602,7 @@ func TestMultiColumnKey(t *testing.T) {
 }
 
 // TestExternalTables: tables brine did not create are used through the schema the service reports,
-// plus Options.Schemas for a multi-column key's first-column width.
+// with a variable first column unless Options.Schemas declares its width.
 func TestExternalTables(t *testing.T) {
 	te := newTestEnv(t)
 	b := te.open(t, nil)
@@ -647,8 +647,14 @@ func TestExternalTables(t *testing.T) {
 	cols := []KeyColumn{{Name: "dev", Type: KeyBinary, Width: 4}, {Name: "n", Type: KeyInteger}}
 	multi := create(cols...)
 	key, _ := AppendKeyTail([]byte("dev1"), int64(42))
-	if _, err := b.Read(t.Context(), multi, [][]byte{key}, backends.ReadOptions{}); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Fatalf("Read of an undeclared multi-column table: %v, want ErrInvalidArgument", err)
+	// Undeclared, the first column is variable: keys start with AppendKeyHead, fixed-width ones are refused.
+	if _, err := b.Read(t.Context(), multi, [][]byte{key}, backends.ReadOptions{}); !errors.Is(err, backends.ErrInvalidKey) {
+		t.Fatalf("Read of a fixed-width key from an undeclared multi-column table: %v, want ErrInvalidKey", err)
+	}
+	varKey, _ := AppendKeyTail(AppendKeyHead(nil, []byte("device-7")), int64(42))
+	mustApply(t, b, multi, []backends.Mutation{{Key: varKey, Cells: []backends.Cell{cell}}})
+	if rows, err := b.Read(t.Context(), multi, [][]byte{varKey}, backends.ReadOptions{}); err != nil || len(rows[0].Cells) != 1 {
+		t.Fatalf("Read of a variable first column = %v, %v", rows, err)
 	}
 	declared := te.open(t, func(c *Config) { c.Schemas = map[string][]KeyColumn{multi: cols} })
 	mustApply(t, declared, multi, []backends.Mutation{{Key: key, Cells: []backends.Cell{cell}}})

@@ -3,7 +3,6 @@ package tablestore
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,8 +27,10 @@ type KeyColumn struct {
 	Name string
 	Type KeyType
 	// Width applies to the first column of a multi-column key only: the number of leading bytes of the
-	// physical key (salt included) that the first column holds. A fixed width is what keeps Tablestore's
-	// row order equal to the byte order of physical keys, which brine's scans and merges rely on.
+	// physical key (salt included) that the first column holds. 0 makes the first column variable: the
+	// physical key holds it escaped and terminated as the other columns are (AppendKeyHead). Either way
+	// Tablestore's row order equals the byte order of physical keys, which brine's scans and merges
+	// rely on.
 	Width int
 }
 
@@ -73,6 +74,13 @@ func ParsePrimaryKey(spec string) ([]KeyColumn, error) {
 	}
 	return cols, nil
 }
+
+// AppendKeyHead appends the logical part of a multi-column key's first column whose width is 0
+// (variable): v escaped and terminated as AppendKeyTail writes STRING and BINARY values, without the
+// type tag. A logical key for such a table is AppendKeyHead(first) followed by AppendKeyTail(rest...);
+// a salt prefix that has no 0x00 or 0xFF byte (text: md5hex, none) then leaves the first column's
+// stored value as the salt followed by the caller's value.
+func AppendKeyHead(dst, v []byte) []byte { return appendBody(dst, v) }
 
 // AppendKeyTail appends the encoding of the primary-key columns after the first to dst: a logical key
 // for a multi-column table is the first column's bytes (less the salt) followed by this tail. Values
@@ -144,7 +152,10 @@ func appendInt(dst []byte, v int64) []byte {
 }
 
 func appendText(dst []byte, tag byte, v []byte) []byte {
-	dst = append(dst, tag)
+	return appendBody(append(dst, tag), v)
+}
+
+func appendBody(dst, v []byte) []byte {
 	for _, c := range v {
 		switch c {
 		case 0x00:
@@ -195,15 +206,18 @@ func newKeySchema(cols []KeyColumn) (*keySchema, error) {
 		return nil, bad("the key column must be BINARY or STRING")
 	case len(cols) == 1 && first.Width != 0:
 		return nil, bad("a single key column takes the whole key: no width")
-	case len(cols) > 1 && first.Type != KeyBinary:
-		return nil, bad("the first of several key columns must be BINARY")
-	case len(cols) > 1 && (first.Width < 1 || first.Width > maxPKValueLen):
-		return nil, bad("the first of several key columns needs a width of 1 to %d bytes", maxPKValueLen)
+	case len(cols) > 1 && first.Type == KeyInteger:
+		return nil, bad("the first of several key columns must be BINARY or STRING")
+	case first.Width < 0 || first.Width > maxPKValueLen:
+		return nil, bad("the first column's width must be 0 (variable) to %d bytes", maxPKValueLen)
 	}
 	return &keySchema{cols: cols}, nil
 }
 
 // keyNames are the primary-key column names, for columns_to_get.
+// variable reports a multi-column key whose first column has no fixed width.
+func (s *keySchema) variable() bool { return len(s.cols) > 1 && s.cols[0].Width == 0 }
+
 func (s *keySchema) keyNames() []string {
 	names := make([]string, len(s.cols))
 	for i, c := range s.cols {
@@ -256,14 +270,23 @@ func (s *keySchema) values(key []byte) ([]pkVal, error) {
 		}
 		return []pkVal{s.valueOf(0, key)}, nil
 	}
-	w := s.cols[0].Width
-	if len(key) < w {
-		return nil, bad("shorter than the %d bytes of key column %s", w, s.cols[0].Name)
+	var vals []pkVal
+	rest, start := key, 0
+	if w := s.cols[0].Width; w > 0 {
+		if len(key) < w {
+			return nil, bad("shorter than the %d bytes of key column %s", w, s.cols[0].Name)
+		}
+		if s.cols[0].Type == KeyString && !utf8.Valid(key[:w]) {
+			return nil, bad("column %s is STRING and its value is not UTF-8", s.cols[0].Name)
+		}
+		vals, rest, start = []pkVal{s.valueOf(0, key[:w:w])}, key[w:], 1
 	}
-	vals := []pkVal{{v: key[:w:w]}}
-	rest := key[w:]
-	for _, c := range s.cols[1:] {
-		v, n, complete := decodeField(c.Type, rest)
+	for i := start; i < len(s.cols); i++ {
+		c := s.cols[i]
+		v, n, complete := s.field(i, rest)
+		if !complete && i == 0 {
+			return nil, bad("column %s has no fixed width: truncated or malformed (build keys with AppendKeyHead; a binary salt prefix needs the width declared)", c.Name)
+		}
 		if !complete {
 			return nil, bad("column %s: truncated or malformed (build keys with AppendKeyTail)", c.Name)
 		}
@@ -292,18 +315,31 @@ func valueLen(v pkVal) int {
 	return 8
 }
 
+// field reads column i of a multi-column key: a tail field, or a variable first column.
+func (s *keySchema) field(i int, b []byte) (v pkVal, n int, complete bool) {
+	if i == 0 {
+		return decodeBody(s.cols[0].Type, b)
+	}
+	return decodeField(s.cols[i].Type, b)
+}
+
 // decodeField reads one tail field. complete is false when b ends inside the field or the field is
 // malformed; v then holds the longest prefix that was read (for range bounds), n how far it got.
 func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 	if len(b) == 0 || b[0] != fieldTag(t) {
 		return infMin, 0, false
 	}
-	body := b[1:]
 	if t == KeyInteger {
 		var pad [8]byte
-		n := copy(pad[:], body)
+		n := copy(pad[:], b[1:])
 		return pkVal{v: int64(binary.BigEndian.Uint64(pad[:]) ^ (1 << 63))}, 1 + n, n == 8
 	}
+	v, n, complete = decodeBody(t, b[1:])
+	return v, 1 + n, complete
+}
+
+// decodeBody reads an escaped, terminated STRING or BINARY value (a field without its tag).
+func decodeBody(t KeyType, body []byte) (v pkVal, n int, complete bool) {
 	out := []byte{}
 	mk := func() pkVal {
 		if t == KeyString {
@@ -318,7 +354,7 @@ func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 			continue
 		}
 		if i+1 >= len(body) {
-			return mk(), 1 + i, false
+			return mk(), i, false
 		}
 		switch {
 		case c == 0x00 && body[i+1] == 0xFF:
@@ -328,12 +364,12 @@ func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 			out = append(out, 0xFF)
 			i++
 		case c == 0x00 && body[i+1] == 0x01:
-			return mk(), 1 + i + 2, true
+			return mk(), i + 2, true
 		default:
-			return mk(), 1 + i, false
+			return mk(), i, false
 		}
 	}
-	return mk(), len(b), false
+	return mk(), len(body), false
 }
 
 // primaryKey builds the SDK's primary key from column values.
@@ -369,17 +405,15 @@ func (s *keySchema) keyOf(pk *ots.PrimaryKey) ([]byte, error) {
 			return nil, fmt.Errorf("tablestore: row primary-key column %d is %q, want %q", i, c.ColumnName, col.Name)
 		}
 		switch v := c.Value.(type) {
-		case []byte:
-			if i == 0 {
-				key = append(key, v...)
-			} else {
-				key = appendText(key, fieldTag(col.Type), v)
-			}
-		case string:
-			if i == 0 {
-				key = append(key, v...)
-			} else {
-				key = appendText(key, fieldTag(col.Type), []byte(v))
+		case []byte, string:
+			b := bytesOf(pkVal{v: v})
+			switch {
+			case i == 0 && s.variable():
+				key = appendBody(key, b)
+			case i == 0:
+				key = append(key, b...)
+			default:
+				key = appendText(key, fieldTag(col.Type), b)
 			}
 		case int64:
 			if i == 0 {
@@ -389,257 +423,9 @@ func (s *keySchema) keyOf(pk *ots.PrimaryKey) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("tablestore: row primary-key column %s has type %T", col.Name, c.Value)
 		}
-		if i == 0 && len(s.cols) > 1 && len(key) != s.cols[0].Width {
+		if i == 0 && s.cols[0].Width > 0 && len(key) != s.cols[0].Width {
 			return nil, fmt.Errorf("tablestore: row key column %s has %d bytes, the table declares %d", col.Name, len(key), s.cols[0].Width)
 		}
 	}
 	return key, nil
-}
-
-// Range bounds. Tablestore bounds are primary-key tuples while brine's are byte strings; for the keys a
-// schema accepts, tuple order equals byte order, so each byte bound maps to a tuple that is exact where
-// that is cheap and otherwise errs on the inclusive side. The scan drops the few extra rows by comparing
-// physical keys with the brine range, so a loose bound costs reads, never correctness.
-
-// lowerBound returns T with tuple(K) >= T (strict: > T) for every valid key K >= b.
-func (s *keySchema) lowerBound(b []byte, strict bool) []pkVal {
-	n := len(s.cols)
-	out := make([]pkVal, 0, n)
-	pad := func() []pkVal {
-		for len(out) < n {
-			out = append(out, infMin)
-		}
-		return out
-	}
-	if len(b) == 0 {
-		return pad()
-	}
-	if n == 1 {
-		return []pkVal{s.lowerBytes(0, b, strict)}
-	}
-	w := s.cols[0].Width
-	if len(b) < w {
-		// A shorter bound compares with the fixed-width first column alone; the MIN padding below makes
-		// the bound strict as well.
-		out = append(out, pkVal{v: b})
-		return pad()
-	}
-	out = append(out, pkVal{v: b[:w:w]})
-	rest := b[w:]
-	if len(rest) == 0 {
-		return pad()
-	}
-	for i := 1; i < n; i++ {
-		last := i == n-1
-		v, used, complete := decodeField(s.cols[i].Type, rest)
-		rest = rest[used:]
-		if !complete {
-			if used == 0 {
-				return pad() // tag missing or wrong: INF_MIN is always low enough
-			}
-			if s.cols[i].Type != KeyInteger {
-				v = s.lowerBytes(i, bytesOf(v), strict && last)
-			} else if strict && last {
-				v = predInt(v)
-			}
-			out = append(out, v)
-			return pad()
-		}
-		if last && strict && len(rest) == 0 {
-			// b is exactly a key: step below its last column.
-			if s.cols[i].Type == KeyInteger {
-				v = predInt(v)
-			} else {
-				v = s.lowerBytes(i, bytesOf(v), true)
-			}
-		}
-		out = append(out, v)
-		if len(rest) == 0 {
-			return pad()
-		}
-	}
-	// b is a key followed by more bytes: every K >= b is > that key, so its tuple is a strict bound too.
-	return out
-}
-
-// lowerBytes is the lower bound for a STRING/BINARY column whose bytes must be >= b (strict: the bound
-// itself must be < b).
-func (s *keySchema) lowerBytes(i int, b []byte, strict bool) pkVal {
-	if len(b) > maxPKValueLen {
-		b = b[:maxPKValueLen] // a prefix sorts before b: still a lower bound
-	}
-	if len(b) == 0 {
-		return infMin
-	}
-	if strict {
-		switch {
-		case len(b) == 0:
-			return infMin
-		case b[len(b)-1] == 0x00:
-			b = b[:len(b)-1] // the immediate predecessor
-		case s.cols[i].Type == KeyBinary:
-			// Just below b: b[:-1], last byte - 1, then 0xFF bytes; rows between it and b are few.
-			p := append([]byte(nil), b[:len(b)-1]...)
-			p = append(p, b[len(b)-1]-1)
-			for len(p) < maxPKValueLen && len(p) < len(b)+16 {
-				p = append(p, 0xFF)
-			}
-			b = p
-		default:
-			b = b[:len(b)-1]
-		}
-	}
-	if s.cols[i].Type == KeyString {
-		b = validPrefix(b) // shorter still sorts lower
-	}
-	if len(b) == 0 && strict {
-		return infMin
-	}
-	return s.valueOf(i, b)
-}
-
-// upperBound returns T with tuple(K) < T for every valid key K < b: an exclusive upper bound, and an
-// inclusive one for BACKWARD scans.
-func (s *keySchema) upperBound(b []byte) []pkVal {
-	n := len(s.cols)
-	if len(b) == 0 {
-		out := make([]pkVal, n)
-		for i := range out {
-			out[i] = infMax
-		}
-		return out
-	}
-	out := make([]pkVal, 0, n)
-	pad := func(p pkVal) []pkVal {
-		for len(out) < n {
-			out = append(out, p)
-		}
-		return out
-	}
-	if n == 1 {
-		return []pkVal{s.upperBytes(0, b)}
-	}
-	w := s.cols[0].Width
-	if len(b) < w {
-		out = append(out, pkVal{v: b})
-		return pad(infMin)
-	}
-	out = append(out, pkVal{v: b[:w:w]})
-	rest := b[w:]
-	if len(rest) == 0 {
-		return pad(infMin)
-	}
-	for i := 1; i < n; i++ {
-		v, used, complete := decodeField(s.cols[i].Type, rest)
-		junk := rest[used:]
-		rest = junk
-		if !complete {
-			if used == 0 {
-				// The field's tag is missing or wrong: every row sharing the columns before sorts above b
-				// (no byte left, or a smaller one) or below it (a larger one).
-				if len(junk) > 0 && junk[0] > fieldTag(s.cols[i].Type) {
-					return pad(infMax)
-				}
-				return pad(infMin)
-			}
-			if s.cols[i].Type == KeyInteger {
-				out = append(out, v) // enc(x) < prefix p exactly when x < p padded with zeros
-				return pad(infMin)
-			}
-			p := bytesOf(v)
-			switch {
-			case len(junk) > 0 && junk[0] == 0xFF:
-				// b continues past p with 0xFF and no valid escape after it: every value with prefix p
-				// may sort below b.
-				if p = increment(p); p == nil {
-					return pad(infMax)
-				}
-			case len(junk) > 1 && junk[1] != 0x00:
-				// b continues past p with 0x00 y, y neither escape nor terminator: p itself sorts below b.
-				p = append(append([]byte(nil), p...), 0x00)
-			}
-			if len(p) > maxPKValueLen || (s.cols[i].Type == KeyString && !utf8.Valid(p)) {
-				return pad(infMax) // loose: every row sharing the columns before
-			}
-			out = append(out, s.valueOf(i, p))
-			return pad(infMin)
-		}
-		out = append(out, v)
-		if len(rest) == 0 {
-			return pad(infMin)
-		}
-	}
-	// b is a key followed by more bytes: K < b means K <= that key, so step past its last column.
-	last := out[n-1]
-	if s.cols[n-1].Type == KeyInteger {
-		x := last.v.(int64)
-		if x == math.MaxInt64 {
-			out[n-1] = infMax
-		} else {
-			out[n-1] = pkVal{v: x + 1}
-		}
-		return out
-	}
-	p := append(append([]byte(nil), bytesOf(last)...), 0x00)
-	if len(p) > maxPKValueLen {
-		out[n-1] = infMax
-	} else {
-		out[n-1] = s.valueOf(n-1, p)
-	}
-	return out
-}
-
-// upperBytes is the exclusive upper bound of a single key column.
-func (s *keySchema) upperBytes(i int, b []byte) pkVal {
-	if len(b) > maxPKValueLen {
-		// Keys have at most maxPKValueLen bytes: those below b are at most its prefix, and all of them
-		// sort before the prefix incremented.
-		inc := increment(b[:maxPKValueLen])
-		if inc == nil {
-			return infMax
-		}
-		b = inc
-	}
-	if s.cols[i].Type == KeyString && !utf8.Valid(b) {
-		return infMax
-	}
-	return s.valueOf(i, b)
-}
-
-// increment returns the shortest byte string above every string with prefix b, nil if there is none.
-func increment(b []byte) []byte {
-	p := append([]byte(nil), b...)
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] != 0xFF {
-			p[i]++
-			return p[:i+1]
-		}
-	}
-	return nil
-}
-
-func predInt(v pkVal) pkVal {
-	x := v.v.(int64)
-	if x == math.MinInt64 {
-		return infMin
-	}
-	return pkVal{v: x - 1}
-}
-
-func bytesOf(v pkVal) []byte {
-	switch x := v.v.(type) {
-	case []byte:
-		return x
-	case string:
-		return []byte(x)
-	}
-	return nil
-}
-
-// validPrefix returns the longest prefix of b that is valid UTF-8.
-func validPrefix(b []byte) []byte {
-	for !utf8.Valid(b) {
-		b = b[:len(b)-1]
-	}
-	return b
 }

@@ -42,8 +42,11 @@ func TestParsePrimaryKey(t *testing.T) {
 		{"pk", false},
 		{"pk:INTEGER", false},                // a single key column holds bytes
 		{"pk:BINARY:4", false},               // width without other columns
-		{"pk:BINARY,n:INTEGER", false},       // width missing
-		{"pk:STRING:4,n:INTEGER", false},     // first of several must be BINARY
+		{"pk:BINARY,n:INTEGER", true},        // variable first column
+		{"pk:STRING:4,n:INTEGER", true},      // STRING first column, fixed width
+		{"pk:STRING,n:INTEGER", true},        // STRING first column, variable
+		{"pk:INTEGER,n:INTEGER", false},      // first of several must be BINARY or STRING
+		{"pk:BINARY:-1,n:INTEGER", false},    // negative width
 		{"pk:BINARY:1025,n:INTEGER", false},  // width over 1 KB
 		{"pk:BINARY:4,n:INTEGER:3", false},   // width on a later column
 		{"pk:BINARY:4,pk:INTEGER", false},    // duplicate name
@@ -163,6 +166,9 @@ func TestKeyValuesRejects(t *testing.T) {
 		{"no tail", multi, []byte("abc")},
 		{"string tail not utf8", strTail, []byte{'x', 's', 0xc3, 0, 1}},
 		{"wrong tag", multi, append([]byte("abcs"), good[4:]...)},
+		{"fixed string first not utf8", mustSchema(t, "pk:STRING:2,n:INTEGER"), append([]byte{0xc3, 'a'}, good[3:]...)},
+		{"variable first unterminated", mustSchema(t, "pk:BINARY,n:INTEGER"), []byte("abc")},
+		{"variable first bad escape", mustSchema(t, "pk:BINARY,n:INTEGER"), append([]byte("ab\x00\x05"), good[3:]...)},
 		{"tail value over 1 KB", strTail, func() []byte {
 			k, _ := AppendKeyTail([]byte("x"), strings.Repeat("a", maxPKValueLen+1))
 			return k
@@ -213,10 +219,18 @@ func (g keyGen) key() []byte {
 			}
 		}
 	}
-	w := g.s.cols[0].Width
-	key := make([]byte, w)
-	for i := range key {
-		key[i] = byte('a' + g.r.IntN(2))
+	var key []byte
+	if w := g.s.cols[0].Width; w > 0 {
+		key = make([]byte, w)
+		for i := range key {
+			key[i] = byte('a' + g.r.IntN(2))
+		}
+	} else {
+		first := g.bytes(3)
+		if g.s.cols[0].Type == KeyString {
+			first = bytes.ToValidUTF8(first, []byte("z"))
+		}
+		key = AppendKeyHead(nil, first)
 	}
 	var vals []any
 	for _, c := range g.s.cols[1:] {
@@ -262,6 +276,9 @@ var boundSchemas = []string{
 	"pk:BINARY:1,s:STRING,n:INTEGER",
 	"pk:BINARY:2,x:BINARY,y:BINARY",
 	"pk:BINARY:1,n:INTEGER,s:STRING,x:BINARY",
+	"pk:STRING:2,n:INTEGER",
+	"pk:BINARY,n:INTEGER",
+	"pk:STRING,s:STRING,x:BINARY",
 }
 
 // TestKeyOrder: for the keys a schema accepts, byte order is Tablestore's tuple order.

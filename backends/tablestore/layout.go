@@ -2,9 +2,13 @@ package tablestore
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
+
+	"github.com/brine-kv/brine/backends"
 )
 
 // KeyLayout maps a table's physical row keys (salt included) to its primary key and back, with the
@@ -72,4 +76,73 @@ func (s *keySchema) rangeBounds(start, end []byte, reverse bool) (from, to []pkV
 	}
 	from, to = s.lowerBound(start, false), s.upperBound(end)
 	return from, to, compareTuples(from, to) < 0
+}
+
+// Forget drops what the backend learned of table's key, so that the next call describes it again:
+// for a table dropped and created anew, possibly with another key, by another client.
+func (b *Backend) Forget(table string) { b.dropSchema(table) }
+
+// MetaTable returns the name of the table that holds the Meta of brine's tables.
+func (b *Backend) MetaTable() string { return b.opts.MetaTable }
+
+// AdoptTable stores meta for an existing table, as CreateTable stores TableOptions.Meta for the tables
+// it creates: the way to use a table created without brine (by the SDK, say) with a salting spec and a
+// declared key. Entries already stored are kept, and one stored with another value is refused
+// (backends.ErrInvalidArgument: a table's layout cannot change in place); a MetaPrimaryKey entry must
+// name the table's key columns and types. The table's rows are not touched: its keys must already be
+// laid out as meta says (an empty table, or keys that already carry the salt).
+func (b *Backend) AdoptTable(ctx context.Context, table string, meta map[string]string) error {
+	if err := checkTableName(table); err != nil {
+		return err
+	}
+	if table == b.opts.MetaTable {
+		return fmt.Errorf("tablestore: table %q: %w: reserved for brine's table metadata", table, backends.ErrInvalidArgument)
+	}
+	cols, err := b.describe(ctx, table)
+	if err != nil {
+		return err
+	}
+	if spec, ok := meta[MetaPrimaryKey]; ok {
+		declared, err := ParsePrimaryKey(spec)
+		if err != nil {
+			return err
+		}
+		if !sameColumns(declared, cols) {
+			return fmt.Errorf("tablestore: adopt %q: %w: declared key %s, the table's is %s",
+				table, backends.ErrInvalidArgument, spec, FormatPrimaryKey(cols...))
+		}
+	}
+	row, _, err := b.getMeta(ctx, table)
+	if err != nil {
+		return err
+	}
+	merged := maps.Clone(row.Meta)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	for k, v := range meta {
+		if old, ok := merged[k]; ok && old != v {
+			return fmt.Errorf("tablestore: adopt %q: %w: %s is %q, not %q", table, backends.ErrInvalidArgument, k, old, v)
+		}
+		merged[k] = v
+	}
+	cells, err := encodeMeta(backends.TableOptions{Meta: merged, SplitKeys: row.SplitKeys})
+	if err != nil {
+		return err
+	}
+	if err := b.ensureMetaTable(ctx); err != nil {
+		return err
+	}
+	if err := b.putMeta(ctx, table, cells); err != nil {
+		return err
+	}
+	b.dropSchema(table)
+	return nil
+}
+
+// DeleteMeta deletes the meta row of a table that was dropped without the backend (by the SDK, say),
+// so that a table created later under its name does not inherit it, and forgets the table's key.
+func (b *Backend) DeleteMeta(ctx context.Context, table string) error {
+	b.dropSchema(table)
+	return b.deleteMeta(ctx, table)
 }

@@ -8,34 +8,65 @@
 //	resp, err := c.GetRange(&tablestore.GetRangeRequest{...})
 //	// resp.Rows: every bucket read, merged in logical order; resp.NextStartPrimaryKey: logical cursor
 //
-// The methods PutRow, GetRow, UpdateRow, DeleteRow, BatchGetRow, BatchWriteRow and GetRange have the
-// names, signatures and request/response types of *tablestore.TableStoreClient's. Requests carry
-// logical primary keys and responses return logical primary keys; the caller's request is never
-// modified. Scan is GetRange without pages, as an iterator.
+// *Client has the whole method set of *tablestore.TableStoreClient, with the same names, signatures
+// and request/response types, and implements the SDK's TableStoreApi interface, so code written
+// against either switches by changing the line that makes its client:
+//
+//   - row operations (PutRow, GetRow, UpdateRow, DeleteRow, BatchGetRow, BatchWriteRow, GetRange)
+//     take logical primary keys and return logical primary keys; the caller's request is never
+//     modified. Scan is GetRange without pages, as an iterator. Run through the drop-in, the SDK's
+//     own samples return field for field what they return through the SDK on an unsalted table
+//     (RequestId, server-assigned cell timestamps and a fanned-out GetRange's ConsumedCapacityUnit
+//     aside);
+//   - StartLocalTransaction salts its partition key; Search returns logical primary keys;
+//   - CreateTable creates the table as the SDK does and stores the WithSalter spec given for it;
+//     DeleteTable deletes the stored spec with the table and forgets it; ListTable hides brine's
+//     meta table ("brine_meta"), which CreateTable and DeleteTable refuse to touch;
+//   - the rest (DescribeTable, UpdateTable, indexes, search indexes, streams, ComputeSplitPointsBySize,
+//     Commit/AbortTransaction) is passed through: what they return about rows holds stored (salted)
+//     keys, which LogicalPrimaryKey turns back into the caller's.
 //
 // # Table layouts
 //
-// The drop-in works on the tables package tablestore (brine's driver) lays out, which is every table
-// brine creates (client.CreateTable on a tablestore.Backend):
+// A table is salted in its first primary-key column (Tablestore's partition key), which holds the
+// salt followed by the caller's value; the other columns are stored as given:
 //
-//   - one primary-key column, BINARY (brine's default "pk") or STRING, holding the whole physical key:
-//     the salt prefix followed by the logical key. The caller's value is the logical key ([]byte for
-//     BINARY, string for STRING; a STRING column needs a salter whose prefix is text, e.g. md5hex);
-//   - two to four columns, declared with tablestore.MetaPrimaryKey (e.g.
-//     "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER"): the first, BINARY of a fixed width, holds
-//     the salt and the fixed-width start of the logical key; the others hold the rest unchanged. The
-//     caller gives the first column without the salt (width less the salt, e.g. 6 bytes under a
-//     1-byte salt) and the other columns as they are. The salter sees the logical key
-//     first-column + tablestore.AppendKeyTail(other columns...), so a spec such as
-//     "hash:16:prefix=6" salts by the first column alone and "hash:16" by the whole key.
+//   - one column, BINARY or STRING, holding the whole key: the caller's value is the logical key
+//     ([]byte for BINARY, string for STRING, whose salt must be text);
+//   - two to four columns whose first, BINARY or STRING, is variable (the default): any prefix salter
+//     whose prefix is text works, e.g. the Tablestore guide's md5 prefix, "md5hex:4:sep=0x00" (the
+//     first 4 hex digits of md5 of the first column, which is what the logical key holds before its
+//     first 0x00), "hash:N:digits=D" (a decimal bucket number) or "none". Binary prefixes (hash:N
+//     without digits) are refused with ErrUnsupported: the key encoding that keeps a variable first
+//     column in order escapes their 0x00 and 0xFF bytes, so the stored column would not be the salt
+//     followed by the value;
+//   - two to four columns whose first has a fixed width, declared with tablestore.MetaPrimaryKey
+//     (e.g. "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER", or Adopt's key): the caller gives the
+//     first column without the salt (width less the salt, e.g. 6 bytes under a 1-byte salt); any
+//     prefix salter works, binary ones included.
 //
-// Only the first column (Tablestore's partition key) is rewritten. Each table's salter is the spec
-// brine stored with it (the "brine.salt" entry of its row in the brine_meta table), read once per
-// table with the table's key and cached; WithSalter gives one explicitly (checked against the stored
-// spec: ErrSpecMismatch, nothing sent), and tables without a stored spec fail with ErrNoSpec unless a
-// salter is given or WithUnsalted is set. Multi-column tables that brine did not create need their
-// key declared in tablestore.Options.Schemas (WithOptions). AUTO_INCREMENT key columns are not
-// supported (brine keys are given, not generated).
+// The salter sees the logical key first-column + tablestore.AppendKeyTail(other columns...), the first
+// column in tablestore.AppendKeyHead's encoding when it is variable, so "hash:16:prefix=6" salts a
+// 6-byte fixed first column alone, "md5hex:4:sep=0x00" a variable one alone, and "hash:16" or
+// "md5hex:2" the whole key. Both encodings keep Tablestore's row order equal to the logical keys'
+// byte order, which GetRange's merge relies on.
+//
+// Each table's salter is the spec stored with it (the "brine.salt" entry of its row in the brine_meta
+// table), read once per table with the table's key and cached; Forget drops both (its driver's
+// cached key included), for a table another client dropped and created again. WithSalter gives a
+// salter explicitly (checked against the stored spec: ErrSpecMismatch, nothing sent), and tables
+// without a stored spec fail with ErrNoSpec unless a salter is given or WithUnsalted is set.
+// AUTO_INCREMENT key columns are not supported (brine keys are given, not generated).
+//
+// # Adopting a table the SDK created
+//
+// Adopt stores a spec (and optionally the key, to give the first column a fixed width) with an
+// existing table, for every client, as CreateTable does for the tables it creates; WithSalter does the
+// same for one client only, and WithUnsalted uses such tables unsalted, as the HBase drop-in's
+// WithUnsalted does. Rows are not rewritten: adopt an empty table, or one whose keys already carry
+// the salt, e.g. an application's table on the guide's layout (partition key md5(id)[:4] + id) is
+// "md5hex:4:sep=0x00" on a variable first column, or "md5hex:4" on a one-column table whose key is
+// the id alone.
 //
 // # GetRange
 //
@@ -49,7 +80,10 @@
 // own page cap); NextStartPrimaryKey is the logical primary key of the next row, so passing it back as
 // StartPrimaryKey continues exactly where the page ended, as with the SDK; it is nil at the end of the
 // range. Columns, versions, time ranges, filters and StartColumn/EndColumn are sent to every bucket as
-// given. ConsumedCapacityUnit sums every request made; RequestId is that of one of them.
+// given. ConsumedCapacityUnit sums every request made; RequestId is that of one of them. A range
+// the salter cannot prune costs one request per bucket and page at least: 65536 for md5hex:4, whose
+// unpruned scans therefore suit small tables or offline jobs only; a range within one first-column
+// value under a lead that covers that column ("md5hex:4:sep=0x00") reads one bucket.
 //
 // # What it refuses
 //
@@ -63,7 +97,12 @@
 //   - a row change without a condition (the SDK would panic), or a change of another type than the
 //     SDK's PutRowChange, UpdateRowChange and DeleteRowChange, or naming another table than its batch;
 //   - GetRange with start not below end in its direction (the service's OTSParameterInvalid), a
-//     negative limit, more than 100 rows in a BatchGetRow or 200 in a BatchWriteRow.
+//     negative limit, more than 100 rows in a BatchGetRow or 200 in a BatchWriteRow;
+//   - on a multi-column table, a salter that does more than prepend a prefix (reverse); on a
+//     variable first column a binary prefix (above); in a STRING column a prefix that is not UTF-8
+//     (hash:256's bytes over 0x7F);
+//   - StartLocalTransaction on a partition-key value whose rows the salter spreads over several
+//     buckets, and Search with routing values (primary keys it cannot salt).
 //
 // Service errors are returned as the SDK returns them (*tablestore.OtsError, unwrapped), so code that
 // type-asserts them keeps working; the SDK client's own retry policy applies to every request. The

@@ -1,11 +1,13 @@
 package dropin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"unicode/utf8"
 
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
@@ -90,7 +92,8 @@ func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n
 func WithPageRows(n int) Option { return func(c *config) { c.pageRows = max(1, n) } }
 
 // WithOptions sets the driver options used to learn table keys: MetaTable (where specs are stored)
-// and Schemas (the keys of multi-column tables brine did not create).
+// and Schemas (the keys of multi-column tables brine did not create, to give their first column a
+// fixed width; Adopt stores one for every client instead).
 func WithOptions(o tablestore.Options) Option { return func(c *config) { c.opts = o } }
 
 // WithLogger sets the logger for debug lines (default slog.Default()).
@@ -116,15 +119,16 @@ func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
 	}
 }
 
-// SDK returns the wrapped client, for the calls the drop-in does not salt (table operations).
+// SDK returns the wrapped client, which reads and writes stored (salted) keys.
 func (c *Client) SDK() *ots.TableStoreClient { return c.sdk }
 
-// Forget drops what the client learned about table (key and salter), e.g. after it was deleted and
-// created again.
+// Forget drops what the client learned about table (key and salter), its driver's cached key
+// included, e.g. after another client deleted it and created it again.
 func (c *Client) Forget(table string) {
 	c.mu.Lock()
 	delete(c.tables, table)
 	c.mu.Unlock()
+	c.backend.Forget(table)
 }
 
 // Salter returns the salter the client uses for table.
@@ -178,12 +182,40 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
 	t = &table{name: name, salter: s, layout: layout, cols: layout.Columns()}
+	if err := t.checkSalt(); err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
+	}
 	c.mu.Lock()
 	c.tables[name] = t
 	c.mu.Unlock()
 	c.log.DebugContext(ctx, "dropin: table learned", "table", name, "spec", s.Spec(),
 		"primary_key", tablestore.FormatPrimaryKey(t.cols...))
 	return t, nil
+}
+
+// checkSalt refuses salters whose prefixes the first column cannot hold as the salt followed by the
+// caller's value: on a variable first column, prefixes with 0x00 or 0xFF (the key encoding escapes
+// them); in a STRING column, prefixes that are not UTF-8 (the service would refuse the key).
+func (t *table) checkSalt() error {
+	str := t.cols[0].Type == tablestore.KeyString
+	if !t.variable() && !str {
+		return nil
+	}
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if err != nil {
+		return nil // not a prefix salter: physicalPK refuses its keys on multi-column tables
+	}
+	for _, r := range ranges {
+		switch {
+		case t.variable() && (bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0):
+			return fmt.Errorf("%w: salter %s writes binary prefixes, and column %s of key %s has no fixed width: use a text prefix (md5hex, digits=D) or declare the width",
+				ErrUnsupported, t.salter.Spec(), t.cols[0].Name, tablestore.FormatPrimaryKey(t.cols...))
+		case str && !utf8.Valid(r.Start):
+			return fmt.Errorf("%w: salter %s writes prefixes that are not text, and column %s is STRING: use a text prefix (md5hex, digits=D)",
+				ErrUnsupported, t.salter.Spec(), t.cols[0].Name)
+		}
+	}
+	return nil
 }
 
 func (c *Client) resolveSalter(name string, meta map[string]string) (salting.Salter, error) {

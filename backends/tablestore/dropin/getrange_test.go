@@ -113,16 +113,34 @@ func TestGetRangeDefaultPage(t *testing.T) {
 	}
 }
 
-// TestGetRangeMultiColumn: a three-column table salted by its first column; ranges with INF_MIN and
-// INF_MAX in later columns, within one DeviceID (one bucket) and across DeviceIDs (every bucket),
-// equal the unsalted table's.
+// TestGetRangeMultiColumn: a three-column table salted by its first column, of a fixed width or
+// variable, BINARY or STRING; ranges with INF_MIN and INF_MAX in later columns, within one DeviceID
+// (one bucket) and across DeviceIDs (every bucket), equal the unsalted table's.
 func TestGetRangeMultiColumn(t *testing.T) {
+	for _, tt := range []struct {
+		spec, key string
+		first     tablestore.KeyType
+		dev       func(int) any
+	}{
+		{"hash:8:prefix=6", "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER", tablestore.KeyBinary,
+			func(i int) any { return fmt.Appendf(nil, "d%05d", i) }},
+		// Variable devices, some prefixes of others ("d1", "d10"), and one holding 0x00.
+		{"md5hex:1:sep=0x00", "DeviceID:BINARY,SellerID:STRING,CardID:INTEGER", tablestore.KeyBinary,
+			func(i int) any { return fmt.Appendf(nil, "d%d\x00%d", i, i%2) }},
+		{"hash:8:digits=1:sep=0x00", "DeviceID:STRING,SellerID:STRING,CardID:INTEGER", tablestore.KeyString,
+			func(i int) any { return fmt.Sprintf("d%d", i) }},
+	} {
+		t.Run(tt.spec, func(t *testing.T) { testGetRangeMultiColumn(t, tt.spec, tt.key, tt.first, tt.dev) })
+	}
+}
+
+func testGetRangeMultiColumn(t *testing.T, spec, key string, first tablestore.KeyType, dev func(int) any) {
 	e := newEnv(t, tablestoretest.WithPageCap(5, 0))
-	e.salted(t, "salted", "hash:8:prefix=6", "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER")
-	e.raw(t, "plain", tablestore.KeyColumn{Name: "DeviceID", Type: tablestore.KeyBinary},
+	e.salted(t, "salted", spec, key)
+	e.raw(t, "plain", tablestore.KeyColumn{Name: "DeviceID", Type: first},
 		tablestore.KeyColumn{Name: "SellerID", Type: tablestore.KeyString}, tablestore.KeyColumn{Name: "CardID", Type: tablestore.KeyInteger})
 	c := New(e.sdk)
-	pk := func(dev []byte, seller any, card any) *ots.PrimaryKey {
+	pk := func(dev any, seller any, card any) *ots.PrimaryKey {
 		k := new(ots.PrimaryKey)
 		for _, col := range []struct {
 			name string
@@ -139,7 +157,6 @@ func TestGetRangeMultiColumn(t *testing.T) {
 		}
 		return k
 	}
-	dev := func(i int) []byte { return fmt.Appendf(nil, "d%05d", i) }
 	var pks []*ots.PrimaryKey
 	for d := range 20 {
 		for _, s := range []string{"", "a", "a\x00b", "b", "\u00ff"} {
@@ -153,9 +170,10 @@ func TestGetRangeMultiColumn(t *testing.T) {
 	cases := []rangeCase{
 		{"full", infMin("DeviceID", "SellerID", "CardID"), infMax("DeviceID", "SellerID", "CardID")},
 		{"one device", pk(dev(3), "MIN", "MIN"), pk(dev(3), "MAX", "MAX")},
+		{"a device that prefixes others", pk(dev(1), "MIN", "MIN"), pk(dev(1), "MAX", "MAX")},
 		{"one seller", pk(dev(4), "a", "MIN"), pk(dev(4), "a", "MAX")},
 		{"inside a seller", pk(dev(4), "a", int64(0)), pk(dev(4), "b", int64(3))},
-		{"devices", pk(dev(5), "b", int64(0)), pk(dev(12), "a", "MAX")},
+		{"devices", pk(dev(1), "b", int64(0)), pk(dev(15), "a", "MAX")}, // d1 < d10 < d15 under every layout
 		{"empty", pk(dev(4), "c", "MIN"), pk(dev(4), "d", "MIN")},
 	}
 	for _, rc := range cases {

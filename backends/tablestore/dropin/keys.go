@@ -11,10 +11,12 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 )
 
-// A logical key is the byte string the salter sees: the first column's value, then for a
+// A logical key is the byte string the salter sees: the first column's value (for a multi-column
+// table whose first column is variable, in tablestore.AppendKeyHead's encoding), then for a
 // multi-column table the other columns in tablestore.AppendKeyTail's encoding. The physical key is
-// the salter's output, which the table's KeyLayout splits into the stored columns. Prefix salters
-// leave the tail as it is, so the stored columns after the first are the caller's.
+// the salter's output, which the table's KeyLayout splits into the stored columns. On a multi-column
+// table the salter must only prepend a prefix, so the stored first column is the salt followed by
+// the caller's value and the other columns are the caller's.
 
 // columnValue checks one column of a caller's primary key and returns its value's bytes (for
 // INTEGER, the tail encoding) with its INF option: -1 INF_MIN, +1 INF_MAX, 0 a value.
@@ -95,8 +97,12 @@ func (t *table) keyPrefix(pk *ots.PrimaryKey, allowInf bool) (prefix []byte, inf
 			return prefix, inf, first, nil
 		}
 		if i == 0 {
-			prefix = append(prefix, bytesOf(v)...)
-			first = len(prefix)
+			first = len(bytesOf(v))
+			if t.variable() {
+				prefix = tablestore.AppendKeyHead(prefix, bytesOf(v))
+			} else {
+				prefix = append(prefix, bytesOf(v)...)
+			}
 			continue
 		}
 		if prefix, err = tablestore.AppendKeyTail(prefix, v); err != nil {
@@ -115,10 +121,13 @@ func (t *table) saltLen(logical []byte) (int, error) {
 	return len(phys) - len(logical), nil
 }
 
-// checkFirstWidth checks a multi-column table's first column: with the salt, it must fill the
-// column's fixed width, or the key would not split back into the caller's columns.
+// variable reports a multi-column table whose first column has no fixed width.
+func (t *table) variable() bool { return len(t.cols) > 1 && t.cols[0].Width == 0 }
+
+// checkFirstWidth checks a multi-column table's fixed-width first column: with the salt, it must fill
+// the column's width, or the key would not split back into the caller's columns.
 func (t *table) checkFirstWidth(logical []byte, first int) error {
-	if len(t.cols) == 1 || first < 0 {
+	if len(t.cols) == 1 || t.variable() || first < 0 {
 		return nil
 	}
 	n, err := t.saltLen(logical)
@@ -152,7 +161,15 @@ func (t *table) physicalPK(pk *ots.PrimaryKey) (*ots.PrimaryKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A salter that does not only prepend would move the other columns: check they are the caller's.
+	// A salter that does not only prepend would move the other columns: check they are the caller's,
+	// and that the first is the salt followed by the caller's value.
+	if len(t.cols) > 1 {
+		stored, given := bytesOf(out.PrimaryKeys[0].Value), bytesOf(pk.PrimaryKeys[0].Value)
+		if len(stored) != len(phys)-len(logical)+len(given) || !bytes.HasSuffix(stored, given) {
+			return nil, fmt.Errorf("%w: salter %s does not store column %s as a prefix and the caller's value",
+				ErrUnsupported, t.salter.Spec(), t.cols[0].Name)
+		}
+	}
 	for i := 1; i < len(t.cols); i++ {
 		if !sameValue(out.PrimaryKeys[i].Value, pk.PrimaryKeys[i].Value) {
 			return nil, fmt.Errorf("%w: salter %s changes column %s; only the first column may be salted",
@@ -190,12 +207,15 @@ func (t *table) logicalPK(pk *ots.PrimaryKey) (*ots.PrimaryKey, []byte, error) {
 	out := &ots.PrimaryKey{PrimaryKeys: make([]*ots.PrimaryKeyColumn, len(t.cols))}
 	first := logical
 	if len(t.cols) > 1 {
-		tail := phys[t.cols[0].Width:]
-		if !bytes.HasSuffix(logical, tail) {
-			return nil, nil, fmt.Errorf("row key %q: %w: salter %s changes the columns after the first",
+		// The salter only prepends (physicalPK checks it): the caller's first column is the stored one
+		// without the salt.
+		n := len(phys) - len(logical)
+		stored := bytesOf(pk.PrimaryKeys[0].Value)
+		if n < 0 || n > len(stored) || !bytes.HasSuffix(phys, logical) {
+			return nil, nil, fmt.Errorf("row key %q: %w: salter %s does not only prepend a prefix",
 				phys, ErrUnsupported, t.salter.Spec())
 		}
-		first = logical[:len(logical)-len(tail)]
+		first = stored[n:]
 		for i := 1; i < len(t.cols); i++ {
 			c := *pk.PrimaryKeys[i]
 			out.PrimaryKeys[i] = &c
