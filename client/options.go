@@ -75,11 +75,30 @@ func (c readConfig) resume(r Range) Range {
 	return r
 }
 
-// limitPrefetch caps each bucket's read-ahead in a scan with a limit: rows a bucket has read but the
-// merge has not taken are wasted when the limit is reached, so a limit scan reads about limit +
-// buckets × (one driver batch + limitPrefetch) rows instead of limit + buckets × prefetch. The
-// driver's batch still gives each bucket a round trip's worth of read-ahead.
-const limitPrefetch = 16
+// Scans start every bucket with a small batch that grows (backends.ScanOptions.FirstBatch): the merge
+// needs every bucket's first row before it yields one, so a full first batch per bucket is what a
+// fan-out's first row waited for.
+const scanFirstBatch = 8
+
+// firstBatch is the first round trip's rows for each of n bucket scans. With a limit, the buckets
+// share about limit rows, so each starts at half its share and grows only if the merge takes more;
+// a single bucket owes exactly the limit, which the driver asks for at once.
+func (c readConfig) firstBatch(buckets int) int {
+	switch {
+	case c.limit == 0:
+		return scanFirstBatch
+	case buckets <= 1:
+		return 0
+	default:
+		return max(1, c.limit/(2*buckets))
+	}
+}
+
+// limitPrefetch is each bucket's read-ahead in a scan with a limit. With one row, a bucket hands a
+// row over only when the merge takes the one before, so the driver sends its next round trip only
+// when the merge needs a row past the ones received: with growing batches, a bucket reads at most
+// about twice what the merge took from it, and a limit scan about twice its limit in all.
+const limitPrefetch = 1
 
 func (c readConfig) prefetch(def int) int {
 	if c.limit > 0 {

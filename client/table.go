@@ -222,8 +222,12 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		sctx, stop := context.WithCancel(ctx)
 		defer stop()
 		streams := make([]iter.Seq2[Row, error], len(ranges))
+		sopts := backends.ScanOptions{
+			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
+			FirstBatch: cfg.firstBatch(len(ranges)),
+		}
 		for i, br := range ranges {
-			streams[i] = t.bucketScan(sctx, br, cfg)
+			streams[i] = t.bucketScan(sctx, br, sopts)
 		}
 		cmp := compareKeys
 		if cfg.reverse {
@@ -248,8 +252,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
 // bucket's own goroutine so that the merge only compares.
-func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, cfg readConfig) iter.Seq2[Row, error] {
-	opts := backends.ScanOptions{ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize}
+func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions) iter.Seq2[Row, error] {
 	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
 		for row, err := range src {
