@@ -15,11 +15,14 @@ type readConfig struct {
 }
 
 func newReadConfig(opts []ReadOption) readConfig {
-	var cfg readConfig
-	for _, o := range opts {
-		o(&cfg)
+	if len(opts) == 0 {
+		return readConfig{} // the options would move it to the heap: a Get without any allocates none
 	}
-	return cfg
+	cfg := new(readConfig)
+	for _, o := range opts {
+		o(cfg)
+	}
+	return *cfg
 }
 
 // Columns restricts the cells returned to these columns (a Column with no Qualifier selects a family).

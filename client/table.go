@@ -32,11 +32,7 @@ func (t *Table) physical(key []byte) ([]byte, int, error) {
 	if len(key) == 0 {
 		return nil, 0, fmt.Errorf("%w: empty row key", backends.ErrInvalidKey)
 	}
-	b, err := t.salter.Bucket(key)
-	if err != nil {
-		return nil, 0, keyError(key, err)
-	}
-	pk, err := t.salter.AppendPhysical(nil, key)
+	pk, b, err := salting.AppendPhysicalBucket(t.salter, make([]byte, 0, len(key)+salting.MaxPrefixLen), key)
 	if err != nil {
 		return nil, 0, keyError(key, err)
 	}
