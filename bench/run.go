@@ -94,6 +94,11 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.has(SectionCluster) {
+		if err := r.cluster(ctx); err != nil {
+			return nil, err
+		}
+	}
 	r.rep.Duration = time.Since(r.rep.Started).Seconds()
 	r.rep.Goals = Evaluate(r.rep)
 	return r.rep, nil
@@ -341,6 +346,11 @@ func (r *runner) countRegions(ctx context.Context, table string) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
+	return r.countRanges(ctx, table, starts)
+}
+
+// countRanges counts the rows of table from each of starts (sorted) to the next, scanning raw.
+func (r *runner) countRanges(ctx context.Context, table string, starts [][]byte) ([]int64, error) {
 	counts := make([]int64, len(starts))
 	for i, start := range starts {
 		var end []byte
@@ -389,7 +399,9 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 		}
 	}
 	// The third side is brine's own driver on the unsalted table, no client: it tells the cost of the
-	// driver apart from the cost of salting.
+	// driver apart from the cost of salting. The fourth is raw again, on the salted table with the
+	// physical keys: a salted table spreads the rows over many regions, which costs the server
+	// something on its own; brine against this side is what the client adds.
 	driverGet := func(k []byte) (time.Duration, error) {
 		began := time.Now()
 		rows, err := r.store.Backend.Read(ctx, r.plain, [][]byte{k}, backends.ReadOptions{})
@@ -399,15 +411,33 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 		}
 		return el, err
 	}
-	var p50s, p99s [3][]time.Duration
+	phys := make([][]byte, len(keys))
+	for i, k := range keys {
+		pk, err := r.salted.Salter().AppendPhysical(nil, k)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		phys[i] = pk
+	}
+	rawSaltedGet := func(i int) (time.Duration, error) {
+		began := time.Now()
+		found, err := r.store.Raw.Get(ctx, r.salted.Name(), phys[i])
+		el := time.Since(began)
+		if err == nil && !found {
+			err = fmt.Errorf("bench: raw get %x: row not found", phys[i])
+		}
+		return el, err
+	}
+	const sides = 4
+	var p50s, p99s [sides][]time.Duration
 	var brineCounts counts
 	var brineWire int64
 	for rep := range cfg.Repeat {
-		var lat [3][]time.Duration
+		var lat [sides][]time.Duration
 		for i, k := range keys {
-			for step := range 3 {
+			for step := range sides {
 				// Rotate which side reads first, so none always follows another's cache warming.
-				side := (i + rep + step) % 3
+				side := (i + rep + step) % sides
 				var el time.Duration
 				var err error
 				switch side {
@@ -422,6 +452,8 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 					brineWire += r.wireCalls() - wire
 				case 2:
 					el, err = driverGet(k)
+				case 3:
+					el, err = rawSaltedGet(i)
 				}
 				if err != nil {
 					return fmt.Errorf("bench: %w", err)
@@ -444,6 +476,9 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 		DriverP50us: us(MedianDuration(p50s[2])),
 		DriverP99us: us(MedianDuration(p99s[2])),
 
+		RawSaltedP50us: us(MedianDuration(p50s[3])),
+		RawSaltedP99us: us(MedianDuration(p99s[3])),
+
 		BackendReadsPerGet: float64(brineCounts.reads) / n,
 		BackendKeysPerGet:  float64(brineCounts.readKeys) / n,
 		DriverRPCsPerGet:   -1,
@@ -453,6 +488,7 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 	}
 	g.P50Ratio = Ratio(g.BrineP50us, g.RawP50us)
 	g.P99Ratio = Ratio(g.BrineP99us, g.RawP99us)
+	g.ClientP50Ratio = Ratio(g.BrineP50us, g.RawSaltedP50us)
 	r.rep.Get = g
 	return nil
 }
@@ -616,6 +652,7 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 		RawFirstRowMs: ms(MedianDuration(rawFirst)), BrineFirstRowMs: ms(MedianDuration(brineFirst)),
 	}
 	res.Ratio = Ratio(res.BrineRowsPerS, res.RawRowsPerS)
+	res.FirstRowRatio = Ratio(res.BrineFirstRowMs, res.RawFirstRowMs)
 	return res, nil
 }
 
@@ -640,7 +677,7 @@ func (r *runner) limitScan(ctx context.Context, t *client.Table, limit, prefetch
 	buckets := t.Salter().Buckets()
 	res := LimitResult{
 		Limit: limit, Buckets: buckets, Batch: cfg.LimitBatch, Prefetch: shownPrefetch,
-		Bound: limit + buckets*cfg.LimitBatch, ServerRows: -1,
+		Bound: 2*limit + buckets, ServerRows: -1,
 	}
 	want := min(limit, hi-lo)
 	for range cfg.Repeat {
