@@ -293,7 +293,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	if len(r.Limits) > 0 {
 		p("## 5. Scan with limit: rows read per row returned\n\n")
-		p("| limit | buckets | batch | prefetch | returned | rows from server | rows from backend | read/returned | bound |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("| limit | buckets | batch | client prefetch | returned | rows from server | rows from backend | read/returned | bound |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, l := range r.Limits {
 			server := "n/a"
 			if l.ServerRows >= 0 {

@@ -97,15 +97,15 @@ func (c readConfig) firstBatch(buckets int) int {
 	}
 }
 
-// limitPrefetch is each bucket's read-ahead in a scan with a limit. With one row, a bucket hands a
-// row over only when the merge takes the one before, so the driver sends its next round trip only
-// when the merge needs a row past the ones received: with growing batches, a bucket reads at most
-// about twice what the merge took from it, and a limit scan about twice its limit in all.
-const limitPrefetch = 1
-
-func (c readConfig) prefetch(def int) int {
+// prefetch is each bucket's read-ahead in a scan over n buckets. With a limit, it is an eighth of a
+// bucket's share of the limit, at least one row: with one, a bucket hands a row over only when the
+// merge takes the one before, so the driver sends its next round trip only when the merge needs a
+// row past the ones received, and with growing batches a bucket reads at most about twice what the
+// merge took from it. A larger limit affords a little read-ahead (at most a quarter of the limit in
+// all), and needs it: a row handed over alone costs the merge a goroutine wake-up.
+func (c readConfig) prefetch(def, buckets int) int {
 	if c.limit > 0 {
-		return min(def, limitPrefetch)
+		return min(def, max(1, c.limit/(8*max(1, buckets))))
 	}
 	return def
 }

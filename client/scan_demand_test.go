@@ -38,9 +38,10 @@ func (s *scanRecorder) Scan(ctx context.Context, table string, r backends.Range,
 	}
 }
 
-// A limit scan pulls a bucket's next row only when the merge has taken the one before: the buckets
-// hand over at most limit + one head row each (and one more in hand), where a read-ahead of P rows
-// per bucket would pull limit + buckets×P. Each bucket is asked to start with a small batch.
+// A limit scan reads ahead at most an eighth of a bucket's share of the limit (at least one row):
+// the buckets hand over at most limit + buckets × (read-ahead + 1) rows, where the default
+// read-ahead of P rows per bucket would pull limit + buckets × P. Each bucket is asked to start with
+// a small batch.
 func TestLimitScanPullsOnDemand(t *testing.T) {
 	ctx := t.Context()
 	const buckets, rows = 32, 20_000
@@ -59,11 +60,12 @@ func TestLimitScanPullsOnDemand(t *testing.T) {
 		t.Fatal(err, rowErrs)
 	}
 	tests := []struct {
-		limit, wantFirst int
+		limit, wantFirst, readAhead int
 	}{
-		{limit: 10, wantFirst: 1},
-		{limit: 100, wantFirst: 1},
-		{limit: 1000, wantFirst: 15},
+		{limit: 10, wantFirst: 1, readAhead: 1},
+		{limit: 100, wantFirst: 1, readAhead: 1},
+		{limit: 1000, wantFirst: 15, readAhead: 3},
+		{limit: 10_000, wantFirst: 156, readAhead: 39},
 	}
 	for _, tc := range tests {
 		rec.pulled.Store(0)
@@ -81,7 +83,7 @@ func TestLimitScanPullsOnDemand(t *testing.T) {
 		if n != tc.limit {
 			t.Fatalf("limit %d: %d rows", tc.limit, n)
 		}
-		if got, most := rec.pulled.Load(), int64(tc.limit+2*buckets); got > most {
+		if got, most := rec.pulled.Load(), int64(tc.limit+buckets*(tc.readAhead+1)); got > most {
 			t.Errorf("limit %d over %d buckets: buckets handed over %d rows, want at most %d", tc.limit, buckets, got, most)
 		}
 		if len(rec.opts) != buckets {

@@ -231,7 +231,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		}
 		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
 			Concurrency: t.c.concurrency,
-			Prefetch:    cfg.prefetch(t.c.prefetch),
+			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
 			Limit:       cfg.limit,
 			Stop:        stop,
 		})
