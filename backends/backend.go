@@ -66,6 +66,12 @@ type ScanOptions struct {
 	Limit int
 	// BatchSize is a hint for rows per server round trip; 0 lets the driver choose.
 	BatchSize int
+	// FirstBatch, when > 0, is a hint for a caller that may stop long before Limit (a fan-out bucket,
+	// which the merge may need only a few rows of): the first round trip asks for FirstBatch rows and
+	// each later one for as many rows as the scan has returned so far, up to the batch size. So the
+	// first row comes back sooner, and a scan stopped early has read at most about twice what it
+	// returned. 0 asks for full batches from the start. Drivers without round trips ignore it.
+	FirstBatch int
 }
 
 // Mutation changes one row. With Delete false it writes Cells. With Delete true it deletes the columns

@@ -17,10 +17,13 @@ const (
 	SectionScan   = "scan"
 	SectionGet    = "get"
 	SectionLimit  = "limit"
+	// SectionCluster runs only when the write tables' regions are on more than one server, or when
+	// Config.Cluster asks for it.
+	SectionCluster = "cluster"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {
@@ -54,6 +57,9 @@ type Config struct {
 	// TuneRows is how many rows each point of that sweep writes (0: min(Rows, 20000)).
 	TuneRows int `json:"tune_rows"`
 
+	// Cluster runs the multi-server section even when every region is on one server.
+	Cluster bool `json:"cluster,omitempty"`
+
 	Seed     uint64   `json:"seed"`
 	Sections []string `json:"sections"`
 
@@ -74,7 +80,7 @@ func DefaultConfig() Config {
 		Limits:         []int{10, 100, 1000},
 		LimitBuckets:   32,
 		LimitBatch:     100,
-		LimitPrefetch:  []int{0, 1},
+		LimitPrefetch:  []int{0},
 		RawConcurrency: []int{64, 256, 1024},
 		Seed:           1,
 		Sections:       AllSections,

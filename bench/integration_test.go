@@ -31,8 +31,12 @@ func openHBase(tb testing.TB) *Store {
 func TestRunHBase(t *testing.T) {
 	st := openHBase(t)
 	rec := &recorder{Backend: st.Backend}
-	st.Backend = rec
+	st.Backend = struct {
+		*recorder
+		serverLister
+	}{rec, st.Backend.(serverLister)}
 	cfg := smallConfig()
+	cfg.Cluster = true // one server here: run the multi-server section anyway
 	cfg.Rows = 1000
 	cfg.ScanRows = 600
 	cfg.Limits = []int{10, 100}
@@ -51,11 +55,15 @@ func TestRunHBase(t *testing.T) {
 		t.Errorf("a salted get is not one RPC: %+v", g)
 	}
 	for _, l := range rep.Limits {
-		// Every bucket's first round trip asks for min(batch, limit) rows, and no more than that is
-		// read here: the range holds fewer rows per bucket than one batch.
-		if l.ServerRows < int64(l.Limit) || l.ServerRows > int64(l.Buckets*min(l.Batch, l.Limit)) {
+		// Buckets start small and read on only when the merge needs more: every bucket's first row,
+		// and at most about twice what the merge took.
+		if l.ServerRows < int64(l.Limit) || l.ServerRows > int64(2*l.Limit+l.Buckets) {
 			t.Errorf("limit %d, prefetch %d: server sent %d rows", l.Limit, l.Prefetch, l.ServerRows)
 		}
+	}
+	if c := rep.Cluster; c == nil || len(c.Servers) != 1 || c.Servers[0].SaltedRows != int64(cfg.Rows) ||
+		c.Servers[0].UnsaltedRows != int64(cfg.Rows) || c.Servers[0].Regions != 16 || c.ImportRatio <= 0 || !c.Forced {
+		t.Errorf("cluster section on one server: %+v", rep.Cluster)
 	}
 	if len(rep.Scans) != len(cfg.ScanBuckets) || rep.Write == nil || rep.Write.BrineRowsPerS <= 0 {
 		t.Errorf("report: %+v", rep)

@@ -25,7 +25,7 @@ func sample() *Report {
 		Tuning: []TuningResult{{Concurrency: 64, Rows: 500, RowsPerS: 9000}},
 		Scans: []ScanResult{
 			{Buckets: 1, Rows: 1000, RawRowsPerS: 100, BrineRowsPerS: 80, Ratio: 0.8},
-			{Buckets: 8, Rows: 1000, RawRowsPerS: 100, BrineRowsPerS: 90, Ratio: 0.9, RawFirstRowMs: 1.5, BrineFirstRowMs: 2.25},
+			{Buckets: 8, Rows: 1000, RawRowsPerS: 100, BrineRowsPerS: 90, Ratio: 0.9, RawFirstRowMs: 1.5, BrineFirstRowMs: 2.25, FirstRowRatio: 1.5},
 		},
 		Get: &GetResult{
 			Gets: 10, RawP50us: 100, RawP99us: 300, BrineP50us: 105, BrineP99us: 310, P50Ratio: 1.05, P99Ratio: 310.0 / 300,
@@ -51,8 +51,8 @@ func goal(t *testing.T, goals []GoalResult, prefix string) GoalResult {
 
 func TestEvaluate(t *testing.T) {
 	all := Evaluate(sample())
-	if len(all) != 8 {
-		t.Fatalf("got %d goals, want 8: %+v", len(all), all)
+	if len(all) != 9 {
+		t.Fatalf("got %d goals, want 9: %+v", len(all), all)
 	}
 	for _, g := range all {
 		if !g.Met {
@@ -71,6 +71,7 @@ func TestEvaluate(t *testing.T) {
 		{"import slow vs raw", "import vs raw", func(r *Report) { r.Write.BrineOverRaw = 0.99 }},
 		{"fan-out too slow", "fan-out scan, 8", func(r *Report) { r.Scans[1].Ratio = 0.89 }},
 		{"get too slow", "salted get p50", func(r *Report) { r.Get.P50Ratio = 1.051 }},
+		{"first row too late", "time to first row, 8 buckets", func(r *Report) { r.Scans[1].FirstRowRatio = 2.01 }},
 		{"get two RPCs", "salted get RPCs", func(r *Report) { r.Get.DriverRPCsPerGet = 2 }},
 		{"get two keys", "salted get RPCs", func(r *Report) { r.Get.BackendKeysPerGet = 2 }},
 		{"limit over bound", "limit 10 scan", func(r *Report) { r.Limits[0].ServerRows = 3211 }},
@@ -117,7 +118,7 @@ func TestMarkdown(t *testing.T) {
 		"| 0 | 10 | 40 |",
 		"| **max/mean** | **1.100** | **4.000** |",
 		"| raw, 64 concurrent Puts (client batching) | 1000 | 9000 | 0.50x |",
-		"| 8 | 1000 | 100 | 90 | 0.90x | 1.50 ms | 2.25 ms |",
+		"| 8 | 1000 | 100 | 90 | 0.90x | 1.50 ms | 2.25 ms | 1.50x |",
 		"| brine/raw | 1.050x | 1.033x |",
 		"1.00 driver RPC(s)",
 		"| 10 | 32 | 100 | 1 | 10 | 320 | 41 | 32.0 | 3210 |",

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
-	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -91,6 +89,11 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 	}
 	if cfg.has(SectionScan) || cfg.has(SectionLimit) {
 		if err := r.scanPhase(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.has(SectionCluster) {
+		if err := r.cluster(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -341,6 +344,11 @@ func (r *runner) countRegions(ctx context.Context, table string) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
+	return r.countRanges(ctx, table, starts)
+}
+
+// countRanges counts the rows of table from each of starts (sorted) to the next, scanning raw.
+func (r *runner) countRanges(ctx context.Context, table string, starts [][]byte) ([]int64, error) {
 	counts := make([]int64, len(starts))
 	for i, start := range starts {
 		var end []byte
@@ -355,313 +363,4 @@ func (r *runner) countRegions(ctx context.Context, table string) ([]int64, error
 		}
 	}
 	return counts, nil
-}
-
-// gets reads the same sample of keys raw (unsalted table) and through brine (salted table),
-// alternating which side goes first, and counts what one salted Get costs below the client.
-func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
-	cfg := r.cfg
-	keys := make([][]byte, cfg.Gets)
-	for i := range keys {
-		keys[i] = Key(rng.IntN(cfg.Rows))
-	}
-	rawGet := func(k []byte) (time.Duration, error) {
-		began := time.Now()
-		found, err := r.store.Raw.Get(ctx, r.plain, k)
-		el := time.Since(began)
-		if err == nil && !found {
-			err = fmt.Errorf("bench: raw get %x: row not found", k)
-		}
-		return el, err
-	}
-	brineGet := func(k []byte) (time.Duration, error) {
-		began := time.Now()
-		_, err := r.salted.Get(ctx, k)
-		return time.Since(began), err
-	}
-	r.log.Info("bench: point gets", "keys", len(keys))
-	for _, k := range keys[:min(len(keys), 100)] { // warm-up: connections, region caches
-		if _, err := rawGet(k); err != nil {
-			return err
-		}
-		if _, err := brineGet(k); err != nil {
-			return err
-		}
-	}
-	// The third side is brine's own driver on the unsalted table, no client: it tells the cost of the
-	// driver apart from the cost of salting.
-	driverGet := func(k []byte) (time.Duration, error) {
-		began := time.Now()
-		rows, err := r.store.Backend.Read(ctx, r.plain, [][]byte{k}, backends.ReadOptions{})
-		el := time.Since(began)
-		if err == nil && (len(rows) != 1 || len(rows[0].Cells) == 0) {
-			err = fmt.Errorf("bench: driver get %x: row not found", k)
-		}
-		return el, err
-	}
-	var p50s, p99s [3][]time.Duration
-	var brineCounts counts
-	var brineWire int64
-	for rep := range cfg.Repeat {
-		var lat [3][]time.Duration
-		for i, k := range keys {
-			for step := range 3 {
-				// Rotate which side reads first, so none always follows another's cache warming.
-				side := (i + rep + step) % 3
-				var el time.Duration
-				var err error
-				switch side {
-				case 0:
-					el, err = rawGet(k)
-				case 1:
-					before, wire := r.count.snapshot(), r.wireCalls()
-					el, err = brineGet(k)
-					d := r.count.snapshot().sub(before)
-					brineCounts.reads += d.reads
-					brineCounts.readKeys += d.readKeys
-					brineWire += r.wireCalls() - wire
-				case 2:
-					el, err = driverGet(k)
-				}
-				if err != nil {
-					return fmt.Errorf("bench: %w", err)
-				}
-				lat[side] = append(lat[side], el)
-			}
-		}
-		for side := range lat {
-			p50s[side] = append(p50s[side], Percentile(lat[side], 50))
-			p99s[side] = append(p99s[side], Percentile(lat[side], 99))
-		}
-	}
-	n := float64(cfg.Repeat * len(keys))
-	g := &GetResult{
-		Gets:        len(keys),
-		RawP50us:    us(MedianDuration(p50s[0])),
-		RawP99us:    us(MedianDuration(p99s[0])),
-		BrineP50us:  us(MedianDuration(p50s[1])),
-		BrineP99us:  us(MedianDuration(p99s[1])),
-		DriverP50us: us(MedianDuration(p50s[2])),
-		DriverP99us: us(MedianDuration(p99s[2])),
-
-		BackendReadsPerGet: float64(brineCounts.reads) / n,
-		BackendKeysPerGet:  float64(brineCounts.readKeys) / n,
-		DriverRPCsPerGet:   -1,
-	}
-	if r.store.Wire != nil {
-		g.DriverRPCsPerGet = float64(brineWire) / n
-	}
-	g.P50Ratio = Ratio(g.BrineP50us, g.RawP50us)
-	g.P99Ratio = Ratio(g.BrineP99us, g.RawP99us)
-	r.rep.Get = g
-	return nil
-}
-
-func (r *runner) wireCalls() int64 {
-	if r.store.Wire == nil {
-		return 0
-	}
-	return r.store.Wire.Calls()
-}
-
-func (r *runner) wireScanRows() int64 {
-	if r.store.Wire == nil {
-		return -1
-	}
-	return r.store.Wire.ScanRows()
-}
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// scanPhase loads one hash:N table per bucket count (untimed) and runs the scan sections on them.
-func (r *runner) scanPhase(ctx context.Context) error {
-	cfg := r.cfg
-	counts := slices.Clone(cfg.ScanBuckets)
-	if cfg.has(SectionLimit) && !slices.Contains(counts, cfg.LimitBuckets) {
-		counts = append(counts, cfg.LimitBuckets)
-	}
-	if !cfg.has(SectionScan) {
-		counts = []int{cfg.LimitBuckets}
-	}
-	tables := map[int]*client.Table{}
-	for _, n := range counts {
-		s, err := salting.ParseSpec("hash:" + strconv.Itoa(n))
-		if err != nil {
-			return err
-		}
-		t, err := r.createTable(ctx, "scan"+strconv.Itoa(n), s, nil)
-		if err != nil {
-			return err
-		}
-		r.log.Info("bench: loading scan table (untimed)", "table", t.Name(), "rows", cfg.Rows)
-		if _, err := r.importRows(ctx, t, cfg.Rows); err != nil {
-			return err
-		}
-		tables[n] = t
-	}
-	if cfg.has(SectionScan) {
-		for _, n := range cfg.ScanBuckets {
-			res, err := r.scans(ctx, tables[n])
-			if err != nil {
-				return err
-			}
-			r.rep.Scans = append(r.rep.Scans, res)
-		}
-	}
-	if cfg.has(SectionLimit) {
-		for _, prefetch := range cfg.LimitPrefetch {
-			for _, limit := range cfg.Limits {
-				res, err := r.limitScan(ctx, tables[cfg.LimitBuckets], limit, prefetch)
-				if err != nil {
-					return err
-				}
-				r.rep.Limits = append(r.rep.Limits, res)
-			}
-		}
-	}
-	return nil
-}
-
-// scanRun is one timed scan: rows, total time, time to the first row.
-type scanRun struct {
-	rows    int64
-	elapsed time.Duration
-	first   time.Duration
-}
-
-// timeScan drains keys, checking that they come in ascending order.
-func timeScan(keys iter.Seq2[[]byte, error]) (scanRun, error) {
-	var run scanRun
-	var last []byte
-	began := time.Now()
-	for k, err := range keys {
-		if err != nil {
-			return run, err
-		}
-		if run.rows == 0 {
-			run.first = time.Since(began)
-		} else if bytes.Compare(last, k) >= 0 {
-			return run, fmt.Errorf("bench: scan out of order: %x after %x", k, last)
-		}
-		last = k
-		run.rows++
-	}
-	run.elapsed = time.Since(began)
-	return run, nil
-}
-
-func brineKeys(ctx context.Context, t *client.Table, rg client.Range, opts ...client.ReadOption) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		for row, err := range t.Scan(ctx, rg, opts...) {
-			if !yield(row.Key, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-// scans reads the same logical range raw from the unsalted table and through brine from t.
-func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error) {
-	cfg := r.cfg
-	lo, hi := cfg.scanRange()
-	start, end := Key(lo), Key(hi)
-	want := int64(hi - lo)
-	buckets := t.Salter().Buckets()
-	raw := func() (scanRun, error) {
-		run, err := timeScan(r.store.Raw.Scan(ctx, r.plain, start, end, cfg.ScanBatch))
-		if err == nil && run.rows != want {
-			err = fmt.Errorf("bench: raw scan returned %d rows, want %d", run.rows, want)
-		}
-		return run, err
-	}
-	brine := func() (scanRun, error) {
-		run, err := timeScan(brineKeys(ctx, t, client.RowRange(start, end), client.BatchSize(cfg.ScanBatch)))
-		if err == nil && run.rows != want {
-			err = fmt.Errorf("bench: brine scan of %s returned %d rows, want %d", t.Name(), run.rows, want)
-		}
-		return run, err
-	}
-	r.log.Info("bench: range scans", "buckets", buckets, "rows", want)
-	if _, err := raw(); err != nil { // warm-up, and a check of both sides' results
-		return ScanResult{}, err
-	}
-	if _, err := brine(); err != nil {
-		return ScanResult{}, err
-	}
-	var rawRate, brineRate []float64
-	var rawFirst, brineFirst []time.Duration
-	for rep := range cfg.Repeat {
-		for side := range 2 {
-			if (rep+side)%2 == 0 {
-				run, err := raw()
-				if err != nil {
-					return ScanResult{}, err
-				}
-				rawRate = append(rawRate, RowsPerSecond(run.rows, run.elapsed))
-				rawFirst = append(rawFirst, run.first)
-				continue
-			}
-			run, err := brine()
-			if err != nil {
-				return ScanResult{}, err
-			}
-			brineRate = append(brineRate, RowsPerSecond(run.rows, run.elapsed))
-			brineFirst = append(brineFirst, run.first)
-		}
-	}
-	res := ScanResult{
-		Buckets: buckets, Rows: want,
-		RawRowsPerS: Median(rawRate), BrineRowsPerS: Median(brineRate),
-		RawFirstRowMs: ms(MedianDuration(rawFirst)), BrineFirstRowMs: ms(MedianDuration(brineFirst)),
-	}
-	res.Ratio = Ratio(res.BrineRowsPerS, res.RawRowsPerS)
-	return res, nil
-}
-
-// limitScan runs a limited scan over t's buckets and counts the rows read for those returned: the
-// rows the backend yielded to the client, and (when the driver is observable) the rows the server
-// sent. The worst repeat is kept.
-func (r *runner) limitScan(ctx context.Context, t *client.Table, limit, prefetch int) (LimitResult, error) {
-	cfg := r.cfg
-	lo, hi := cfg.scanRange()
-	rg := client.RowRange(Key(lo), Key(hi))
-	c := r.client
-	shownPrefetch := client.DefaultPrefetch
-	if prefetch > 0 {
-		// A second client over the same counting backend; it owns nothing, so it is not closed.
-		c = client.New(r.count, client.WithLogger(r.log), client.WithPrefetch(prefetch))
-		shownPrefetch = prefetch
-	}
-	tt, err := c.OpenTable(ctx, t.Name(), t.Salter())
-	if err != nil {
-		return LimitResult{}, fmt.Errorf("bench: %w", err)
-	}
-	buckets := t.Salter().Buckets()
-	res := LimitResult{
-		Limit: limit, Buckets: buckets, Batch: cfg.LimitBatch, Prefetch: shownPrefetch,
-		Bound: limit + buckets*cfg.LimitBatch, ServerRows: -1,
-	}
-	want := min(limit, hi-lo)
-	for range cfg.Repeat {
-		before, wire := r.count.snapshot(), r.wireScanRows()
-		returned := 0
-		for _, err := range tt.Scan(ctx, rg, client.Limit(limit), client.BatchSize(cfg.LimitBatch)) {
-			if err != nil {
-				return res, fmt.Errorf("bench: %w", err)
-			}
-			returned++
-		}
-		if returned != want {
-			return res, fmt.Errorf("bench: limit %d scan returned %d rows, want %d", limit, returned, want)
-		}
-		res.Returned = returned
-		res.BackendRows = max(res.BackendRows, r.count.snapshot().sub(before).scanRows)
-		if wire >= 0 {
-			res.ServerRows = max(res.ServerRows, r.wireScanRows()-wire)
-		}
-	}
-	res.ReadPerRow = Ratio(float64(res.read()), float64(res.Returned))
-	r.log.Info("bench: limit scan", "limit", limit, "prefetch", shownPrefetch, "backend_rows", res.BackendRows, "server_rows", res.ServerRows)
-	return res, nil
 }

@@ -65,6 +65,7 @@ func smallConfig() Config {
 	c.ScanRows = 1500
 	c.ScanBuckets = []int{1, 8}
 	c.LimitBuckets = 32
+	c.LimitPrefetch = []int{0, 1}
 	c.RawConcurrency = []int{2, 8}
 	return c
 }
@@ -150,8 +151,11 @@ func TestRunMemory(t *testing.T) {
 		t.Fatalf("limits: %+v", rep.Limits)
 	}
 	for _, l := range rep.Limits {
-		if l.Returned != l.Limit || l.ServerRows != -1 || l.BackendRows < int64(l.Limit) || l.Bound != l.Limit+32*cfg.LimitBatch {
+		if l.Returned != l.Limit || l.ServerRows != -1 || l.BackendRows < int64(l.Limit) || l.Bound != 2*l.Limit+32 {
 			t.Errorf("limit: %+v", l)
+		}
+		if l.BackendRows > int64(l.Bound) {
+			t.Errorf("prefetch %d, limit %d: backend yielded %d rows, over the bound %d", l.Prefetch, l.Limit, l.BackendRows, l.Bound)
 		}
 		// With no read-ahead, a bucket yields at most what the merge took from it plus the one row
 		// it is blocked on: limit + buckets rows in all.

@@ -15,11 +15,14 @@ type readConfig struct {
 }
 
 func newReadConfig(opts []ReadOption) readConfig {
-	var cfg readConfig
-	for _, o := range opts {
-		o(&cfg)
+	if len(opts) == 0 {
+		return readConfig{} // the options would move it to the heap: a Get without any allocates none
 	}
-	return cfg
+	cfg := new(readConfig)
+	for _, o := range opts {
+		o(cfg)
+	}
+	return *cfg
 }
 
 // Columns restricts the cells returned to these columns (a Column with no Qualifier selects a family).
@@ -75,15 +78,34 @@ func (c readConfig) resume(r Range) Range {
 	return r
 }
 
-// limitPrefetch caps each bucket's read-ahead in a scan with a limit: rows a bucket has read but the
-// merge has not taken are wasted when the limit is reached, so a limit scan reads about limit +
-// buckets × (one driver batch + limitPrefetch) rows instead of limit + buckets × prefetch. The
-// driver's batch still gives each bucket a round trip's worth of read-ahead.
-const limitPrefetch = 16
+// Scans start every bucket with a small batch that grows (backends.ScanOptions.FirstBatch): the merge
+// needs every bucket's first row before it yields one, so a full first batch per bucket is what a
+// fan-out's first row waited for.
+const scanFirstBatch = 8
 
-func (c readConfig) prefetch(def int) int {
+// firstBatch is the first round trip's rows for each of n bucket scans. With a limit, the buckets
+// share about limit rows, so each starts at half its share and grows only if the merge takes more;
+// a single bucket owes exactly the limit, which the driver asks for at once.
+func (c readConfig) firstBatch(buckets int) int {
+	switch {
+	case c.limit == 0:
+		return scanFirstBatch
+	case buckets <= 1:
+		return 0
+	default:
+		return max(1, c.limit/(2*buckets))
+	}
+}
+
+// prefetch is each bucket's read-ahead in a scan over n buckets. With a limit, it is an eighth of a
+// bucket's share of the limit, at least one row: with one, a bucket hands a row over only when the
+// merge takes the one before, so the driver sends its next round trip only when the merge needs a
+// row past the ones received, and with growing batches a bucket reads at most about twice what the
+// merge took from it. A larger limit affords a little read-ahead (at most a quarter of the limit in
+// all), and needs it: a row handed over alone costs the merge a goroutine wake-up.
+func (c readConfig) prefetch(def, buckets int) int {
 	if c.limit > 0 {
-		return min(def, limitPrefetch)
+		return min(def, max(1, c.limit/(8*max(1, buckets))))
 	}
 	return def
 }

@@ -32,11 +32,7 @@ func (t *Table) physical(key []byte) ([]byte, int, error) {
 	if len(key) == 0 {
 		return nil, 0, fmt.Errorf("%w: empty row key", backends.ErrInvalidKey)
 	}
-	b, err := t.salter.Bucket(key)
-	if err != nil {
-		return nil, 0, keyError(key, err)
-	}
-	pk, err := t.salter.AppendPhysical(nil, key)
+	pk, b, err := salting.AppendPhysicalBucket(t.salter, make([]byte, 0, len(key)+salting.MaxPrefixLen), key)
 	if err != nil {
 		return nil, 0, keyError(key, err)
 	}
@@ -222,8 +218,12 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		sctx, stop := context.WithCancel(ctx)
 		defer stop()
 		streams := make([]iter.Seq2[Row, error], len(ranges))
+		sopts := backends.ScanOptions{
+			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
+			FirstBatch: cfg.firstBatch(len(ranges)),
+		}
 		for i, br := range ranges {
-			streams[i] = t.bucketScan(sctx, br, cfg)
+			streams[i] = t.bucketScan(sctx, br, sopts)
 		}
 		cmp := compareKeys
 		if cfg.reverse {
@@ -231,7 +231,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		}
 		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
 			Concurrency: t.c.concurrency,
-			Prefetch:    cfg.prefetch(t.c.prefetch),
+			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
 			Limit:       cfg.limit,
 			Stop:        stop,
 		})
@@ -248,8 +248,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
 // bucket's own goroutine so that the merge only compares.
-func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, cfg readConfig) iter.Seq2[Row, error] {
-	opts := backends.ScanOptions{ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize}
+func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions) iter.Seq2[Row, error] {
 	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
 		for row, err := range src {

@@ -231,7 +231,9 @@ func (r *ring[T]) waitSpace(t uint64, done <-chan struct{}) (head uint64, ok boo
 // produce ranges over src and publishes its elements into r. It holds a concurrency slot only while
 // the source runs; it gives the slot back before it waits for space, because the merge needs every
 // stream's head and so must never wait on a stream that waits for a slot held by a stream that waits
-// on the merge. It also gives the slot back every size/2 rows, so that every stream gets its turn.
+// on the merge. It also gives the slot back every size/2 rows, so that every stream gets its turn,
+// and after its first element: the merge yields nothing before it has every stream's head, so with
+// more streams than slots, each stream's head comes before any stream reads on.
 //
 // ctx is Merge's, gctx the group's (ctx plus first error plus our own cancel).
 func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, error], sem chan struct{}) error {
@@ -241,7 +243,7 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 	}
 	held := true
 	quantum := max(1, r.size/2)
-	left := quantum
+	left := 1 // the first turn ends with the stream's head
 	var (
 		t, head uint64
 		slot    int

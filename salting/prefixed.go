@@ -114,12 +114,17 @@ func (p *prefixed) Bucket(logical []byte) (int, error) {
 }
 
 func (p *prefixed) AppendPhysical(dst, logical []byte) ([]byte, error) {
+	dst, _, err := p.appendPhysicalBucket(dst, logical)
+	return dst, err
+}
+
+func (p *prefixed) appendPhysicalBucket(dst, logical []byte) ([]byte, int, error) {
 	b, err := p.Bucket(logical)
 	if err != nil {
-		return dst, err
+		return dst, 0, err
 	}
 	dst = p.appendPrefix(dst, b)
-	return append(dst, logical...), nil
+	return append(dst, logical...), b, nil
 }
 
 // AppendLogical strips the prefix after checking it is the one AppendPhysical would have written, so

@@ -35,3 +35,21 @@ type BucketRange struct {
 	Start  []byte
 	End    []byte
 }
+
+// MaxPrefixLen is the longest prefix any salter puts before a logical key (md5hex:4's four hex
+// digits): a buffer of len(key)+MaxPrefixLen holds a physical key without growing.
+const MaxPrefixLen = 4
+
+// AppendPhysicalBucket is AppendPhysical that also returns the key's bucket. Calling Bucket and then
+// AppendPhysical hashes the key twice; this hashes it once.
+func AppendPhysicalBucket(s Salter, dst, logical []byte) ([]byte, int, error) {
+	if p, ok := s.(*prefixed); ok {
+		return p.appendPhysicalBucket(dst, logical)
+	}
+	b, err := s.Bucket(logical)
+	if err != nil {
+		return dst, 0, err
+	}
+	dst, err = s.AppendPhysical(dst, logical)
+	return dst, b, err
+}

@@ -74,11 +74,12 @@ func expectScan(data []backends.Row, r backends.Range, opts backends.ScanOptions
 }
 
 type scanCase struct {
-	name      string
-	r         backends.Range
-	limit     int
-	batchSize int
-	cols      []backends.Column
+	name       string
+	r          backends.Range
+	limit      int
+	batchSize  int
+	firstBatch int
+	cols       []backends.Column
 }
 
 func rng(start, end string) backends.Range {
@@ -123,6 +124,9 @@ var scanCases = []scanCase{
 	{name: "batch 7", batchSize: 7},
 	{name: "batch 3 limit 10", batchSize: 3, limit: 10},
 	{name: "batch 1 in range", r: rng("a", "b"), batchSize: 1},
+	{name: "first batch 1, growing", firstBatch: 1},
+	{name: "first batch 2, batch 7, limit 40", firstBatch: 2, batchSize: 7, limit: 40},
+	{name: "first batch above the batch", r: rng("r/010", ""), firstBatch: 50, batchSize: 4},
 	{name: "family", cols: []backends.Column{col("d", "")}},
 	{name: "column, limit", cols: []backends.Column{col("x", "q")}, limit: 5},
 	{name: "columns in range", r: rng("r/020", "r/060"), cols: []backends.Column{col("d", "k"), col("x", "q")}},
@@ -157,6 +161,7 @@ func (s *suite) testScan(t *testing.T) {
 				e := sub(t)
 				opts := backends.ScanOptions{
 					ReadOptions: backends.ReadOptions{Columns: tc.cols}, Reverse: reverse, Limit: tc.limit, BatchSize: tc.batchSize,
+					FirstBatch: tc.firstBatch,
 				}
 				got, err := e.scanAll(e.b.Scan(e.ctx, name, tc.r, opts))
 				if err != nil {

@@ -3,11 +3,8 @@ package hbase
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -289,40 +286,5 @@ func (b *Backend) forgetRegions(table string) {
 
 // readRegions scans hbase:meta for table's online regions, in key order.
 func (b *Backend) readRegions(ctx context.Context, table string) ([]regionSpan, error) {
-	if err := checkTable(table); err != nil {
-		return nil, err
-	}
-	start, stop := metaScanRange(table)
-	cn, rctx, done := b.begin(ctx)
-	defer done()
-	sc, err := hrpc.NewScanRange(rctx, []byte("hbase:meta"), start, stop,
-		hrpc.Families(map[string][]string{"info": {"regioninfo"}}), hrpc.NumberOfRows(1000))
-	if err != nil {
-		return nil, fmt.Errorf("hbase: regions %q: %w", table, err)
-	}
-	scanner := cn.client.Scan(sc)
-	defer scanner.Close()
-	var spans []regionSpan
-	for {
-		res, err := scanner.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, b.rpcErr(ctx, cn, "regions", table, err)
-		}
-		span, ok, err := spanFromMetaRow(table, pbCells(res))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			spans = append(spans, span)
-		}
-	}
-	if len(spans) == 0 {
-		return nil, fmt.Errorf("hbase: regions %q: %w", table, backends.ErrTableNotFound)
-	}
-	// hbase:meta's comparator already orders them by start key; sorting keeps that promise explicit.
-	slices.SortFunc(spans, func(a, b regionSpan) int { return bytes.Compare(a.Start, b.Start) })
-	return spans, nil
+	return b.metaRegions(ctx, table, false)
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -154,6 +155,9 @@ func TestTableLifecycle(t *testing.T) {
 	if _, err := b.Regions(ctx, name); !errors.Is(err, backends.ErrTableNotFound) {
 		t.Errorf("Regions: got %v, want ErrTableNotFound", err)
 	}
+	if _, _, err := b.RegionServers(ctx, name); !errors.Is(err, backends.ErrTableNotFound) {
+		t.Errorf("RegionServers: got %v, want ErrTableNotFound", err)
+	}
 	if _, err := b.Read(ctx, name, [][]byte{[]byte("k")}, backends.ReadOptions{}); !errors.Is(err, backends.ErrTableNotFound) {
 		t.Errorf("Read: got %v, want ErrTableNotFound", err)
 	}
@@ -222,6 +226,20 @@ func TestTableMetaAndRegions(t *testing.T) {
 	for i := range want {
 		if !bytes.Equal(regions[i], want[i]) {
 			t.Errorf("Regions[%d] = %q, want %q", i, regions[i], want[i])
+		}
+	}
+
+	// RegionServers: the same regions, each with the host:port of the server that serves it.
+	starts, servers, err := b.RegionServers(ctx, table)
+	if err != nil {
+		t.Fatalf("RegionServers: %v", err)
+	}
+	if !slices.EqualFunc(starts, want, bytes.Equal) || len(servers) != len(starts) {
+		t.Fatalf("RegionServers = %q, %q; want starts %q", starts, servers, want)
+	}
+	for i, s := range servers {
+		if host, port, err := net.SplitHostPort(s); err != nil || host == "" || port == "" {
+			t.Errorf("region %d served by %q, want host:port (%v)", i, s, err)
 		}
 	}
 }

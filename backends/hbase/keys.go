@@ -158,9 +158,11 @@ func pbCells(r *hrpc.Result) []*pb.Cell {
 	return out
 }
 
-// regionSpan is one online region of a table: [Start, End), End empty for the last region.
+// regionSpan is one online region of a table: [Start, End), End empty for the last region, and the
+// region server serving it when asked for (RegionServers).
 type regionSpan struct {
 	Start, End []byte
+	Server     string
 }
 
 // spanFromMetaRow parses an hbase:meta row's info:regioninfo cell ("PBUF" + RegionInfo). ok is false

@@ -26,7 +26,8 @@ const maxScanRestarts = 5
 // bound hi (r.End at first, then each scanned region's start key) is found in hbase:meta, routed to by
 // its start key, and scanned from hi downwards; a row equal to r.End is dropped, and an
 // InclusiveStopFilter makes the server stop at r.Start. Every RPC asks for at most the rows still
-// wanted. A scanner left open (consumer stopped, limit reached, error) is closed before Scan returns.
+// wanted, and with opts.FirstBatch the batches start small and grow (see scanState.rows). A scanner
+// left open (consumer stopped, limit reached, error) is closed before Scan returns.
 func (b *Backend) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
 		if err := b.scan(ctx, table, r, opts, yield); err != nil {
@@ -43,6 +44,8 @@ type scanState struct {
 	r       backends.Range
 	reverse bool
 	batch   int
+	first   int // > 0: the first RPC's rows; later ones grow with read (ScanOptions.FirstBatch)
+	read    int // rows yielded so far
 	left    int // rows still wanted; -1 when unlimited
 	options []func(hrpc.Call) error
 	yield   func(backends.Row, error) bool
@@ -64,7 +67,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if err := checkTable(table); err != nil {
 		return err
 	}
-	if opts.Limit < 0 || opts.BatchSize < 0 {
+	if opts.Limit < 0 || opts.BatchSize < 0 || opts.FirstBatch < 0 {
 		return fmt.Errorf("hbase: scan %q: %w: negative limit or batch size", table, backends.ErrInvalidArgument)
 	}
 	fams, err := familiesOption(opts.Columns)
@@ -79,7 +82,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	}
 	s := &scanState{
 		b: b, ctx: ctx, table: table, r: r, reverse: opts.Reverse, yield: yield,
-		batch: opts.BatchSize, left: -1, cursor: r.Start, hi: r.End, hiRow: len(r.End) > 0,
+		batch: opts.BatchSize, first: opts.FirstBatch, left: -1, cursor: r.Start, hi: r.End, hiRow: len(r.End) > 0,
 	}
 	if s.batch == 0 {
 		s.batch = b.opts.ScanBatch
@@ -142,9 +145,17 @@ func (s *scanState) resumeAfter(key []byte) {
 }
 
 // rows is how many rows the next RPC asks for: the batch, or fewer when the limit is closer (limit
-// pushdown), plus one if a row the scan will drop may come first.
+// pushdown), plus one if a row the scan will drop may come first. With a first batch, it is the first
+// batch, then as many rows as the scan has yielded so far, until that reaches the batch: HBase's own
+// client grows its scanner caching in the same spirit. The doubling keeps a scan the caller stops
+// early within about twice the rows it yielded, and since the scan only sends the next RPC when its
+// consumer takes the row after the last one received, a fan-out bucket whose rows the merge does not
+// need is not read at all.
 func (s *scanState) rows(extra bool) uint32 {
 	n := s.batch
+	if s.first > 0 {
+		n = min(n, max(s.first, s.read))
+	}
 	if s.left >= 0 {
 		want := s.left
 		if extra {
@@ -323,6 +334,7 @@ func (s *scanState) emit(res *pb.Result) {
 		}
 	}
 	s.lastKey = key
+	s.read++
 	if !s.yield(rowFromCells(key, res.Cell), nil) {
 		s.stopped = true
 		return

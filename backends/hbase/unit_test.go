@@ -500,17 +500,29 @@ func TestScanRowsPerRPC(t *testing.T) {
 		batch, left int
 		extra       bool
 		want        uint32
+		first, read int
 	}{
-		{256, -1, false, 256}, // no limit: the batch
-		{256, 10, false, 10},  // limit pushdown
-		{256, 10, true, 11},   // one more for the row equal to hi
-		{5, 10, true, 5},      // the batch still caps
-		{256, 0, false, 1},    // never zero rows (zero would read nothing and keep the scanner)
+		{256, -1, false, 256, 0, 0}, // no limit: the batch
+		{256, 10, false, 10, 0, 0},  // limit pushdown
+		{256, 10, true, 11, 0, 0},   // one more for the row equal to hi
+		{5, 10, true, 5, 0, 0},      // the batch still caps
+		{256, 0, false, 1, 0, 0},    // never zero rows (zero would read nothing and keep the scanner)
+		// Growing batches (first, read): the first batch, then as many rows as were read, up to the batch.
+		{256, -1, false, 1, 1, 0},
+		{256, -1, false, 1, 1, 1},
+		{256, -1, false, 2, 1, 2},
+		{256, -1, false, 8, 8, 3},
+		{256, -1, false, 100, 8, 100},
+		{256, -1, false, 256, 8, 1000},
+		{4, -1, false, 4, 8, 0},   // the batch caps the first batch too
+		{256, 3, false, 3, 1, 97}, // and the limit caps the growth
+		{256, 3, true, 2, 2, 0},   // the first batch caps the limit plus the row equal to hi
 	}
 	for _, tc := range tests {
-		s := &scanState{batch: tc.batch, left: tc.left}
+		s := &scanState{batch: tc.batch, left: tc.left, first: tc.first, read: tc.read}
 		if got := s.rows(tc.extra); got != tc.want {
-			t.Errorf("rows(batch=%d, left=%d, extra=%v) = %d, want %d", tc.batch, tc.left, tc.extra, got, tc.want)
+			t.Errorf("rows(batch=%d, left=%d, first=%d, read=%d, extra=%v) = %d, want %d",
+				tc.batch, tc.left, tc.first, tc.read, tc.extra, got, tc.want)
 		}
 	}
 }
