@@ -149,7 +149,7 @@ func mustSpec(t *testing.T, spec string) salting.Salter {
 	return s
 }
 
-// TestHBase256Buckets: the dev server of `make hbase-up` takes writes into a few 256-bucket tables at
+// TestHBase256Buckets: the dev server of `make hbase-up` takes writes into two 256-bucket tables at
 // once. With HBase's default MSLAB every region that takes a write holds a 2 MiB chunk outside the
 // memstore accounting, and a 1 GiB server ran out of heap this way; hbase-site.xml.in turns MSLAB off.
 func TestHBase256Buckets(t *testing.T) { import256(t, openHBase(t)) }
@@ -158,7 +158,7 @@ func TestHBase256Buckets(t *testing.T) { import256(t, openHBase(t)) }
 func TestCluster256Buckets(t *testing.T) { import256(t, openHBaseAt(t, hbasetest.FindCluster(t).ZK)) }
 
 func import256(t *testing.T, e *hbaseEnv) {
-	const tables, rows = 3, 40_000
+	const tables, rows = 2, 20_000
 	value := bytes.Repeat([]byte("v"), 200)
 	var g errgroup.Group
 	var tbls []*client.Table
