@@ -196,8 +196,8 @@ func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena
 	}
 	for i := range m.Cells {
 		mc := &m.Cells[i]
-		if families != nil && !families[mc.Family] {
-			return change{}, fmt.Errorf("%w: no column family %q", backends.ErrInvalidArgument, mc.Family)
+		if err := backends.CheckFamily(families, mc.Family); err != nil {
+			return change{}, err
 		}
 		if mc.Timestamp < 0 {
 			return change{}, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, mc.Timestamp)

@@ -31,6 +31,9 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	if err != nil {
 		return nil, err
 	}
+	if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+		return nil, fmt.Errorf("local: read %q: %w", table, err)
+	}
 	out := make([]backends.Row, len(keys))
 	var cp copier
 	for lo := 0; lo < len(keys); lo += readChunk {
@@ -80,6 +83,10 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 		ti, err := s.table(table)
 		if err != nil {
 			yield(backends.Row{}, err)
+			return
+		}
+		if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+			fail(err)
 			return
 		}
 		batch := opts.BatchSize

@@ -14,7 +14,8 @@
 // As package memory, which is the reference: one version per column, the newest (a write with an
 // older timestamp than the stored one does not replace it, an equal one does; timestamp 0 is the
 // current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
-// table has Families, cells of other families are refused with backends.ErrInvalidArgument (as HBase);
+// table has Families, writes, reads and scans naming other families are refused with
+// backends.ErrInvalidArgument (as HBase);
 // a table without Families takes any family. A delete naming a cell with an empty qualifier deletes
 // the whole family. Keys are 1 to MaxKeyLen bytes (32767, HBase's limit, below bbolt's 32768). A row
 // is at most 256 MiB encoded. SplitKeys cannot split a single file; they are recorded and Regions

@@ -5,7 +5,8 @@
 // timestamp (an equal timestamp replaces, a write with an older one is ignored), timestamp 0 means
 // "now" in milliseconds, and deleting columns removes them outright (no delete markers, so a later
 // write with any timestamp is visible again). When a table is created with Families, cells of other
-// families are refused with backends.ErrInvalidArgument, as HBase refuses them; a table created without
+// families are refused with backends.ErrInvalidArgument in writes, reads and scans, as HBase refuses
+// them; a table created without
 // Families accepts any family, as Tablestore does. A delete naming a cell with an empty Qualifier
 // deletes that whole family, matching backends.Column. Keys are 1 to MaxKeyLen bytes.
 //
@@ -260,6 +261,9 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	if err != nil {
 		return nil, err
 	}
+	if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+		return nil, fmt.Errorf("memory: read %q: %w", name, err)
+	}
 	found := make([]*row, len(keys))
 	t.mu.RLock()
 	if t.dropped {
@@ -357,6 +361,10 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 		t, err := b.table(name)
 		if err != nil {
 			yield(backends.Row{}, err)
+			return
+		}
+		if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 			return
 		}
 		batch := opts.BatchSize
@@ -481,8 +489,8 @@ func prepare(families map[string]bool, m backends.Mutation, now int64) (*change,
 	}
 	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
 	for _, cell := range m.Cells {
-		if families != nil && !families[cell.Family] {
-			return nil, fmt.Errorf("%w: no column family %q", backends.ErrInvalidArgument, cell.Family)
+		if err := backends.CheckFamily(families, cell.Family); err != nil {
+			return nil, err
 		}
 		if cell.Timestamp < 0 {
 			return nil, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, cell.Timestamp)
