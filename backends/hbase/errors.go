@@ -96,13 +96,64 @@ func classify(err error) errKind {
 	return kindOther
 }
 
+// JavaError is an exception the HBase server threw. Its text is one line, the exception's class and
+// message: the server's Java stack trace stays out of error strings, in Trace, for debugging. Unwrap
+// returns gohbase's original error.
+type JavaError struct {
+	Class   string
+	Message string
+	Trace   string
+	err     error
+}
+
+func (e *JavaError) Error() string {
+	if e.Message == "" {
+		return e.Class
+	}
+	return e.Class + ": " + e.Message
+}
+
+func (e *JavaError) Unwrap() error { return e.err }
+
+// javaError turns gohbase's "HBase Java exception CLASS:\nTRACE" error into a JavaError, and leaves
+// other errors alone.
+func javaError(err error) error {
+	text := err.Error()
+	const marker = "HBase Java exception "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return err
+	}
+	class, trace, ok := strings.Cut(text[i+len(marker):], ":\n")
+	if !ok {
+		return err
+	}
+	var msg []string
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "at ") || strings.HasPrefix(line, "Caused by:") {
+			break
+		}
+		if line != "" {
+			msg = append(msg, line)
+		}
+	}
+	message := strings.TrimPrefix(strings.Join(msg, " "), class+": ")
+	if message == class {
+		message = ""
+	}
+	return &JavaError{Class: class, Message: message, Trace: trace, err: err}
+}
+
 // wrapErr adds context to err and the sentinel of package backends that matches it.
 func wrapErr(op, table string, err error) error {
 	if err == nil {
 		return nil
 	}
 	what := fmt.Sprintf("hbase: %s %q", op, table)
-	switch classify(err) {
+	kind := classify(err)
+	err = javaError(err)
+	switch kind {
 	case kindNotFound:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableNotFound, err)
 	case kindExists:

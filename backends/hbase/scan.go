@@ -71,10 +71,9 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if err != nil {
 		return err
 	}
-	if len(r.Start) > MaxKeyLen || len(r.End) > MaxKeyLen {
-		return fmt.Errorf("hbase: scan %q: %w: range bound longer than %d bytes", table, backends.ErrInvalidKey, MaxKeyLen)
-	}
-	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
+	// No key is longer than MaxKeyLen, and gohbase could not locate the region of a longer bound.
+	r, ok := r.Clamp(MaxKeyLen)
+	if !ok {
 		return nil
 	}
 	s := &scanState{
