@@ -130,6 +130,12 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if err != nil {
 		return fmt.Errorf("create table %q: %w", table, err)
 	}
+	for _, f := range opts.Families {
+		if _, err := ColumnName(f, "x"); f == "" || err != nil {
+			return fmt.Errorf("create table %q: family %q: %w: a family is a non-empty column-name prefix", table, f, backends.ErrInvalidArgument)
+		}
+	}
+	schema.families = familySet(opts.Families)
 	if err := b.ensureMetaTable(ctx); err != nil {
 		return fmt.Errorf("create table %q: %w", table, err)
 	}
@@ -265,6 +271,19 @@ func (b *Backend) tableMeta(ctx context.Context, table string) (map[string]strin
 type metaRow struct {
 	Meta      map[string]string
 	SplitKeys [][]byte
+	Families  []string // nil: any family
+}
+
+// familySet is the set of fams; nil (any family) when there are none.
+func familySet(fams []string) map[string]bool {
+	if len(fams) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(fams))
+	for _, f := range fams {
+		set[f] = true
+	}
+	return set
 }
 
 func encodeMeta(opts backends.TableOptions) (map[string][]byte, error) {
@@ -284,10 +303,18 @@ func encodeMeta(opts backends.TableOptions) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(mj) > maxValueLen || len(sj) > maxValueLen {
-		return nil, fmt.Errorf("%w: table meta or split keys over %d bytes", backends.ErrInvalidArgument, maxValueLen)
+	row := map[string][]byte{metaMapColumn: mj, metaSplitsColumn: sj}
+	if len(opts.Families) > 0 {
+		if row[metaFamilies], err = json.Marshal(opts.Families); err != nil {
+			return nil, err
+		}
 	}
-	return map[string][]byte{metaMapColumn: mj, metaSplitsColumn: sj}, nil
+	for _, v := range row {
+		if len(v) > maxValueLen {
+			return nil, fmt.Errorf("%w: table meta, split keys or families over %d bytes", backends.ErrInvalidArgument, maxValueLen)
+		}
+	}
+	return row, nil
 }
 
 func (b *Backend) metaKey(table string) *ots.PrimaryKey {
@@ -330,8 +357,10 @@ func (b *Backend) ensureMetaTable(ctx context.Context) error {
 func (b *Backend) putMeta(ctx context.Context, table string, cols map[string][]byte) error {
 	change := &ots.PutRowChange{TableName: b.opts.MetaTable, PrimaryKey: b.metaKey(table)}
 	change.SetCondition(ots.RowExistenceExpectation_IGNORE)
-	for _, name := range []string{metaMapColumn, metaSplitsColumn} {
-		change.AddColumn(name, cols[name])
+	for _, name := range []string{metaMapColumn, metaSplitsColumn, metaFamilies} {
+		if v, ok := cols[name]; ok {
+			change.AddColumn(name, v)
+		}
 	}
 	const attempts = 8
 	for n := 1; ; n++ {
@@ -377,6 +406,8 @@ func (b *Backend) getMeta(ctx context.Context, table string) (metaRow, bool, err
 			err = json.Unmarshal(raw, &row.Meta)
 		case metaSplitsColumn:
 			err = json.Unmarshal(raw, &row.SplitKeys)
+		case metaFamilies:
+			err = json.Unmarshal(raw, &row.Families)
 		}
 		if err != nil {
 			return metaRow{}, false, fmt.Errorf("tablestore: meta of %q: %w", table, err)
@@ -446,8 +477,12 @@ func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) 
 	if err != nil {
 		return nil, err
 	}
+	meta, _, err := b.getMeta(ctx, table)
+	if err != nil {
+		return nil, err
+	}
 	if len(cols) > 1 {
-		declared, err := b.declaredKey(ctx, table)
+		declared, err := b.declaredKey(meta, table)
 		if err != nil {
 			return nil, err
 		}
@@ -460,17 +495,14 @@ func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) 
 	if s, err = newKeySchema(cols); err != nil {
 		return nil, fmt.Errorf("table %q: %w", table, err)
 	}
+	s.families = familySet(meta.Families)
 	b.setSchema(table, s)
 	return s, nil
 }
 
-func (b *Backend) declaredKey(ctx context.Context, table string) ([]KeyColumn, error) {
+func (b *Backend) declaredKey(row metaRow, table string) ([]KeyColumn, error) {
 	if cols, ok := b.opts.Schemas[table]; ok {
 		return cols, nil
-	}
-	row, found, err := b.getMeta(ctx, table)
-	if err != nil || !found {
-		return nil, err
 	}
 	spec, ok := row.Meta[MetaPrimaryKey]
 	if !ok {

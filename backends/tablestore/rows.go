@@ -30,6 +30,9 @@ type selector struct {
 }
 
 func newSelector(s *keySchema, cols []backends.Column) (*selector, error) {
+	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
+		return nil, fmt.Errorf("tablestore: %w", err)
+	}
 	sel := &selector{all: len(cols) == 0, exact: map[string]bool{}, families: map[string]bool{}}
 	for _, c := range cols {
 		if c.Qualifier == "" {
@@ -303,6 +306,9 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 	var cols []col
 	pos := map[string]int{}
 	for _, c := range m.Cells {
+		if err := backends.CheckFamily(s.families, c.Family); err != nil {
+			return nil, fmt.Errorf("tablestore: key %q: %w", m.Key, err)
+		}
 		name, err := ColumnName(c.Family, c.Qualifier)
 		if err != nil {
 			return nil, fmt.Errorf("key %q: %w", m.Key, err)
@@ -373,8 +379,16 @@ func (b *Backend) Apply(ctx context.Context, table string, muts []backends.Mutat
 	}
 	rowErrs := make([]error, len(muts))
 	anyErr := false
+	muts, done, err := b.expandFamilyDeletes(ctx, table, s, muts, rowErrs)
+	if err != nil {
+		return nil, err
+	}
 	var ps []*prepared
 	for i, m := range muts {
+		if done[i] {
+			anyErr = anyErr || rowErrs[i] != nil
+			continue
+		}
 		p, err := b.prepare(s, table, i, m)
 		if err != nil {
 			rowErrs[i] = err
