@@ -136,6 +136,17 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 	return c.newTable(name, s), nil
 }
 
+// CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
+// does with cfg.Salter: the stored spec must match (ErrSpecMismatch). It is what a program that runs
+// more than once calls at start-up.
+func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
+	t, err := c.CreateTable(ctx, name, cfg)
+	if errors.Is(err, ErrTableExists) {
+		return c.OpenTable(ctx, name, cfg.Salter)
+	}
+	return t, err
+}
+
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	if err := c.backend.DeleteTable(ctx, name); err != nil {
