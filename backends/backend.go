@@ -124,6 +124,9 @@ type Backend interface {
 	DeleteTable(ctx context.Context, table string) error
 	// TableMeta returns the Meta stored at creation; ErrTableNotFound if the table is not there.
 	TableMeta(ctx context.Context, table string) (map[string]string, error)
+	// Tables returns the names of the tables there are, sorted: every table a brine program can open,
+	// whoever created it, and none of the driver's own bookkeeping tables.
+	Tables(ctx context.Context) ([]string, error)
 
 	// Read returns one row per key, rows[i] for keys[i]; a missing row has no Cells (its Key is still set).
 	Read(ctx context.Context, table string, keys [][]byte, opts ReadOptions) ([]Row, error)

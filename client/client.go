@@ -147,6 +147,16 @@ func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableCo
 	return t, err
 }
 
+// Tables returns the names of the store's tables, sorted, as Bigtable's AdminClient.Tables does:
+// every table the store holds (on a shared server, other programs' too), not only brine's.
+func (c *Client) Tables(ctx context.Context) ([]string, error) {
+	names, err := c.backend.Tables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	return names, nil
+}
+
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	if err := c.backend.DeleteTable(ctx, name); err != nil {

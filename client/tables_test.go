@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,24 @@ func TestReadmeGoExample(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n## ")
 	if !strings.Contains(section, want) {
 		t.Errorf("README's Go example differs from client.Example; it should read:\n%s", want)
+	}
+}
+
+func TestTables(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	for _, name := range []string{"b", "a", "c"} {
+		if _, err := c.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.DeleteTable(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	names, err := c.Tables(ctx)
+	if err != nil || !slices.Equal(names, []string{"a", "b"}) {
+		t.Fatalf("Tables = %q, %v; want [a b]", names, err)
 	}
 }
 

@@ -412,6 +412,14 @@ func (f *Backend) TableMeta(ctx context.Context, table string) (map[string]strin
 	return f.inner.TableMeta(ctx, table)
 }
 
+// Tables forwards to the wrapped backend, after OpTable faults.
+func (f *Backend) Tables(ctx context.Context) ([]string, error) {
+	if err := f.callFaults(ctx, OpTable, "", nil); err != nil {
+		return nil, err
+	}
+	return f.inner.Tables(ctx)
+}
+
 // Regions forwards to the wrapped backend when it is a RegionLister, after OpTable faults.
 func (f *Backend) Regions(ctx context.Context, table string) ([][]byte, error) {
 	rl, ok := f.inner.(backends.RegionLister)

@@ -191,6 +191,26 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 	return nil
 }
 
+// Tables lists the tables of the default namespace (the only one brine names), sorted.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	req, err := hrpc.NewListTableNames(ctx, hrpc.ListNamespace("default"))
+	if err != nil {
+		return nil, fmt.Errorf("hbase: tables: %w", err)
+	}
+	names, err := b.admin.ListTableNames(req)
+	if err != nil {
+		return nil, wrapErr("tables", "default", err)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if ns := string(n.GetNamespace()); ns == "" || ns == "default" {
+			out = append(out, string(n.GetQualifier()))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // TableMeta returns the Meta that CreateTable stored in table's descriptor (an empty map if none).
 func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]string, error) {
 	if err := checkTable(table); err != nil {

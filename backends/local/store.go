@@ -42,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -376,6 +377,19 @@ func (s *Store) DeleteTable(ctx context.Context, name string) error {
 	}
 	delete(s.tables, name)
 	return nil
+}
+
+// Tables returns the tables' names, sorted.
+func (s *Store) Tables(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: tables: %w", err)
+	}
+	if err := s.usable(false); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Sorted(maps.Keys(s.tables)), nil
 }
 
 // TableMeta returns a copy of the Meta the table was created with (never nil).

@@ -42,6 +42,7 @@ const (
 	OpCreateTable = "create_table" // key nil
 	OpDeleteTable = "delete_table" // key nil
 	OpTableMeta   = "table_meta"   // key nil
+	OpTables      = "tables"       // table and key empty
 	OpRegions     = "regions"      // key nil
 	OpRead        = "read"         // once per Read call, key nil; an error fails the call
 	OpReadRow     = "read_row"     // per key of a Read; an error fails the call
@@ -223,6 +224,22 @@ func (b *Backend) TableMeta(ctx context.Context, name string) (map[string]string
 		m = map[string]string{}
 	}
 	return m, nil
+}
+
+// Tables returns the tables' names, sorted.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: tables: %w", err)
+	}
+	if err := b.call(OpTables, "", nil); err != nil {
+		return nil, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	return slices.Sorted(maps.Keys(b.tables)), nil
 }
 
 // Regions returns the empty key followed by the table's split keys: the regions the table would

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,6 +245,17 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]string, error) {
 	m, _, err := b.tableMeta(ctx, table)
 	return m, err
+}
+
+// Tables lists the instance's tables, sorted, without brine's metadata table.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	resp, err := sdkCall(ctx, b, func() (*ots.ListTableResponse, error) { return b.client.ListTable() })
+	if err != nil {
+		return nil, mapError("list tables", err, true)
+	}
+	out := slices.DeleteFunc(slices.Clone(resp.TableNames), func(n string) bool { return n == b.opts.MetaTable })
+	slices.Sort(out)
+	return out, nil
 }
 
 // SplitKeys returns the split keys CreateTable was given. They are a record only: Tablestore splits
