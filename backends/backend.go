@@ -22,7 +22,8 @@ type Cell struct {
 	Timestamp int64
 }
 
-// Row is a row key with its cells, sorted by family then qualifier. A driver returns physical keys; the
+// Row is a row key with its cells, sorted by family, then qualifier, then newest first (several
+// versions of a column come only from a read asking for them). A driver returns physical keys; the
 // client turns them back into logical keys before a caller sees them.
 type Row struct {
 	Key   []byte
@@ -83,6 +84,13 @@ func (r Range) Clamp(maxLen int) (_ Range, ok bool) {
 type ReadOptions struct {
 	// Columns restricts the cells returned; empty means all columns.
 	Columns []Column
+	// MaxVersions is the most versions of each column returned, newest first; 0 means 1. A table
+	// keeps TableOptions.MaxVersions of them.
+	MaxVersions int
+	// TimeRange keeps only versions stamped in it (applied before MaxVersions, as in HBase); the zero
+	// TimeRange keeps all. A row with no cell left is not returned by a scan, and has no cells in a
+	// read.
+	TimeRange TimeRange
 }
 
 // ScanOptions control one physical range scan.
@@ -113,6 +121,8 @@ type TableOptions struct {
 	SplitKeys [][]byte
 	// Meta is stored with the table and returned by TableMeta (brine keeps its salting spec here).
 	Meta map[string]string
+	// MaxVersions is how many versions of each column the table keeps, the newest; 0 means 1.
+	MaxVersions int
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller

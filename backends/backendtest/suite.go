@@ -17,16 +17,18 @@
 // name and random digits) and deletes it when done; the scan tests share one read-only table. Names
 // use [A-Za-z0-9_] only, valid on HBase and Tablestore alike.
 //
-// The expectations are HBase's, with one version per column: a read returns the newest version of
-// each column; a write with an older timestamp than the stored one does not replace it (an equal
-// timestamp does); cells come sorted by family then qualifier; a scan with a column filter skips rows
-// that have none of the columns. The suite uses families "d" and "x", simple qualifiers, keys up to a
+// The expectations are HBase's: a table keeps TableOptions.MaxVersions versions of each column (one
+// by default) and a read returns the newest (more when ReadOptions asks, within its time range); a
+// write older than every kept version is dropped (an equal timestamp replaces); cells come sorted by
+// family, qualifier, then newest first; a scan skips rows with no cell left by its column filter or
+// time range (versions.go). The suite uses families "d" and "x", simple qualifiers, keys up to a
 // few hundred bytes, values up to 64 KiB and timestamps within a day of now (Tablestore's default
 // version deviation), so that it runs against real servers. It states every rule of the contract once
 // (contract.go holds the rules where stores once differed: whole-family deletes, puts without cells,
 // unknown families, deletes of cells stamped in the future) and stays off only what the contract
 // leaves open: a write stamped at or before the newest version a delete removed (HBase keeps it
-// hidden, the other stores show it), and a Put and a Delete of the same row in one Apply.
+// hidden, the other stores show it), versions beyond MaxVersions that a time-range read may still
+// see on HBase until a compaction, and a Put and a Delete of the same row in one Apply.
 package backendtest
 
 import (
@@ -89,6 +91,7 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("Scan", s.testScan)
 	t.Run("MissingTable", func(t *testing.T) { s.run(t, missingTableTests) })
 	t.Run("Contract", func(t *testing.T) { s.run(t, contractTests) })
+	t.Run("Versions", func(t *testing.T) { s.run(t, versionTests) })
 }
 
 type suite struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,9 +128,9 @@ func (b *Backend) requestContext(ctx context.Context) (context.Context, context.
 	return context.WithCancel(ctx)
 }
 
-// CreateTable creates table with opts.Families (at least one; each keeps one version, HBase's own
-// default, as brine reads only the newest), pre-split at opts.SplitKeys, and opts.Meta stored in the
-// table descriptor. It returns when the table's regions are assigned.
+// CreateTable creates table with opts.Families (at least one; each keeps opts.MaxVersions versions,
+// one by default), pre-split at opts.SplitKeys, and opts.Meta stored in the table descriptor. It
+// returns when the table's regions are assigned.
 func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
 	if err := checkTable(table); err != nil {
 		return err
@@ -137,12 +138,15 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if len(opts.Families) == 0 {
 		return fmt.Errorf("hbase: create %q: %w: HBase needs at least one column family", table, backends.ErrInvalidArgument)
 	}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("hbase: create %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
+	}
 	fams := make(map[string]map[string]string, len(opts.Families))
 	for _, f := range opts.Families {
 		if err := checkFamily(f); err != nil {
 			return err
 		}
-		fams[f] = map[string]string{"VERSIONS": "1"}
+		fams[f] = map[string]string{"VERSIONS": strconv.Itoa(backends.Versions(opts.MaxVersions))}
 	}
 	for i, k := range opts.SplitKeys {
 		if err := checkKey(k); err != nil {

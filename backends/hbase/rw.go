@@ -25,13 +25,9 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 			return nil, fmt.Errorf("hbase: read %q: key %d: %w", table, i, err)
 		}
 	}
-	fams, err := familiesOption(opts.Columns)
+	getOpts, err := readOptions(opts)
 	if err != nil {
 		return nil, err
-	}
-	var getOpts []func(hrpc.Call) error
-	if fams != nil {
-		getOpts = append(getOpts, hrpc.Families(fams))
 	}
 
 	rows := make([]backends.Row, len(keys))

@@ -67,7 +67,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if opts.Limit < 0 || opts.BatchSize < 0 {
 		return fmt.Errorf("hbase: scan %q: %w: negative limit or batch size", table, backends.ErrInvalidArgument)
 	}
-	fams, err := familiesOption(opts.Columns)
+	readOpts, err := readOptions(opts.ReadOptions)
 	if err != nil {
 		return err
 	}
@@ -86,9 +86,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if opts.Limit > 0 {
 		s.left = opts.Limit
 	}
-	if fams != nil {
-		s.options = append(s.options, hrpc.Families(fams))
-	}
+	s.options = append(s.options, readOpts...)
 	if s.reverse {
 		s.options = append(s.options, hrpc.Reversed())
 		if len(r.Start) > 0 {

@@ -11,9 +11,9 @@
 //
 // # Semantics
 //
-// As package memory, which is the reference: one version per column, the newest (a write with an
-// older timestamp than the stored one does not replace it, an equal one does; timestamp 0 is the
-// current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
+// As package memory, which is the reference: a column keeps its TableOptions.MaxVersions newest
+// versions, one by default (a write older than every kept version is dropped, an equal timestamp
+// replaces; timestamp 0 is the current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
 // table has Families, writes, reads and scans naming other families are refused with
 // backends.ErrInvalidArgument (as HBase);
 // a table without Families takes any family. A delete naming a cell with an empty qualifier deletes
@@ -139,10 +139,12 @@ var (
 
 // tableInfo is a table's entry in the tables bucket.
 type tableInfo struct {
-	ID        uint64            `json:"id"`
-	Families  []string          `json:"families,omitempty"`
-	SplitKeys [][]byte          `json:"split_keys,omitempty"`
-	Meta      map[string]string `json:"meta,omitempty"`
+	ID       uint64   `json:"id"`
+	Families []string `json:"families,omitempty"`
+	// Versions kept per column; absent (files written before versions were kept) means one.
+	MaxVersions int               `json:"max_versions,omitempty"`
+	SplitKeys   [][]byte          `json:"split_keys,omitempty"`
+	Meta        map[string]string `json:"meta,omitempty"`
 
 	bucket   []byte          // data bucket name, from ID
 	families map[string]bool // nil: any family
@@ -315,7 +317,10 @@ func (s *Store) CreateTable(ctx context.Context, name string, opts backends.Tabl
 				name, backends.ErrInvalidArgument, i)
 		}
 	}
-	ti := &tableInfo{Families: opts.Families, SplitKeys: opts.SplitKeys, Meta: opts.Meta}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("local: create table %q: %w: negative MaxVersions", name, backends.ErrInvalidArgument)
+	}
+	ti := &tableInfo{Families: opts.Families, SplitKeys: opts.SplitKeys, Meta: opts.Meta, MaxVersions: opts.MaxVersions}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

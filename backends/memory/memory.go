@@ -1,8 +1,8 @@
 // Package memory is brine's in-memory backends.Backend: the reference implementation of the driver
 // contract, and a test double with fault-injection hooks (WithHook).
 //
-// Semantics follow HBase with one version per column: a column keeps the cell with the newest
-// timestamp (an equal timestamp replaces, a write with an older one is ignored), timestamp 0 means
+// Semantics follow HBase: a column keeps its TableOptions.MaxVersions newest versions (default one;
+// an equal timestamp replaces, a write older than all kept versions is ignored), timestamp 0 means
 // "now" in milliseconds, and deleting columns removes them outright (no delete markers, so a later
 // write with any timestamp is visible again). When a table is created with Families, cells of other
 // families are refused with backends.ErrInvalidArgument in writes, reads and scans, as HBase refuses
@@ -105,6 +105,7 @@ func New(opts ...Option) *Backend {
 
 type table struct {
 	families map[string]bool // nil: any family
+	versions int             // kept per column
 	meta     map[string]string
 	splits   [][]byte
 
@@ -163,8 +164,12 @@ func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.Ta
 	if err := checkSplitKeys(opts.SplitKeys); err != nil {
 		return fmt.Errorf("memory: create table %q: %w", name, err)
 	}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("memory: create table %q: %w: negative MaxVersions", name, backends.ErrInvalidArgument)
+	}
 	t := &table{
 		families: fams,
+		versions: backends.Versions(opts.MaxVersions),
 		meta:     maps.Clone(opts.Meta),
 		splits:   cloneKeys(opts.SplitKeys),
 		rows:     btree.NewG(32, lessRow),
@@ -296,7 +301,7 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	for i, k := range keys {
 		out[i].Key = bytes.Clone(k)
 		if found[i] != nil {
-			out[i].Cells = copyCells(found[i].cells, opts.Columns)
+			out[i].Cells = copyCells(found[i].cells, opts)
 		}
 	}
 	return out, nil
@@ -326,7 +331,7 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 	// Prepare (validate, copy, stamp) outside the lock so concurrent writers overlap the work.
 	prepared := make([]*change, len(muts))
 	for i, m := range muts {
-		c, err := prepare(t.families, m, now)
+		c, err := prepare(t.families, t.versions, m, now)
 		if err != nil {
 			fail(i, fmt.Errorf("memory: apply %q row %d: %w", name, i, err))
 			continue
@@ -352,7 +357,7 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 		if old != nil {
 			oldCells = old.cells
 		}
-		cells := c.apply(oldCells)
+		cells := c.apply(oldCells, t.versions)
 		switch {
 		case len(cells) > 0:
 			t.rows.ReplaceOrInsert(&row{key: c.key, cells: cells})
@@ -411,7 +416,7 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 					yield(backends.Row{}, err)
 					return
 				}
-				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.Columns)}
+				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.ReadOptions)}
 				if !yield(out, nil) {
 					return
 				}
@@ -457,7 +462,7 @@ func (t *table) batch(r backends.Range, opts backends.ScanOptions, resume []byte
 		}
 		examined++
 		last = rw.key
-		if selects(rw.cells, opts.Columns) {
+		if len(visible(rw.cells, opts.ReadOptions)) > 0 {
 			rows = append(rows, rw)
 		}
 		return true
@@ -497,7 +502,7 @@ type change struct {
 	cells  []backends.Cell // put: sorted, one per column, stamped; delete: the columns named
 }
 
-func prepare(families map[string]bool, m backends.Mutation, now int64) (*change, error) {
+func prepare(families map[string]bool, versions int, m backends.Mutation, now int64) (*change, error) {
 	if err := checkKey(m.Key); err != nil {
 		return nil, err
 	}
@@ -523,13 +528,14 @@ func prepare(families map[string]bool, m backends.Mutation, now int64) (*change,
 		c.cells = append(c.cells, cell)
 	}
 	if !m.Delete {
-		c.cells = newestPerColumn(c.cells)
+		c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
 	}
 	return c, nil
 }
 
-// apply returns the row's cells after the change; old is not modified.
-func (c *change) apply(old []backends.Cell) []backends.Cell {
+// apply returns the row's cells after the change, keeping versions of each column; old is not
+// modified.
+func (c *change) apply(old []backends.Cell, versions int) []backends.Cell {
 	switch {
 	case c.delete && len(c.cells) == 0:
 		return nil
@@ -540,46 +546,11 @@ func (c *change) apply(old []backends.Cell) []backends.Cell {
 			})
 		})
 	}
-	// Merge two sorted lists; on the same column the newer timestamp wins, a tie goes to the write.
-	out := make([]backends.Cell, 0, len(old)+len(c.cells))
-	i, j := 0, 0
-	for i < len(old) && j < len(c.cells) {
-		switch d := compareColumn(old[i], c.cells[j]); {
-		case d < 0:
-			out = append(out, old[i])
-			i++
-		case d > 0:
-			out = append(out, c.cells[j])
-			j++
-		default:
-			if c.cells[j].Timestamp >= old[i].Timestamp {
-				out = append(out, c.cells[j])
-			} else {
-				out = append(out, old[i])
-			}
-			i++
-			j++
-		}
-	}
-	out = append(out, old[i:]...)
-	return append(out, c.cells[j:]...)
+	cells, _ := backends.MergeVersions(old, c.cells, versions, compareColumn, cellTS)
+	return cells
 }
 
-// newestPerColumn sorts cells by column and keeps one per column: the newest, the last given on a tie.
-func newestPerColumn(cells []backends.Cell) []backends.Cell {
-	slices.SortStableFunc(cells, compareColumn)
-	out := cells[:0]
-	for _, c := range cells {
-		if n := len(out); n > 0 && compareColumn(out[n-1], c) == 0 {
-			if c.Timestamp >= out[n-1].Timestamp {
-				out[n-1] = c
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
+func cellTS(c backends.Cell) int64 { return c.Timestamp }
 
 func compareColumn(a, b backends.Cell) int {
 	return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier))
@@ -597,20 +568,24 @@ func selected(c backends.Cell, cols []backends.Column) bool {
 	return false
 }
 
-func selects(cells []backends.Cell, cols []backends.Column) bool {
-	return slices.ContainsFunc(cells, func(c backends.Cell) bool { return selected(c, cols) })
-}
-
-// copyCells returns copies of the selected cells; stored values are never handed out.
-func copyCells(cells []backends.Cell, cols []backends.Column) []backends.Cell {
+// visible returns the stored cells a read with opts returns, not copied.
+func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cells {
-		if selected(c, cols) {
-			c.Value = bytes.Clone(c.Value)
-			if c.Value == nil {
-				c.Value = []byte{}
-			}
+		if selected(c, opts.Columns) {
 			out = append(out, c)
+		}
+	}
+	return backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
+}
+
+// copyCells returns copies of the cells a read with opts returns; stored values are never handed out.
+func copyCells(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
+	out := visible(cells, opts)
+	for i := range out {
+		out[i].Value = bytes.Clone(out[i].Value)
+		if out[i].Value == nil {
+			out[i].Value = []byte{}
 		}
 	}
 	return out

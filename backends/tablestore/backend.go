@@ -103,7 +103,7 @@ func (b *Backend) Close() error {
 }
 
 // CreateTable creates the table with its primary key (opts.Meta[MetaPrimaryKey], default pk BINARY),
-// no TTL, Options.MaxVersions versions and no reserved throughput, then stores opts.Meta in the meta
+// no TTL, opts.MaxVersions versions (default Options.MaxVersions) and no reserved throughput, then stores opts.Meta in the meta
 // table. Tablestore partitions tables by itself and this SDK cannot send split points, so
 // opts.SplitKeys are recorded with the meta (see SplitKeys) but not applied.
 func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
@@ -141,9 +141,16 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 		return fmt.Errorf("create table %q: %w", table, err)
 	}
 
+	versions := b.opts.MaxVersions
+	switch {
+	case opts.MaxVersions < 0:
+		return fmt.Errorf("create table %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
+	case opts.MaxVersions > 0:
+		versions = opts.MaxVersions
+	}
 	req := &ots.CreateTableRequest{
 		TableMeta:          &ots.TableMeta{TableName: table},
-		TableOption:        &ots.TableOption{TimeToAlive: -1, MaxVersion: b.opts.MaxVersions},
+		TableOption:        &ots.TableOption{TimeToAlive: -1, MaxVersion: versions},
 		ReservedThroughput: &ots.ReservedThroughput{},
 	}
 	if d := b.opts.MaxTimeDeviation; d > 0 {

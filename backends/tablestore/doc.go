@@ -30,8 +30,10 @@
 // starting with a letter or '_'; so that names split back unambiguously, family and qualifier may not
 // contain "__" and a family may not end in '_'. Cells that do not map fail with
 // backends.ErrInvalidArgument before anything is sent. Values are written as BINARY. Cell timestamps
-// are Tablestore cell versions (milliseconds); reads ask for one version, the newest. Tables are
-// created with one version (Options.MaxVersions), no TTL and no reserved throughput.
+// are Tablestore cell versions (milliseconds); reads ask for ReadOptions.MaxVersions versions (one,
+// the newest, by default) within ReadOptions.TimeRange. Tables are created with
+// TableOptions.MaxVersions versions (default Options.MaxVersions, one), no TTL and no reserved
+// throughput.
 //
 // A table created with TableOptions.Families takes only those families, as HBase: writes, deletes,
 // reads and scans naming another family fail with backends.ErrInvalidArgument before anything is

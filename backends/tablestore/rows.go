@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -27,11 +28,19 @@ type selector struct {
 	// names is columns_to_get; nil when the selection cannot be pushed down (a whole family: Tablestore
 	// selects columns by name only), in which case every column is fetched and filtered here.
 	names []string
+	// versions and timeRange are the criteria's max_versions and time_range (nil: none).
+	versions  int32
+	timeRange *ots.TimeRange
 }
 
-func newSelector(s *keySchema, cols []backends.Column) (*selector, error) {
+func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
+	cols := opts.Columns
 	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
 		return nil, fmt.Errorf("tablestore: %w", err)
+	}
+	tr := opts.TimeRange
+	if opts.MaxVersions < 0 || opts.MaxVersions > math.MaxInt32 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
+		return nil, fmt.Errorf("tablestore: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
 	sel := &selector{all: len(cols) == 0, exact: map[string]bool{}, families: map[string]bool{}}
 	for _, c := range cols {
@@ -63,6 +72,14 @@ func newSelector(s *keySchema, cols []backends.Column) (*selector, error) {
 	}
 	if len(sel.families) > 0 {
 		sel.names = nil
+	}
+	// Always max_versions: with a time range alone the service returns every version in it.
+	sel.versions = int32(backends.Versions(opts.MaxVersions))
+	if tr != (backends.TimeRange{}) {
+		sel.timeRange = &ots.TimeRange{Start: tr.From, End: tr.To}
+		if tr.To == 0 {
+			sel.timeRange.End = math.MaxInt64
+		}
 	}
 	return sel, nil
 }
@@ -130,7 +147,7 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelector(s, opts.Columns)
+	sel, err := newSelector(s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +236,7 @@ func (b *Backend) readBatch(ctx context.Context, table string, sel *selector, pk
 		pending[i] = i
 	}
 	for attempt := 1; ; attempt++ {
-		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: 1, ColumnsToGet: sel.names}
+		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: int(sel.versions), TimeRange: sel.timeRange, ColumnsToGet: sel.names}
 		for _, i := range pending {
 			crit.AddRow(pks[i])
 		}
@@ -298,13 +315,11 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 		return nil, fmt.Errorf("tablestore: key %q: %w: %d columns, Tablestore takes at most %d per row operation",
 			m.Key, backends.ErrInvalidArgument, len(m.Cells), maxColumnsPerWrite)
 	}
-	// One entry per column: the newest cell wins (a table keeps one version unless configured).
 	type col struct {
 		name string
 		cell backends.Cell
 	}
 	var cols []col
-	pos := map[string]int{}
 	for _, c := range m.Cells {
 		if err := backends.CheckFamily(s.families, c.Family); err != nil {
 			return nil, fmt.Errorf("tablestore: key %q: %w", m.Key, err)
@@ -325,14 +340,16 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 				return nil, fmt.Errorf("tablestore: key %q: column %q: %w: negative timestamp", m.Key, name, backends.ErrInvalidArgument)
 			}
 		}
-		if j, ok := pos[name]; ok {
-			if c.Timestamp >= cols[j].cell.Timestamp {
-				cols[j].cell = c
-			}
-			continue
-		}
-		pos[name] = len(cols)
 		cols = append(cols, col{name, c})
+	}
+	byName := func(a, b col) int { return strings.Compare(a.name, b.name) }
+	if m.Delete {
+		slices.SortStableFunc(cols, byName)
+		cols = slices.CompactFunc(cols, func(a, b col) bool { return a.name == b.name })
+	} else {
+		// One entry per version, as every store keeps them: of two cells with one column and
+		// timestamp the last given wins; the table trims to its MaxVersions.
+		cols = backends.KeepVersions(cols, len(cols), byName, func(c col) int64 { return c.cell.Timestamp })
 	}
 	ch := &ots.UpdateRowChange{TableName: table, PrimaryKey: pk}
 	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
