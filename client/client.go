@@ -78,6 +78,9 @@ type TableConfig struct {
 	Regions int
 	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
 	SplitKeys [][]byte
+	// MaxVersions is how many versions of each column the table keeps; 0 means 1. Reads return the
+	// newest unless they ask for more (MaxVersions, TimeRange).
+	MaxVersions int
 }
 
 // DefaultFamily is the column family created when TableConfig.Families is empty.
@@ -94,9 +97,10 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 		families = []string{DefaultFamily}
 	}
 	opts := backends.TableOptions{
-		Families:  families,
-		SplitKeys: cfg.SplitKeys,
-		Meta:      map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+		Families:    families,
+		SplitKeys:   cfg.SplitKeys,
+		Meta:        map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+		MaxVersions: cfg.MaxVersions,
 	}
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)

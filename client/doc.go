@@ -15,10 +15,11 @@
 //
 // Every store behaves alike; package backends/backendtest states the rules and every driver runs it.
 //
-//   - A row is a key and cells (family, qualifier, value, timestamp in milliseconds). A read returns
-//     the newest version of each column, cells sorted by family, then qualifier. A write with
-//     timestamp 0 is stamped with the store's clock; of two versions of a column the newer timestamp
-//     wins, and an equal one replaces.
+//   - A row is a key and cells (family, qualifier, value, timestamp in milliseconds). A table keeps
+//     TableConfig.MaxVersions versions of each column (one by default); a read returns the newest,
+//     or up to MaxVersions of them within a TimeRange, cells sorted by family, qualifier, then newest
+//     first. A write with timestamp 0 is stamped with the store's clock; a write older than every
+//     kept version is dropped, and an equal timestamp replaces.
 //   - Put writes only the cells given and keeps the row's other columns; a put with no cells is
 //     refused. Delete removes every version of the columns named, of a whole family (a Column with an
 //     empty Qualifier), or of the whole row when none is named: versions stamped later than the

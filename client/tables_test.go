@@ -82,3 +82,54 @@ func TestCreateOrOpenTable(t *testing.T) {
 		t.Fatal("CreateOrOpenTable without a salter: no error")
 	}
 }
+
+func TestVersionsAndTimeRange(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8"), MaxVersions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("k")
+	for ts := int64(1); ts <= 4; ts++ {
+		if err := tbl.Put(ctx, key, client.Cell{Family: "d", Qualifier: "q", Value: []byte{byte('0' + ts)}, Timestamp: ts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	values := func(r client.Row) string {
+		var s []byte
+		for _, c := range r.Cells {
+			s = append(s, c.Value...)
+		}
+		return string(s)
+	}
+	tests := []struct {
+		name string
+		opts []client.ReadOption
+		want string
+	}{
+		{"newest", nil, "4"},
+		{"all kept", []client.ReadOption{client.MaxVersions(10)}, "432"},
+		{"time range", []client.ReadOption{client.MaxVersions(10), client.TimeRange(2, 4)}, "32"},
+	}
+	for _, tt := range tests {
+		row, err := tbl.Get(ctx, key, tt.opts...)
+		if err != nil || values(row) != tt.want {
+			t.Errorf("%s: Get = %q, %v; want %q", tt.name, values(row), err, tt.want)
+		}
+		n := 0
+		for row, err := range tbl.Scan(ctx, client.Range{}, tt.opts...) {
+			if err != nil || values(row) != tt.want {
+				t.Errorf("%s: Scan row = %q, %v; want %q", tt.name, values(row), err, tt.want)
+			}
+			n++
+		}
+		if n != 1 {
+			t.Errorf("%s: Scan returned %d rows, want 1", tt.name, n)
+		}
+	}
+	if _, err := tbl.Get(ctx, key, client.TimeRange(100, 0)); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("Get outside every version: %v, want ErrNotFound", err)
+	}
+}
