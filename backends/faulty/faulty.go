@@ -45,7 +45,8 @@ const (
 	OpRead  Op = 1 << iota // Read
 	OpApply                // Apply
 	OpScan                 // Scan
-	OpTable                // CreateTable, DeleteTable, TableMeta, Regions
+	OpTable                // CreateTable, DeleteTable, TableMeta, Tables, Regions
+	OpAtomic               // CheckAndMutate, Increment
 
 	OpData = OpRead | OpApply | OpScan // the default when Rule.Ops is 0
 )
@@ -60,6 +61,8 @@ func (o Op) String() string {
 		return "scan"
 	case OpTable:
 		return "table"
+	case OpAtomic:
+		return "atomic"
 	}
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }

@@ -50,6 +50,7 @@ const (
 	OpApplyRow    = "apply_row"    // per valid mutation; an error becomes that row's rowErrs entry
 	OpScan        = "scan"         // once per Scan call, key = Range.Start; an error is the scan's only element
 	OpScanRow     = "scan_row"     // before each row a Scan yields; an error ends the scan
+	OpAtomic      = "atomic"       // once per CheckAndMutate or Increment, key = the row; an error fails it
 )
 
 // Hook is called before each operation (see the Op constants) with the table and, where there is one,
@@ -349,23 +350,35 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 		return nil, fmt.Errorf("memory: apply %q: %w", name, backends.ErrTableNotFound)
 	}
 	for _, c := range prepared {
-		if c == nil {
-			continue
-		}
-		old, _ := t.rows.Get(&row{key: c.key})
-		var oldCells []backends.Cell
-		if old != nil {
-			oldCells = old.cells
-		}
-		cells := c.apply(oldCells, t.versions)
-		switch {
-		case len(cells) > 0:
-			t.rows.ReplaceOrInsert(&row{key: c.key, cells: cells})
-		case old != nil:
-			t.rows.Delete(old)
+		if c != nil {
+			t.applyLocked(c)
 		}
 	}
 	return rowErrs, nil
+}
+
+// cellsLocked returns the stored cells of a row (nil: none); t.mu is held.
+func (t *table) cellsLocked(key []byte) []backends.Cell {
+	if r, ok := t.rows.Get(&row{key: key}); ok {
+		return r.cells
+	}
+	return nil
+}
+
+// applyLocked applies a prepared change; t.mu is held for writing.
+func (t *table) applyLocked(c *change) {
+	old, _ := t.rows.Get(&row{key: c.key})
+	var oldCells []backends.Cell
+	if old != nil {
+		oldCells = old.cells
+	}
+	cells := c.apply(oldCells, t.versions)
+	switch {
+	case len(cells) > 0:
+		t.rows.ReplaceOrInsert(&row{key: c.key, cells: cells})
+	case old != nil:
+		t.rows.Delete(old)
+	}
 }
 
 // Scan streams rows in batches: each batch is gathered under the read lock, which is released before
