@@ -42,11 +42,11 @@ type Op uint8
 
 // Calls, to be or-ed together.
 const (
-	OpRead  Op = 1 << iota // Read
-	OpApply                // Apply
-	OpScan                 // Scan
-	OpTable                // CreateTable, DeleteTable, TableMeta, Tables, Regions
-	OpAtomic               // CheckAndMutate, Increment
+	OpRead   Op = 1 << iota // Read
+	OpApply                 // Apply
+	OpScan                  // Scan
+	OpTable                 // CreateTable, DeleteTable, TableMeta, Tables, Regions
+	OpAtomic                // CheckAndMutate, Increment
 
 	OpData = OpRead | OpApply | OpScan // the default when Rule.Ops is 0
 )
