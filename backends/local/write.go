@@ -101,38 +101,46 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64) {
 			old = nil
 		}
 		var err error
-		switch {
-		case c.del && len(c.cells) == 0:
-			if old != nil {
-				err = b.Delete(c.key)
-			}
-		case c.del:
-			if old == nil {
-				continue
-			}
-			var enc []byte
-			var left, removed bool
-			enc, left, removed, scratch, err = mergeDelete(old, c, scratch)
-			switch {
-			case err != nil || !removed:
-			case left:
-				err = b.Put(c.key, enc)
-			default:
-				err = b.Delete(c.key)
-			}
-		case old == nil:
-			err = b.Put(c.key, c.enc)
-		default:
-			var enc []byte
-			enc, scratch, err = mergePut(old, c, r.versions, scratch)
-			if err == nil && enc != nil {
-				err = b.Put(c.key, enc)
-			}
-		}
+		scratch, err = writeChange(b, c, old, r.versions, scratch)
 		if err != nil {
 			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
 		}
 	}
+}
+
+// writeChange applies one prepared change to the row old (nil: no row) in bucket b. scratch is reused
+// for decoding.
+func writeChange(b *bbolt.Bucket, c *change, old []byte, versions int, scratch []cellRef) ([]cellRef, error) {
+	var err error
+	switch {
+	case c.del && len(c.cells) == 0:
+		if old != nil {
+			err = b.Delete(c.key)
+		}
+	case c.del:
+		if old == nil {
+			return scratch, nil
+		}
+		var enc []byte
+		var left, removed bool
+		enc, left, removed, scratch, err = mergeDelete(old, c, scratch)
+		switch {
+		case err != nil || !removed:
+		case left:
+			err = b.Put(c.key, enc)
+		default:
+			err = b.Delete(c.key)
+		}
+	case old == nil:
+		err = b.Put(c.key, c.enc)
+	default:
+		var enc []byte
+		enc, scratch, err = mergePut(old, c, versions, scratch)
+		if err == nil && enc != nil {
+			err = b.Put(c.key, enc)
+		}
+	}
+	return scratch, err
 }
 
 // groupCommit runs concurrent Apply calls in shared write transactions. The first caller leads: it
