@@ -12,15 +12,14 @@ import (
 // it.
 var ErrUnsupported = errors.New("brine: unsupported by this store")
 
-// Condition is what CheckAndMutate tests on a row: the newest version of one column.
+// Condition is what CheckAndMutate tests on a row: the newest version of one column holds Value,
+// byte for byte. An empty Value matches a column with no version or an empty value: HBase's rule (its
+// check-and-put takes an empty expected value to mean the column is absent, and cannot tell the two
+// apart), kept on every store.
 type Condition struct {
 	Family    string
 	Qualifier string
-	// Absent requires the column to have no version; Value is then ignored.
-	Absent bool
-	// Value is what the column's newest version must hold, byte for byte (an empty Value matches an
-	// empty cell, not an absent one).
-	Value []byte
+	Value     []byte
 }
 
 // Increment adds Delta to the counter in one column: an 8-byte big-endian two's-complement integer
@@ -76,10 +75,10 @@ func CheckIncrements(incs []Increment) error {
 func (cond Condition) Holds(cells []Cell) bool {
 	for _, c := range cells {
 		if c.Family == cond.Family && c.Qualifier == cond.Qualifier {
-			return !cond.Absent && string(c.Value) == string(cond.Value)
+			return string(c.Value) == string(cond.Value)
 		}
 	}
-	return cond.Absent
+	return len(cond.Value) == 0
 }
 
 // AddCounters computes the cells an Increment writes: each counter's newest value in cells (newest

@@ -27,7 +27,7 @@ func (e *env) rowAtomic() backends.RowAtomic {
 }
 
 func absent(fam, qual string) backends.Condition {
-	return backends.Condition{Family: fam, Qualifier: qual, Absent: true}
+	return backends.Condition{Family: fam, Qualifier: qual}
 }
 
 func equals(fam, qual, val string) backends.Condition {
@@ -50,7 +50,7 @@ func testCheckAndMutate(e *env) {
 			[]backends.Cell{cell("d", "a", "2", e.ts+1), cell("x", "b", "b", e.ts)}},
 		{"put if equal, value differs", equals("d", "a", "1"), put("r", cell("d", "a", "3", e.ts+2)), false,
 			[]backends.Cell{cell("d", "a", "2", e.ts+1), cell("x", "b", "b", e.ts)}},
-		{"empty value is not absent", equals("d", "zz", ""), put("r", cell("d", "a", "3", e.ts+2)), false,
+		{"value of an absent column", equals("d", "zz", "v"), put("r", cell("d", "a", "3", e.ts+2)), false,
 			[]backends.Cell{cell("d", "a", "2", e.ts+1), cell("x", "b", "b", e.ts)}},
 		{"condition on another column", equals("x", "b", "b"), del("r", col("d", "a")), true, []backends.Cell{cell("x", "b", "b", e.ts)}},
 		{"delete row if absent, column there", absent("x", "b"), del("r"), false, []backends.Cell{cell("x", "b", "b", e.ts)}},
@@ -63,10 +63,13 @@ func testCheckAndMutate(e *env) {
 		}
 		e.wantCells(st.name, e.readOne(name, []byte("r")).Cells, st.want)
 	}
-	// An empty value matches an empty cell.
+	// An empty value matches an empty cell as well as an absent one (HBase's rule).
 	e.apply(name, put("e", cell("d", "a", "", e.ts)))
 	if applied, err := ra.CheckAndMutate(e.ctx, name, equals("d", "a", ""), put("e", cell("d", "b", "set", e.ts))); err != nil || !applied {
-		e.Fatalf("condition on an empty value: %v, %v; want applied", applied, err)
+		e.Fatalf("empty expected value, empty cell: %v, %v; want applied", applied, err)
+	}
+	if applied, err := ra.CheckAndMutate(e.ctx, name, equals("d", "b", ""), put("e", cell("d", "c", "set", e.ts))); err != nil || applied {
+		e.Fatalf("empty expected value, cell holding a value: %v, %v; want not applied", applied, err)
 	}
 }
 
@@ -82,7 +85,7 @@ func testCheckAndMutateBadInput(e *env) {
 	}{
 		{"empty key", absent("d", "a"), backends.Mutation{Cells: []backends.Cell{cell("d", "a", "v", e.ts)}}, backends.ErrInvalidKey},
 		{"put without cells", absent("d", "a"), backends.Mutation{Key: []byte("r")}, backends.ErrInvalidArgument},
-		{"unknown family in the mutation", absent("d", "a"), put("r", cell("zz", "a", "v", e.ts)), backends.ErrInvalidArgument},
+		{"unknown family in the mutation", absent("d", "b"), put("r", cell("zz", "a", "v", e.ts)), backends.ErrInvalidArgument},
 		{"unknown family in the condition", absent("zz", "a"), put("r", cell("d", "a", "v", e.ts)), backends.ErrInvalidArgument},
 	}
 	for _, tt := range tests {

@@ -89,8 +89,10 @@ func classify(err error) errKind {
 	if k, ok := javaExceptions[class]; ok {
 		return k
 	}
-	// The server's cell size check throws a bare DoNotRetryIOException.
-	if class == "org.apache.hadoop.hbase.DoNotRetryIOException" && strings.Contains(err.Error(), "exceeds limit") {
+	// The server's cell size check, and an increment of a cell that is not 8 bytes, throw a bare
+	// DoNotRetryIOException.
+	if class == "org.apache.hadoop.hbase.DoNotRetryIOException" &&
+		(strings.Contains(err.Error(), "exceeds limit") || strings.Contains(err.Error(), "Field is not a long")) {
 		return kindInvalid
 	}
 	return kindOther

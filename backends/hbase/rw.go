@@ -178,13 +178,26 @@ func (b *Backend) putUniform(ctx context.Context, table string, m backends.Mutat
 // Nothing to delete, nothing sent. A write racing the delete with an older stamp may be hidden, as
 // with any HBase delete.
 func (b *Backend) deleteRow(ctx context.Context, table string, m backends.Mutation) error {
+	newest, err := b.deleteStamp(ctx, table, m)
+	if err != nil || newest == 0 {
+		return err
+	}
+	_, err = b.rpc.SendRPC(&cellMutate{
+		callBase: newCallBase(ctx, []byte(table), m.Key),
+		mutation: mutationProto(m, newest),
+	})
+	return err
+}
+
+// deleteStamp returns the newest version among the cells the delete m removes; 0 when there are none.
+func (b *Backend) deleteStamp(ctx context.Context, table string, m backends.Mutation) (int64, error) {
 	cols := make([]backends.Column, len(m.Cells))
 	for i, c := range m.Cells {
 		cols[i] = backends.Column{Family: c.Family, Qualifier: c.Qualifier}
 	}
 	fams, err := familiesOption(cols)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var opts []func(hrpc.Call) error
 	if fams != nil {
@@ -192,24 +205,17 @@ func (b *Backend) deleteRow(ctx context.Context, table string, m backends.Mutati
 	}
 	get, err := hrpc.NewGet(ctx, []byte(table), m.Key, opts...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	res, err := b.client.Get(get)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var newest int64
 	for _, c := range rowFromCells(m.Key, pbCells(res)).Cells {
 		newest = max(newest, c.Timestamp)
 	}
-	if newest == 0 {
-		return nil
-	}
-	_, err = b.rpc.SendRPC(&cellMutate{
-		callBase: newCallBase(ctx, []byte(table), m.Key),
-		mutation: mutationProto(m, newest),
-	})
-	return err
+	return newest, nil
 }
 
 // sameTimestamp reports whether all cells carry one timestamp, and which.
@@ -227,16 +233,19 @@ func sameTimestamp(cells []backends.Cell) (int64, bool) {
 }
 
 // mutationProto builds a row mutation. A put carries a timestamp per cell (none for timestamp 0: the
-// server's clock). A delete removes, up to deleteTS, all versions of each named column, of each
-// family named by a cell with an empty qualifier, or of the whole row when no cell is named.
+// server's clock). A delete removes, up to deleteTS (0: the server's clock), all versions of each
+// named column, of each family named by a cell with an empty qualifier, or of the whole row when no
+// cell is named.
 func mutationProto(m backends.Mutation, deleteTS int64) *pb.MutationProto {
 	typ := pb.MutationProto_PUT
 	if m.Delete {
 		typ = pb.MutationProto_DELETE
 	}
 	mp := &pb.MutationProto{Row: m.Key, MutateType: &typ, Durability: pb.MutationProto_USE_DEFAULT.Enum()}
-	if m.Delete {
-		mp.Timestamp = proto.Uint64(uint64(deleteTS))
+	var stamp *uint64
+	if m.Delete && deleteTS > 0 {
+		stamp = proto.Uint64(uint64(deleteTS))
+		mp.Timestamp = stamp
 	}
 	byFamily := map[string]*pb.MutationProto_ColumnValue{}
 	for _, c := range m.Cells {
@@ -252,12 +261,12 @@ func mutationProto(m backends.Mutation, deleteTS int64) *pb.MutationProto {
 			// HBase's addFamily drops what the family's list held, so the family delete goes first.
 			qv.Qualifier = nil
 			qv.DeleteType = pb.MutationProto_DELETE_FAMILY.Enum()
-			qv.Timestamp = proto.Uint64(uint64(deleteTS))
+			qv.Timestamp = stamp
 			cv.QualifierValue = append([]*pb.MutationProto_ColumnValue_QualifierValue{qv}, cv.QualifierValue...)
 			continue
 		case m.Delete:
 			qv.DeleteType = pb.MutationProto_DELETE_MULTIPLE_VERSIONS.Enum()
-			qv.Timestamp = proto.Uint64(uint64(deleteTS))
+			qv.Timestamp = stamp
 		default:
 			if c.Timestamp != 0 {
 				qv.Timestamp = proto.Uint64(uint64(c.Timestamp))
