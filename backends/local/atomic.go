@@ -46,7 +46,9 @@ func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.
 
 // Increment adds the deltas in one write transaction.
 func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
-	fail := func(err error) ([]backends.Cell, error) { return nil, fmt.Errorf("local: increment %q: %w", table, err) }
+	fail := func(err error) ([]backends.Cell, error) {
+		return nil, fmt.Errorf("local: increment %q: %w", table, err)
+	}
 	ti, err := s.atomicTable(ctx, table)
 	if err != nil {
 		return fail(err)
