@@ -35,6 +35,10 @@
 //     The other stores show such a write. A write stamped by the store's clock after a delete is
 //     visible everywhere, unless the deleted cells were stamped ahead of that clock.
 //
+// Atomic row operations (Table.CheckAndMutate, Table.Increment) work on every store: natively on
+// HBase and Tablestore, under a lock or in one transaction on the embedded stores. A driver outside
+// this module without them gets ErrUnsupported, the one documented use of that error.
+//
 // Errors follow one rule. Bad input (an empty or oversized key, an unknown family) gets a clear error
 // before anything is sent for it. A read fails whole (Get, GetMany, Scan): with no rows to report
 // per key, a bad key or a failed batch fails the call, as backends.Backend.Read does. A write reports
