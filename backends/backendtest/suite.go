@@ -1,11 +1,12 @@
-// Package backendtest is the conformance suite for backends.Backend: every driver (memory, local,
-// hbase, tablestore) runs the same tests, so that code written against one store behaves the same on
-// the others.
+// Package backendtest is the conformance suite for backends.Backend and backends.RowAtomic, and the
+// one statement of the row contract: every driver (memory, local, hbase, tablestore, and the faulty
+// wrapper) runs the same tests, none skipped, so that code written against one store behaves the same
+// on the others.
 //
-// A driver's test calls Run (or RunWithOptions) with a constructor:
+// A driver's test calls RunWithOptions with its key limit and a constructor:
 //
 //	func TestConformance(t *testing.T) {
-//		backendtest.Run(t, func(t *testing.T) backends.Backend {
+//		backendtest.RunWithOptions(t, backendtest.Options{MaxKeyLen: memory.MaxKeyLen}, func(t *testing.T) backends.Backend {
 //			b := memory.New()
 //			t.Cleanup(func() { b.Close() })
 //			return b
@@ -48,9 +49,9 @@ import (
 
 // Options describe what a backend can do, where the contract leaves it open.
 type Options struct {
-	// MaxKeyLen is the longest key the backend accepts. When > 0, a key of MaxKeyLen bytes must be
-	// written and read back, and one byte more rejected with backends.ErrInvalidKey (per row in Apply,
-	// for the whole call in Read). 0 skips those tests.
+	// MaxKeyLen is the longest key the backend accepts; required, every store has one. A key of
+	// MaxKeyLen bytes must be written and read back (by range too), and one byte more rejected with
+	// backends.ErrInvalidKey (per row in Apply, for the whole call in Read).
 	MaxKeyLen int
 	// SplitKeysAreRegions says that, on a backend implementing backends.RegionLister, Regions returns
 	// exactly the empty key followed by the SplitKeys the table was created with (HBase, memory,
@@ -67,14 +68,12 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Run runs the conformance suite with default Options.
-func Run(t *testing.T, newBackend func(t *testing.T) backends.Backend) {
-	RunWithOptions(t, Options{}, newBackend)
-}
-
 // RunWithOptions runs the conformance suite. newBackend is called once per subtest; it must return a
 // ready backend and register its Close with t.Cleanup.
 func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) backends.Backend) {
+	if opts.MaxKeyLen <= 0 {
+		t.Fatal("backendtest: Options.MaxKeyLen is required: every store has a key limit, and the suite tests it")
+	}
 	if opts.TablePrefix == "" {
 		opts.TablePrefix = "brinetest"
 	}
