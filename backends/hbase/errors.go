@@ -58,8 +58,14 @@ var javaExceptions = map[string]errKind{
 
 var javaClass = regexp.MustCompile(`(?:HBase Java exception|procedure exception:) ([A-Za-z0-9_.$]+)`)
 
-// javaException returns the class name of the Java exception err reports, if any.
+// javaException returns the class name of the Java exception err reports, if any: err may be
+// gohbase's error, or one wrapErr already made (a JavaError, whose text no longer says "HBase Java
+// exception").
 func javaException(err error) string {
+	var je *JavaError
+	if errors.As(err, &je) {
+		return je.Class
+	}
 	if m := javaClass.FindStringSubmatch(err.Error()); m != nil {
 		return m[1]
 	}

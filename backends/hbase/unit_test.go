@@ -111,6 +111,14 @@ func TestJavaErrorKeepsTraceOutOfText(t *testing.T) {
 		if !errors.Is(got, err) || !errors.Is(got, backends.ErrInvalidArgument) {
 			t.Errorf("wrapErr(%v) = %v: lost the original error or the sentinel", err, got)
 		}
+		// Code that classifies an error wrapErr made (a scan deciding to restart) still sees the class.
+		if k := classify(got); k != kindInvalid {
+			t.Errorf("classify(wrapErr(%v)) = %v, want kindInvalid", err, k)
+		}
+	}
+	retry := wrapErr("scan", "t", fmt.Errorf("HBase Java exception org.apache.hadoop.hbase.UnknownScannerException:\norg.apache.hadoop.hbase.UnknownScannerException: Unknown scanner '1'.\n\tat x.y(Z.java:1)\n"))
+	if classify(retry) != kindRetryable || !backends.IsRetryable(retry) || strings.Contains(retry.Error(), "\n") {
+		t.Errorf("wrapped UnknownScannerException %q: classify %v, want retryable on one line", retry, classify(retry))
 	}
 	if got := javaError(orig); got != error(orig) {
 		t.Errorf("javaError changed a non-Java error: %v", got)
