@@ -106,7 +106,8 @@ type ScanOptions struct {
 }
 
 // Mutation changes one row. With Delete false it writes Cells. With Delete true it deletes the columns
-// named by Cells (all versions; Value ignored), or the whole row when Cells is empty.
+// named by Cells (all versions, stamped ahead of the store's clock too; Value and Timestamp ignored;
+// an empty Qualifier names the whole family), or the whole row when Cells is empty.
 type Mutation struct {
 	Key    []byte
 	Cells  []Cell
