@@ -16,7 +16,7 @@ var contractTests = []test{
 	{"PutWithoutCells", testPutWithoutCells},
 	{"UnknownFamily", testUnknownFamily},
 	{"DeleteFutureStamped", testDeleteFutureStamped},
-	{"ReadAfterDeleteOfPastStamps", testWriteAfterDeleteOfPastStamps},
+	{"WriteAfterDeleteOfPastStamps", testWriteAfterDeleteOfPastStamps},
 }
 
 // testDeleteFamily: a Column with an empty Qualifier names the whole family, in a delete as in a read.
