@@ -122,9 +122,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 		phys[i], buckets[i], valid[i] = m, b, true
 	}
 	var (
-		mu       sync.Mutex
-		callErr  error // the first whole-batch failure
-		anyWrote bool  // some row was (or may have been) written
+		mu      sync.Mutex
+		callErr error // the first whole-batch failure
+		perRow  bool  // some batch got per-row outcomes: rows may have been written
 	)
 	t.runBatches(ctx, buckets, valid, func(ctx context.Context, idx []int) {
 		batch := make([]Mutation, len(idx))
@@ -132,7 +132,6 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 			batch[j] = phys[i]
 		}
 		batchErrs, err := t.c.backend.Apply(ctx, t.name, batch)
-		wrote := err == nil && (batchErrs == nil || slices.Contains(batchErrs, nil))
 		for j, i := range idx {
 			switch {
 			case err != nil:
@@ -143,12 +142,12 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		anyWrote = anyWrote || wrote
+		perRow = perRow || err == nil
 		if err != nil && callErr == nil {
 			callErr = err
 		}
 	})
-	if callErr != nil && !anyWrote {
+	if callErr != nil && !perRow {
 		return nil, fmt.Errorf("apply %s: %w", t.name, callErr)
 	}
 	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
