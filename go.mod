@@ -1,6 +1,6 @@
 module github.com/brine-kv/brine
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/aliyun/aliyun-tablestore-go-sdk v4.1.3+incompatible
@@ -11,7 +11,7 @@ require (
 	github.com/tsuna/gohbase v0.0.0-20220517082425-cb1f77f08e4f
 	go.etcd.io/bbolt v1.5.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sync v0.24.0
+	golang.org/x/sync v0.22.0
 	google.golang.org/protobuf v1.36.12
 )
 

@@ -22,7 +22,8 @@ type Cell struct {
 	Timestamp int64
 }
 
-// Row is a row key with its cells, sorted by family then qualifier. A driver returns physical keys; the
+// Row is a row key with its cells, sorted by family, then qualifier, then newest first (several
+// versions of a column come only from a read asking for them). A driver returns physical keys; the
 // client turns them back into logical keys before a caller sees them.
 type Row struct {
 	Key   []byte
@@ -50,10 +51,46 @@ func (r Range) Contains(key []byte) bool {
 	return len(r.End) == 0 || string(key) < string(r.End)
 }
 
+// Clamp returns the range of keys of at most maxLen bytes that r holds, with bounds of at most maxLen
+// bytes, for a store that takes no longer keys: a range that holds a key can then always be scanned,
+// even when a bound is past the limit (the single-row range of the longest key ends one byte beyond
+// it). ok is false when r holds no such key.
+func (r Range) Clamp(maxLen int) (_ Range, ok bool) {
+	// A key k of at most maxLen bytes lies at or above a longer bound b exactly when it lies above
+	// p = b[:maxLen], that is at or above the first key after every key starting with p.
+	after := func(b []byte) []byte {
+		p := b[:maxLen]
+		for i := len(p) - 1; i >= 0; i-- {
+			if p[i] != 0xFF {
+				next := append([]byte(nil), p[:i+1]...)
+				next[i]++
+				return next
+			}
+		}
+		return nil // p is all 0xFF: no key of at most maxLen bytes comes after it
+	}
+	if len(r.Start) > maxLen {
+		if r.Start = after(r.Start); r.Start == nil {
+			return Range{}, false
+		}
+	}
+	if len(r.End) > maxLen {
+		r.End = after(r.End) // nil: every key up to the limit lies below End
+	}
+	return r, len(r.End) == 0 || string(r.Start) < string(r.End)
+}
+
 // ReadOptions select what a read returns.
 type ReadOptions struct {
 	// Columns restricts the cells returned; empty means all columns.
 	Columns []Column
+	// MaxVersions is the most versions of each column returned, newest first; 0 means 1. A table
+	// keeps TableOptions.MaxVersions of them.
+	MaxVersions int
+	// TimeRange keeps only versions stamped in it (applied before MaxVersions, as in HBase); the zero
+	// TimeRange keeps all. A row with no cell left is not returned by a scan, and has no cells in a
+	// read.
+	TimeRange TimeRange
 }
 
 // ScanOptions control one physical range scan.
@@ -75,7 +112,8 @@ type ScanOptions struct {
 }
 
 // Mutation changes one row. With Delete false it writes Cells. With Delete true it deletes the columns
-// named by Cells (all versions; Value ignored), or the whole row when Cells is empty.
+// named by Cells (all versions, stamped ahead of the store's clock too; Value and Timestamp ignored;
+// an empty Qualifier names the whole family), or the whole row when Cells is empty.
 type Mutation struct {
 	Key    []byte
 	Cells  []Cell
@@ -90,6 +128,8 @@ type TableOptions struct {
 	SplitKeys [][]byte
 	// Meta is stored with the table and returned by TableMeta (brine keeps its salting spec here).
 	Meta map[string]string
+	// MaxVersions is how many versions of each column the table keeps, the newest; 0 means 1.
+	MaxVersions int
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller
@@ -101,6 +141,9 @@ type Backend interface {
 	DeleteTable(ctx context.Context, table string) error
 	// TableMeta returns the Meta stored at creation; ErrTableNotFound if the table is not there.
 	TableMeta(ctx context.Context, table string) (map[string]string, error)
+	// Tables returns the names of the tables there are, sorted: every table a brine program can open,
+	// whoever created it, and none of the driver's own bookkeeping tables.
+	Tables(ctx context.Context) ([]string, error)
 
 	// Read returns one row per key, rows[i] for keys[i]; a missing row has no Cells (its Key is still set).
 	Read(ctx context.Context, table string, keys [][]byte, opts ReadOptions) ([]Row, error)

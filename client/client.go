@@ -82,6 +82,9 @@ type TableConfig struct {
 	// Meta is stored with the table besides the salting spec (tools keep e.g. a key schema there);
 	// MetaSaltSpec is reserved.
 	Meta map[string]string
+	// MaxVersions is how many versions of each column the table keeps; 0 means 1. Reads return the
+	// newest unless they ask for more (MaxVersions, TimeRange).
+	MaxVersions int
 }
 
 // DefaultFamily is the column family created when TableConfig.Families is empty.
@@ -106,9 +109,10 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
 	opts := backends.TableOptions{
-		Families:  families,
-		SplitKeys: cfg.SplitKeys,
-		Meta:      meta,
+		Families:    families,
+		SplitKeys:   cfg.SplitKeys,
+		Meta:        meta,
+		MaxVersions: cfg.MaxVersions,
 	}
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)
@@ -146,6 +150,27 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 		}
 	}
 	return c.newTable(name, s), nil
+}
+
+// CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
+// does with cfg.Salter: the stored spec must match (ErrSpecMismatch). It is what a program that runs
+// more than once calls at start-up.
+func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
+	t, err := c.CreateTable(ctx, name, cfg)
+	if errors.Is(err, ErrTableExists) {
+		return c.OpenTable(ctx, name, cfg.Salter)
+	}
+	return t, err
+}
+
+// Tables returns the names of the store's tables, sorted, as Bigtable's AdminClient.Tables does:
+// every table the store holds (on a shared server, other programs' too), not only brine's.
+func (c *Client) Tables(ctx context.Context) ([]string, error) {
+	names, err := c.backend.Tables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	return names, nil
 }
 
 // DeleteTable deletes a table and its data.

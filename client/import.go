@@ -371,7 +371,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 		}
 		im.retried.Add(int64(len(retry)))
 		if err := sleepBackoff(ctx, attempt, im.opts.BaseBackoff, im.opts.MaxBackoff); err != nil {
-			im.fail(retry, fmt.Errorf("gave up after %d attempt(s), last error %v: %w", attempt, lastErr, err))
+			im.fail(retry, fmt.Errorf("gave up after %d attempt(s): %w (last error: %w)", attempt, err, lastErr))
 			return
 		}
 		batch = retry

@@ -39,6 +39,17 @@ func Families(families ...string) ReadOption {
 	}
 }
 
+// MaxVersions returns up to n versions of each column, newest first (n <= 1: the newest only). A
+// table keeps TableConfig.MaxVersions of them.
+func MaxVersions(n int) ReadOption { return func(c *readConfig) { c.read.MaxVersions = max(0, n) } }
+
+// TimeRange returns only versions stamped in [from, to), in milliseconds (to 0: no upper bound),
+// before MaxVersions applies, as in HBase. A row with no version in the range is skipped by Scan and
+// is ErrNotFound to Get.
+func TimeRange(from, to int64) ReadOption {
+	return func(c *readConfig) { c.read.TimeRange = backends.TimeRange{From: from, To: to} }
+}
+
 // Limit returns at most n rows (n <= 0: no limit). The limit is pushed down: no bucket reads more rows
 // than n.
 func Limit(n int) ReadOption { return func(c *readConfig) { c.limit = max(0, n) } }

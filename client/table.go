@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -73,7 +75,7 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 	return nil
 }
 
-// Get reads one row; ErrNotFound if it has no cells.
+// Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
@@ -84,17 +86,23 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 	if err != nil {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
 	}
-	if len(rows) != 1 || len(rows[0].Cells) == 0 {
+	if len(rows) != 1 {
+		// A driver that breaks its contract is a bug to report, not a missing row.
+		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", keyText(key), len(rows))
+	}
+	if len(rows[0].Cells) == 0 {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
 }
 
 // Apply applies many mutations: rows are grouped by bucket, cut into batches of at most the client's
-// batch size, and the batches are sent in parallel. Like Bigtable's ApplyBulk, rowErrs is nil when all
-// succeeded, else rowErrs[i] is the error of muts[i] (nil for rows that were written). Every row ends
-// either written or with an error: a row with a bad key fails alone, before anything is sent for it,
-// and does not stop its neighbours. err is reserved for a failure before any row was sent.
+// batch size, and the batches are sent in parallel. Like Bigtable's ApplyBulk, err reports a failure
+// of the whole call, when no row was written (the table is missing, ctx ended): rowErrs is then nil.
+// Otherwise rowErrs is nil when every row was written, else rowErrs[i] is the error of muts[i] (nil
+// for rows that were written). Every row ends either written or with an error. A row with a bad key
+// fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
+// row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
@@ -109,6 +117,11 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 		m.Key = pk
 		phys[i], buckets[i], valid[i] = m, b, true
 	}
+	var (
+		mu      sync.Mutex
+		callErr error // the first whole-batch failure
+		perRow  bool  // some batch got per-row outcomes: rows may have been written
+	)
 	t.runBatches(ctx, buckets, valid, func(ctx context.Context, idx []int) {
 		batch := make([]Mutation, len(idx))
 		for j, i := range idx {
@@ -123,17 +136,25 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 				errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), batchErrs[j])
 			}
 		}
-	})
-	for _, e := range errs {
-		if e != nil {
-			return errs, nil
+		mu.Lock()
+		defer mu.Unlock()
+		perRow = perRow || err == nil
+		if err != nil && callErr == nil {
+			callErr = err
 		}
+	})
+	if callErr != nil && !perRow {
+		return nil, fmt.Errorf("apply %s: %w", t.name, callErr)
+	}
+	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+		return errs, nil
 	}
 	return nil, nil
 }
 
 // GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a
-// missing row has its Key set and no Cells.
+// missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
+// anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
 	cfg := newReadConfig(opts)
 	phys := make([][]byte, len(keys))

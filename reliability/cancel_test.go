@@ -118,16 +118,24 @@ func TestCancelBatches(t *testing.T) {
 		}
 
 		ctx, cancel := randomCancel(rng, 4*time.Millisecond)
-		rowErrs, err := tbl.Apply(ctx, muts)
+		rowErrs, callErr := tbl.Apply(ctx, muts)
 		cancel()
-		if err != nil {
-			t.Fatalf("seed %d: Apply: %v (err is for failures before anything is sent)", seed, err)
+		if callErr != nil && (rowErrs != nil || !errors.Is(callErr, context.Canceled)) {
+			t.Fatalf("seed %d: Apply = %d row errors, %v; a whole-call error comes alone, and here only from ctx", seed, len(rowErrs), callErr)
 		}
 		stored, err := openOn(t, mem).GetMany(context.Background(), ks)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range n {
+		if callErr != nil {
+			// The whole call failed: no row may be stored.
+			for i := range n {
+				if len(stored[i].Cells) != 0 {
+					t.Fatalf("seed %d: Apply failed whole (%v) but row %d is stored", seed, callErr, i)
+				}
+			}
+		}
+		for i := 0; callErr == nil && i < n; i++ {
 			var e error
 			if rowErrs != nil {
 				e = rowErrs[i]

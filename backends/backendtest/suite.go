@@ -1,11 +1,12 @@
-// Package backendtest is the conformance suite for backends.Backend: every driver (memory, local,
-// hbase, tablestore) runs the same tests, so that code written against one store behaves the same on
-// the others.
+// Package backendtest is the conformance suite for backends.Backend and backends.RowAtomic, and the
+// one statement of the row contract: every driver (memory, local, hbase, tablestore, and the faulty
+// wrapper) runs the same tests, none skipped, so that code written against one store behaves the same
+// on the others.
 //
-// A driver's test calls Run (or RunWithOptions) with a constructor:
+// A driver's test calls RunWithOptions with its key limit and a constructor:
 //
 //	func TestConformance(t *testing.T) {
-//		backendtest.Run(t, func(t *testing.T) backends.Backend {
+//		backendtest.RunWithOptions(t, backendtest.Options{MaxKeyLen: memory.MaxKeyLen}, func(t *testing.T) backends.Backend {
 //			b := memory.New()
 //			t.Cleanup(func() { b.Close() })
 //			return b
@@ -17,15 +18,18 @@
 // name and random digits) and deletes it when done; the scan tests share one read-only table. Names
 // use [A-Za-z0-9_] only, valid on HBase and Tablestore alike.
 //
-// The expectations are HBase's, with one version per column: a read returns the newest version of
-// each column; a write with an older timestamp than the stored one does not replace it (an equal
-// timestamp does); cells come sorted by family then qualifier; a scan with a column filter skips rows
-// that have none of the columns. The suite uses families "d" and "x", simple qualifiers, keys up to a
+// The expectations are HBase's: a table keeps TableOptions.MaxVersions versions of each column (one
+// by default) and a read returns the newest (more when ReadOptions asks, within its time range); a
+// write older than every kept version is dropped (an equal timestamp replaces); cells come sorted by
+// family, qualifier, then newest first; a scan skips rows with no cell left by its column filter or
+// time range (versions.go). The suite uses families "d" and "x", simple qualifiers, keys up to a
 // few hundred bytes, values up to 64 KiB and timestamps within a day of now (Tablestore's default
-// version deviation), so that it runs against real servers. It stays off behaviour the contract leaves
-// open or where servers differ: deleting a cell with an empty qualifier (whole family or one column),
-// puts with no cells, puts older than a delete (HBase masks them until compaction), and a Put and a
-// Delete of the same row in one Apply.
+// version deviation), so that it runs against real servers. It states every rule of the contract once
+// (contract.go holds the rules where stores once differed: whole-family deletes, puts without cells,
+// unknown families, deletes of cells stamped in the future) and stays off only what the contract
+// leaves open: a write stamped at or before the newest version a delete removed (HBase keeps it
+// hidden, the other stores show it), versions beyond MaxVersions that a time-range read may still
+// see on HBase until a compaction, and a Put and a Delete of the same row in one Apply.
 package backendtest
 
 import (
@@ -45,9 +49,9 @@ import (
 
 // Options describe what a backend can do, where the contract leaves it open.
 type Options struct {
-	// MaxKeyLen is the longest key the backend accepts. When > 0, a key of MaxKeyLen bytes must be
-	// written and read back, and one byte more rejected with backends.ErrInvalidKey (per row in Apply,
-	// for the whole call in Read). 0 skips those tests.
+	// MaxKeyLen is the longest key the backend accepts; required, every store has one. A key of
+	// MaxKeyLen bytes must be written and read back (by range too), and one byte more rejected with
+	// backends.ErrInvalidKey (per row in Apply, for the whole call in Read).
 	MaxKeyLen int
 	// SplitKeysAreRegions says that, on a backend implementing backends.RegionLister, Regions returns
 	// exactly the empty key followed by the SplitKeys the table was created with (HBase, memory,
@@ -64,14 +68,12 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Run runs the conformance suite with default Options.
-func Run(t *testing.T, newBackend func(t *testing.T) backends.Backend) {
-	RunWithOptions(t, Options{}, newBackend)
-}
-
 // RunWithOptions runs the conformance suite. newBackend is called once per subtest; it must return a
 // ready backend and register its Close with t.Cleanup.
 func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) backends.Backend) {
+	if opts.MaxKeyLen <= 0 {
+		t.Fatal("backendtest: Options.MaxKeyLen is required: every store has a key limit, and the suite tests it")
+	}
 	if opts.TablePrefix == "" {
 		opts.TablePrefix = "brinetest"
 	}
@@ -87,6 +89,9 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("Read", func(t *testing.T) { s.run(t, readTests) })
 	t.Run("Scan", s.testScan)
 	t.Run("MissingTable", func(t *testing.T) { s.run(t, missingTableTests) })
+	t.Run("Contract", func(t *testing.T) { s.run(t, contractTests) })
+	t.Run("Versions", func(t *testing.T) { s.run(t, versionTests) })
+	t.Run("Atomic", func(t *testing.T) { s.run(t, atomicTests) })
 }
 
 type suite struct {

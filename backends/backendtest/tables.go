@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"maps"
+	"slices"
 
 	"github.com/brine-kv/brine/backends"
 )
@@ -14,6 +15,33 @@ var tableTests = []test{
 	{"MetaIsCopied", testMetaIsCopied},
 	{"TablesAreIndependent", testTablesAreIndependent},
 	{"SplitKeys", testSplitKeys},
+	{"List", testListTables},
+}
+
+// testListTables: Tables lists the tables created and not the ones deleted, sorted. Other programs'
+// tables may be listed too (a shared server), so only the suite's own are checked.
+func testListTables(e *env) {
+	a := e.createTable(backends.TableOptions{})
+	b := e.createTable(backends.TableOptions{})
+	gone := e.createTable(backends.TableOptions{})
+	if err := e.b.DeleteTable(e.ctx, gone); err != nil {
+		e.Fatalf("DeleteTable: %v", err)
+	}
+	names, err := e.b.Tables(e.ctx)
+	if err != nil {
+		e.Fatalf("Tables: %v", err)
+	}
+	if !slices.IsSorted(names) {
+		e.Errorf("Tables = %q, not sorted", names)
+	}
+	for _, n := range []string{a, b} {
+		if !slices.Contains(names, n) {
+			e.Errorf("Tables lacks %q, which was created", n)
+		}
+	}
+	if slices.Contains(names, gone) {
+		e.Errorf("Tables lists %q, which was deleted", gone)
+	}
 }
 
 func testLifecycle(e *env) {

@@ -42,10 +42,11 @@ type Op uint8
 
 // Calls, to be or-ed together.
 const (
-	OpRead  Op = 1 << iota // Read
-	OpApply                // Apply
-	OpScan                 // Scan
-	OpTable                // CreateTable, DeleteTable, TableMeta, Regions
+	OpRead   Op = 1 << iota // Read
+	OpApply                 // Apply
+	OpScan                  // Scan
+	OpTable                 // CreateTable, DeleteTable, TableMeta, Tables, Regions
+	OpAtomic                // CheckAndMutate, Increment
 
 	OpData = OpRead | OpApply | OpScan // the default when Rule.Ops is 0
 )
@@ -60,6 +61,8 @@ func (o Op) String() string {
 		return "scan"
 	case OpTable:
 		return "table"
+	case OpAtomic:
+		return "atomic"
 	}
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }
@@ -386,42 +389,6 @@ func (f *Backend) fire(ctx context.Context, i int, op Op, table string, keys [][
 	ev.Err = f.injected(i, op, table)
 	f.notify(ev)
 	return ev.Err
-}
-
-// CreateTable forwards to the wrapped backend, after OpTable faults.
-func (f *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
-	if err := f.callFaults(ctx, OpTable, table, nil); err != nil {
-		return err
-	}
-	return f.inner.CreateTable(ctx, table, opts)
-}
-
-// DeleteTable forwards to the wrapped backend, after OpTable faults.
-func (f *Backend) DeleteTable(ctx context.Context, table string) error {
-	if err := f.callFaults(ctx, OpTable, table, nil); err != nil {
-		return err
-	}
-	return f.inner.DeleteTable(ctx, table)
-}
-
-// TableMeta forwards to the wrapped backend, after OpTable faults.
-func (f *Backend) TableMeta(ctx context.Context, table string) (map[string]string, error) {
-	if err := f.callFaults(ctx, OpTable, table, nil); err != nil {
-		return nil, err
-	}
-	return f.inner.TableMeta(ctx, table)
-}
-
-// Regions forwards to the wrapped backend when it is a RegionLister, after OpTable faults.
-func (f *Backend) Regions(ctx context.Context, table string) ([][]byte, error) {
-	rl, ok := f.inner.(backends.RegionLister)
-	if !ok {
-		return nil, fmt.Errorf("faulty: regions %q: %w: the wrapped backend does not list regions", table, backends.ErrInvalidArgument)
-	}
-	if err := f.callFaults(ctx, OpTable, table, nil); err != nil {
-		return nil, err
-	}
-	return rl.Regions(ctx, table)
 }
 
 // Read forwards to the wrapped backend, after OpRead faults.

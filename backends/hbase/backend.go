@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,9 +125,9 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// CreateTable creates table with opts.Families (at least one; each keeps one version, HBase's own
-// default, as brine reads only the newest), pre-split at opts.SplitKeys, and opts.Meta stored in the
-// table descriptor. It returns when the table's regions are assigned.
+// CreateTable creates table with opts.Families (at least one; each keeps opts.MaxVersions versions,
+// one by default), pre-split at opts.SplitKeys, and opts.Meta stored in the table descriptor. It
+// returns when the table's regions are assigned.
 func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
 	if err := checkTable(table); err != nil {
 		return err
@@ -133,12 +135,15 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if len(opts.Families) == 0 {
 		return fmt.Errorf("hbase: create %q: %w: HBase needs at least one column family", table, backends.ErrInvalidArgument)
 	}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("hbase: create %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
+	}
 	fams := make(map[string]map[string]string, len(opts.Families))
 	for _, f := range opts.Families {
 		if err := checkFamily(f); err != nil {
 			return err
 		}
-		fams[f] = map[string]string{"VERSIONS": "1"}
+		fams[f] = map[string]string{"VERSIONS": strconv.Itoa(backends.Versions(opts.MaxVersions))}
 	}
 	for i, k := range opts.SplitKeys {
 		if err := checkKey(k); err != nil {
@@ -185,6 +190,26 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 		return wrapErr("delete", table, err)
 	}
 	return nil
+}
+
+// Tables lists the tables of the default namespace (the only one brine names), sorted.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	req, err := hrpc.NewListTableNames(ctx, hrpc.ListNamespace("default"))
+	if err != nil {
+		return nil, fmt.Errorf("hbase: tables: %w", err)
+	}
+	names, err := b.admin.ListTableNames(req)
+	if err != nil {
+		return nil, wrapErr("tables", "default", err)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if ns := string(n.GetNamespace()); ns == "" || ns == "default" {
+			out = append(out, string(n.GetQualifier()))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // TableMeta returns the Meta that CreateTable stored in table's descriptor (an empty map if none).

@@ -14,6 +14,11 @@
 //   - A Cell's Timestamp 0 lets the server stamp the write; otherwise it is sent as the cell version.
 //     Cells of one mutation with different timestamps go in one Mutate RPC with per-cell timestamps
 //     (built here; gohbase's Mutate has one timestamp per call), so the row stays atomic.
+//   - A delete reads the newest version of what it removes (one Get), then sends a delete stamped with
+//     it: an HBase delete without a timestamp covers only versions up to the server's clock, so cells
+//     stamped ahead of it would survive. Nothing to delete, nothing sent. A whole family is a
+//     DELETE_FAMILY. The marker hides later writes stamped at or before it, HBase's rule.
+//   - CheckAndMutate is HBase's own (a MutateRequest with a condition); Increment is HBase's Increment.
 //   - Scan drives HBase's scanner protocol itself, region by region, instead of gohbase's Scanner:
 //     gohbase cannot bound the rows of each RPC by what is still wanted, and its reverse scan steps to
 //     the previous region at "start key minus one, padded with eight 0xFF", which skips keys that sort
@@ -22,8 +27,10 @@
 //     InclusiveStopFilter. Each RPC asks for min(rows still wanted, batch) rows.
 //   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound, existing table ->
 //     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
-//     sent, unknown family or oversized cell -> ErrInvalidArgument, busy/moving regions and per-request
-//     timeouts (Options.RequestTimeout) -> backends.Retryable.
+//     sent (a scan bound past MaxKeyLen is clamped instead: no key is longer), unknown family or
+//     oversized cell -> ErrInvalidArgument, busy/moving regions and per-request timeouts
+//     (Options.RequestTimeout) -> backends.Retryable. Server exceptions read as one line (JavaError);
+//     their Java stack trace stays in JavaError.Trace.
 //
 // What the pinned gohbase cannot do, and how this package copes:
 //

@@ -58,8 +58,14 @@ var javaExceptions = map[string]errKind{
 
 var javaClass = regexp.MustCompile(`(?:HBase Java exception|procedure exception:) ([A-Za-z0-9_.$]+)`)
 
-// javaException returns the class name of the Java exception err reports, if any.
+// javaException returns the class name of the Java exception err reports, if any: err may be
+// gohbase's error, or one wrapErr already made (a JavaError, whose text no longer says "HBase Java
+// exception").
 func javaException(err error) string {
+	var je *JavaError
+	if errors.As(err, &je) {
+		return je.Class
+	}
 	if m := javaClass.FindStringSubmatch(err.Error()); m != nil {
 		return m[1]
 	}
@@ -89,11 +95,62 @@ func classify(err error) errKind {
 	if k, ok := javaExceptions[class]; ok {
 		return k
 	}
-	// The server's cell size check throws a bare DoNotRetryIOException.
-	if class == "org.apache.hadoop.hbase.DoNotRetryIOException" && strings.Contains(err.Error(), "exceeds limit") {
+	// The server's cell size check, and an increment of a cell that is not 8 bytes, throw a bare
+	// DoNotRetryIOException.
+	if class == "org.apache.hadoop.hbase.DoNotRetryIOException" &&
+		(strings.Contains(err.Error(), "exceeds limit") || strings.Contains(err.Error(), "Field is not a long")) {
 		return kindInvalid
 	}
 	return kindOther
+}
+
+// JavaError is an exception the HBase server threw. Its text is one line, the exception's class and
+// message: the server's Java stack trace stays out of error strings, in Trace, for debugging. Unwrap
+// returns gohbase's original error.
+type JavaError struct {
+	Class   string
+	Message string
+	Trace   string
+	err     error
+}
+
+func (e *JavaError) Error() string {
+	if e.Message == "" {
+		return e.Class
+	}
+	return e.Class + ": " + e.Message
+}
+
+func (e *JavaError) Unwrap() error { return e.err }
+
+// javaError turns gohbase's "HBase Java exception CLASS:\nTRACE" error into a JavaError, and leaves
+// other errors alone.
+func javaError(err error) error {
+	text := err.Error()
+	const marker = "HBase Java exception "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return err
+	}
+	class, trace, ok := strings.Cut(text[i+len(marker):], ":\n")
+	if !ok {
+		return err
+	}
+	var msg []string
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "at ") || strings.HasPrefix(line, "Caused by:") {
+			break
+		}
+		if line != "" {
+			msg = append(msg, line)
+		}
+	}
+	message := strings.TrimPrefix(strings.Join(msg, " "), class+": ")
+	if message == class {
+		message = ""
+	}
+	return &JavaError{Class: class, Message: message, Trace: trace, err: err}
 }
 
 // wrapErr adds context to err and the sentinel of package backends that matches it.
@@ -102,7 +159,9 @@ func wrapErr(op, table string, err error) error {
 		return nil
 	}
 	what := fmt.Sprintf("hbase: %s %q", op, table)
-	switch classify(err) {
+	kind := classify(err)
+	err = javaError(err)
+	switch kind {
 	case kindNotFound:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableNotFound, err)
 	case kindExists:

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -89,6 +90,34 @@ func familiesOption(cols []backends.Column) (map[string][]string, error) {
 		fams[f] = nil
 	}
 	return fams, nil
+}
+
+// readOptions turns brine's read options into gohbase's: the columns, the versions and the time
+// range, checked before anything is sent.
+func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, error) {
+	fams, err := familiesOption(opts.Columns)
+	if err != nil {
+		return nil, err
+	}
+	tr := opts.TimeRange
+	if opts.MaxVersions < 0 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
+		return nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
+	}
+	var out []func(hrpc.Call) error
+	if fams != nil {
+		out = append(out, hrpc.Families(fams))
+	}
+	if opts.MaxVersions > 1 {
+		out = append(out, hrpc.MaxVersions(uint32(opts.MaxVersions)))
+	}
+	if tr != (backends.TimeRange{}) {
+		to := uint64(math.MaxInt64) // HBase's own "no upper bound"
+		if tr.To != 0 {
+			to = uint64(tr.To)
+		}
+		out = append(out, hrpc.TimeRangeUint64(uint64(tr.From), to))
+	}
+	return out, nil
 }
 
 // metaAttributes encodes TableOptions.Meta as table descriptor attributes, in a stable order.

@@ -99,6 +99,17 @@ func (c *cellMutate) ToProto() proto.Message {
 	return &pb.MutateRequest{Region: c.regionSpecifier(), Mutation: c.mutation}
 }
 
+// checkAndMutate is one row's put or delete sent with a condition (HBase's CheckAndMutate): gohbase's
+// CheckAndPut takes puts only, with one timestamp for the call.
+type checkAndMutate struct {
+	cellMutate
+	cond *pb.Condition
+}
+
+func (c *checkAndMutate) ToProto() proto.Message {
+	return &pb.MutateRequest{Region: c.regionSpecifier(), Mutation: c.mutation, Condition: c.cond}
+}
+
 // openScan opens a region scanner whose start row differs from the key the call is routed by. A
 // reverse scan must start at the region's end key (exclusive in effect: that row lives in the next
 // region) while being routed to the region below it, which gohbase's Scan cannot express.

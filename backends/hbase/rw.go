@@ -10,6 +10,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
 )
@@ -25,13 +26,9 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 			return nil, fmt.Errorf("hbase: read %q: key %d: %w", table, i, err)
 		}
 	}
-	fams, err := familiesOption(opts.Columns)
+	getOpts, err := readOptions(opts)
 	if err != nil {
 		return nil, err
-	}
-	var getOpts []func(hrpc.Call) error
-	if fams != nil {
-		getOpts = append(getOpts, hrpc.Families(fams))
 	}
 
 	rows := make([]backends.Row, len(keys))
@@ -117,6 +114,9 @@ func checkMutation(m backends.Mutation) error {
 	if err := checkKey(m.Key); err != nil {
 		return err
 	}
+	if !m.Delete && len(m.Cells) == 0 {
+		return fmt.Errorf("hbase: %w: put with no cells", backends.ErrInvalidArgument)
+	}
 	for _, c := range m.Cells {
 		if err := checkFamily(c.Family); err != nil {
 			return err
@@ -128,55 +128,40 @@ func checkMutation(m backends.Mutation) error {
 	return nil
 }
 
-// mutate applies one row's mutation in one RPC.
+// mutate applies one row's mutation in one RPC (a delete reads the row first; see deleteRow).
 func (b *Backend) mutate(ctx context.Context, table string, m backends.Mutation) error {
-	if !m.Delete && len(m.Cells) == 0 {
-		return nil // nothing to write; HBase refuses an empty Put
-	}
 	cn, rctx, done := b.begin(ctx)
 	defer done()
 	var err error
-	if ts, ok := sameTimestamp(m.Cells); ok {
-		err = mutateUniform(rctx, cn.client, table, m, ts)
-	} else {
+	switch ts, uniform := sameTimestamp(m.Cells); {
+	case m.Delete:
+		err = deleteRow(rctx, cn, table, m)
+	case uniform:
+		err = putUniform(rctx, cn.client, table, m, ts)
+	default:
 		_, err = cn.rpc.SendRPC(&cellMutate{
 			callBase: newCallBase(rctx, []byte(table), m.Key),
-			mutation: mutationProto(m),
+			mutation: mutationProto(m, 0),
 		})
 	}
 	return b.rpcErr(ctx, cn, "apply", table, err)
 }
 
-// mutateUniform sends a mutation whose cells share one timestamp (0: the server's clock) through
-// gohbase's Mutate, which can ride in a MultiRequest with other rows.
-func mutateUniform(ctx context.Context, client gohbase.Client, table string, m backends.Mutation, ts int64) error {
+// putUniform sends a put whose cells share one timestamp (0: the server's clock) through gohbase's
+// Mutate, which can ride in a MultiRequest with other rows.
+func putUniform(ctx context.Context, client gohbase.Client, table string, m backends.Mutation, ts int64) error {
 	var opts []func(hrpc.Call) error
 	if ts != 0 {
 		opts = append(opts, hrpc.TimestampUint64(uint64(ts)))
 	}
-	var values map[string]map[string][]byte // nil: delete the whole row
-	if len(m.Cells) > 0 {
-		values = make(map[string]map[string][]byte, 1)
-		for _, c := range m.Cells {
-			q := values[c.Family]
-			if q == nil {
-				q = map[string][]byte{}
-				values[c.Family] = q
-			}
-			if m.Delete {
-				q[c.Qualifier] = nil
-			} else {
-				q[c.Qualifier] = c.Value
-			}
+	values := make(map[string]map[string][]byte, 1)
+	for _, c := range m.Cells {
+		q := values[c.Family]
+		if q == nil {
+			q = map[string][]byte{}
+			values[c.Family] = q
 		}
-	}
-	if m.Delete {
-		del, err := hrpc.NewDel(ctx, []byte(table), m.Key, values, opts...)
-		if err != nil {
-			return err
-		}
-		_, err = client.Delete(del)
-		return err
+		q[c.Qualifier] = c.Value
 	}
 	put, err := hrpc.NewPut(ctx, []byte(table), m.Key, values, opts...)
 	if err != nil {
@@ -184,6 +169,54 @@ func mutateUniform(ctx context.Context, client gohbase.Client, table string, m b
 	}
 	_, err = client.Put(put)
 	return err
+}
+
+// deleteRow removes every version of what m names. An HBase delete sent without a timestamp covers
+// only versions up to the server's clock, so cells stamped later (a client clock ahead of the
+// server's, an explicit future version) would survive it. So the row's cells are read first and the
+// delete is stamped with the newest version among them: it removes them all, and it hides no later
+// write stamped after that version (a delete stamped far ahead would hide every write until then).
+// Nothing to delete, nothing sent. A write racing the delete with an older stamp may be hidden, as
+// with any HBase delete.
+func deleteRow(ctx context.Context, cn *conn, table string, m backends.Mutation) error {
+	newest, err := deleteStamp(ctx, cn.client, table, m)
+	if err != nil || newest == 0 {
+		return err
+	}
+	_, err = cn.rpc.SendRPC(&cellMutate{
+		callBase: newCallBase(ctx, []byte(table), m.Key),
+		mutation: mutationProto(m, newest),
+	})
+	return err
+}
+
+// deleteStamp returns the newest version among the cells the delete m removes; 0 when there are none.
+func deleteStamp(ctx context.Context, client gohbase.Client, table string, m backends.Mutation) (int64, error) {
+	cols := make([]backends.Column, len(m.Cells))
+	for i, c := range m.Cells {
+		cols[i] = backends.Column{Family: c.Family, Qualifier: c.Qualifier}
+	}
+	fams, err := familiesOption(cols)
+	if err != nil {
+		return 0, err
+	}
+	var opts []func(hrpc.Call) error
+	if fams != nil {
+		opts = append(opts, hrpc.Families(fams))
+	}
+	get, err := hrpc.NewGet(ctx, []byte(table), m.Key, opts...)
+	if err != nil {
+		return 0, err
+	}
+	res, err := client.Get(get)
+	if err != nil {
+		return 0, err
+	}
+	var newest int64
+	for _, c := range rowFromCells(m.Key, pbCells(res)).Cells {
+		newest = max(newest, c.Timestamp)
+	}
+	return newest, nil
 }
 
 // sameTimestamp reports whether all cells carry one timestamp, and which.
@@ -200,14 +233,21 @@ func sameTimestamp(cells []backends.Cell) (int64, bool) {
 	return ts, true
 }
 
-// mutationProto builds a row mutation with a timestamp per cell (none for timestamp 0: the server's
-// clock). A delete removes all versions of each named column up to its timestamp.
-func mutationProto(m backends.Mutation) *pb.MutationProto {
+// mutationProto builds a row mutation. A put carries a timestamp per cell (none for timestamp 0: the
+// server's clock). A delete removes, up to deleteTS (0: the server's clock), all versions of each
+// named column, of each family named by a cell with an empty qualifier, or of the whole row when no
+// cell is named.
+func mutationProto(m backends.Mutation, deleteTS int64) *pb.MutationProto {
 	typ := pb.MutationProto_PUT
 	if m.Delete {
 		typ = pb.MutationProto_DELETE
 	}
 	mp := &pb.MutationProto{Row: m.Key, MutateType: &typ, Durability: pb.MutationProto_USE_DEFAULT.Enum()}
+	var stamp *uint64
+	if m.Delete && deleteTS > 0 {
+		stamp = proto.Uint64(uint64(deleteTS))
+		mp.Timestamp = stamp
+	}
 	byFamily := map[string]*pb.MutationProto_ColumnValue{}
 	for _, c := range m.Cells {
 		cv := byFamily[c.Family]
@@ -217,13 +257,21 @@ func mutationProto(m backends.Mutation) *pb.MutationProto {
 			mp.ColumnValue = append(mp.ColumnValue, cv)
 		}
 		qv := &pb.MutationProto_ColumnValue_QualifierValue{Qualifier: []byte(c.Qualifier)}
-		if c.Timestamp != 0 {
-			ts := uint64(c.Timestamp)
-			qv.Timestamp = &ts
-		}
-		if m.Delete {
+		switch {
+		case m.Delete && c.Qualifier == "":
+			// HBase's addFamily drops what the family's list held, so the family delete goes first.
+			qv.Qualifier = nil
+			qv.DeleteType = pb.MutationProto_DELETE_FAMILY.Enum()
+			qv.Timestamp = stamp
+			cv.QualifierValue = append([]*pb.MutationProto_ColumnValue_QualifierValue{qv}, cv.QualifierValue...)
+			continue
+		case m.Delete:
 			qv.DeleteType = pb.MutationProto_DELETE_MULTIPLE_VERSIONS.Enum()
-		} else {
+			qv.Timestamp = stamp
+		default:
+			if c.Timestamp != 0 {
+				qv.Timestamp = proto.Uint64(uint64(c.Timestamp))
+			}
 			qv.Value = c.Value
 			if qv.Value == nil {
 				qv.Value = []byte{}

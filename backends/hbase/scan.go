@@ -70,14 +70,13 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if opts.Limit < 0 || opts.BatchSize < 0 || opts.FirstBatch < 0 {
 		return fmt.Errorf("hbase: scan %q: %w: negative limit or batch size", table, backends.ErrInvalidArgument)
 	}
-	fams, err := familiesOption(opts.Columns)
+	readOpts, err := readOptions(opts.ReadOptions)
 	if err != nil {
 		return err
 	}
-	if len(r.Start) > MaxKeyLen || len(r.End) > MaxKeyLen {
-		return fmt.Errorf("hbase: scan %q: %w: range bound longer than %d bytes", table, backends.ErrInvalidKey, MaxKeyLen)
-	}
-	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
+	// No key is longer than MaxKeyLen, and gohbase could not locate the region of a longer bound.
+	r, ok := r.Clamp(MaxKeyLen)
+	if !ok {
 		return nil
 	}
 	s := &scanState{
@@ -90,9 +89,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if opts.Limit > 0 {
 		s.left = opts.Limit
 	}
-	if fams != nil {
-		s.options = append(s.options, hrpc.Families(fams))
-	}
+	s.options = append(s.options, readOpts...)
 	if s.reverse {
 		s.options = append(s.options, hrpc.Reversed())
 		if len(r.Start) > 0 {

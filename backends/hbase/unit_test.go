@@ -91,6 +91,40 @@ func TestWrapErr(t *testing.T) {
 	}
 }
 
+func TestJavaErrorKeepsTraceOutOfText(t *testing.T) {
+	const class = "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
+	trace := class + ": Column family zz does not exist in region t,,1.abc in table 't'\n" +
+		"\tat org.apache.hadoop.hbase.regionserver.HRegion.checkFamily(HRegion.java:8210)\n" +
+		"\tat org.apache.hadoop.hbase.ipc.RpcServer.call(RpcServer.java:437)\n"
+	orig := region.RetryableError{}
+	raw := fmt.Errorf("HBase Java exception %s:\n%s", class, trace)
+	for _, err := range []error{raw, fmt.Errorf("gohbase: %w", raw)} {
+		got := wrapErr("read", "t", err)
+		want := `hbase: read "t": brine: invalid argument: ` + class + `: Column family zz does not exist in region t,,1.abc in table 't'`
+		if got.Error() != want {
+			t.Errorf("wrapErr text:\n got  %q\n want %q", got, want)
+		}
+		var je *JavaError
+		if !errors.As(got, &je) || je.Class != class || je.Trace != trace {
+			t.Errorf("wrapErr(%v): JavaError %+v, want class %s and the whole trace", err, je, class)
+		}
+		if !errors.Is(got, err) || !errors.Is(got, backends.ErrInvalidArgument) {
+			t.Errorf("wrapErr(%v) = %v: lost the original error or the sentinel", err, got)
+		}
+		// Code that classifies an error wrapErr made (a scan deciding to restart) still sees the class.
+		if k := classify(got); k != kindInvalid {
+			t.Errorf("classify(wrapErr(%v)) = %v, want kindInvalid", err, k)
+		}
+	}
+	retry := wrapErr("scan", "t", fmt.Errorf("HBase Java exception org.apache.hadoop.hbase.UnknownScannerException:\norg.apache.hadoop.hbase.UnknownScannerException: Unknown scanner '1'.\n\tat x.y(Z.java:1)\n"))
+	if classify(retry) != kindRetryable || !backends.IsRetryable(retry) || strings.Contains(retry.Error(), "\n") {
+		t.Errorf("wrapped UnknownScannerException %q: classify %v, want retryable on one line", retry, classify(retry))
+	}
+	if got := javaError(orig); got != error(orig) {
+		t.Errorf("javaError changed a non-Java error: %v", got)
+	}
+}
+
 func TestRPCErrTimeouts(t *testing.T) {
 	live := context.Background()
 	if err := rpcErr(live, "read", "t", context.DeadlineExceeded); !backends.IsRetryable(err) {
@@ -277,7 +311,7 @@ func TestSameTimestampAndMutationProto(t *testing.T) {
 		t.Errorf("sameTimestamp(one) = %d, %v", ts, ok)
 	}
 
-	mp := mutationProto(backends.Mutation{Key: []byte("k"), Cells: mixed})
+	mp := mutationProto(backends.Mutation{Key: []byte("k"), Cells: mixed}, 0)
 	if mp.GetMutateType() != pb.MutationProto_PUT || string(mp.GetRow()) != "k" || len(mp.ColumnValue) != 2 {
 		t.Fatalf("put proto = %v", mp)
 	}
@@ -290,13 +324,29 @@ func TestSameTimestampAndMutationProto(t *testing.T) {
 		t.Errorf("family e cell = %v, want no timestamp (server clock) and a non-nil empty value", e)
 	}
 
-	del := mutationProto(backends.Mutation{Key: []byte("k"), Delete: true, Cells: mixed})
+	del := mutationProto(backends.Mutation{Key: []byte("k"), Delete: true, Cells: mixed}, 99)
 	for _, cv := range del.ColumnValue {
 		for _, qv := range cv.QualifierValue {
-			if qv.GetDeleteType() != pb.MutationProto_DELETE_MULTIPLE_VERSIONS || qv.Value != nil {
-				t.Errorf("delete cell = %v", qv)
+			if qv.GetDeleteType() != pb.MutationProto_DELETE_MULTIPLE_VERSIONS || qv.Value != nil || qv.GetTimestamp() != 99 {
+				t.Errorf("delete cell = %v, want all versions up to 99", qv)
 			}
 		}
+	}
+
+	// A whole family: DELETE_FAMILY, first in its family's list (HBase's addFamily clears the list).
+	fam := mutationProto(backends.Mutation{Key: []byte("k"), Delete: true, Cells: []backends.Cell{
+		{Family: "d", Qualifier: "a"}, {Family: "d"}, {Family: "e", Qualifier: "b"},
+	}}, 7)
+	if len(fam.ColumnValue) != 2 || len(fam.ColumnValue[0].QualifierValue) != 2 {
+		t.Fatalf("family delete proto = %v", fam)
+	}
+	first := fam.ColumnValue[0].QualifierValue[0]
+	if first.GetDeleteType() != pb.MutationProto_DELETE_FAMILY || first.Qualifier != nil || first.GetTimestamp() != 7 {
+		t.Errorf("family delete = %v, want DELETE_FAMILY up to 7 first", first)
+	}
+	row := mutationProto(backends.Mutation{Key: []byte("k"), Delete: true}, 5)
+	if row.GetMutateType() != pb.MutationProto_DELETE || len(row.ColumnValue) != 0 || row.GetTimestamp() != 5 {
+		t.Errorf("row delete = %v, want a whole-row delete up to 5", row)
 	}
 }
 
@@ -307,6 +357,8 @@ func TestCheckMutation(t *testing.T) {
 	}{
 		{backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: "d"}}}, nil},
 		{backends.Mutation{Key: nil}, backends.ErrInvalidKey},
+		{backends.Mutation{Key: []byte("k")}, backends.ErrInvalidArgument},
+		{backends.Mutation{Key: []byte("k"), Delete: true}, nil},
 		{backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: ""}}}, backends.ErrInvalidArgument},
 		{backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: "d", Timestamp: -5}}}, backends.ErrInvalidArgument},
 	}

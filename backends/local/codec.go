@@ -10,8 +10,8 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// A row is stored as one bbolt value: a format byte, then its cells sorted by (family, qualifier), one
-// per column:
+// A row is stored as one bbolt value: a format byte, then its cells sorted by (family, qualifier), then
+// newest first, the table's MaxVersions at most per column:
 //
 //	cell   = uvarint(len(qualifier)<<1 | newFamily) [uvarint(len(family)) family] qualifier
 //	         uvarint(timestamp) uvarint(len(value)) value
@@ -136,7 +136,7 @@ func decodeCells(dst []cellRef, v []byte) ([]cellRef, error) {
 type change struct {
 	key   []byte
 	del   bool
-	cells []cellRef // put: sorted, newest per column, stamped; delete: the columns named
+	cells []cellRef // put: sorted, the versions kept per column, stamped; delete: the columns named
 	enc   []byte    // put: the cells encoded, written as is when the row is new
 }
 
@@ -187,7 +187,7 @@ func (a *arena) name(s string) []byte {
 
 // prepare validates m and stamps, sorts and encodes its cells. families is nil when the table accepts
 // any family. The change refers to m's keys and values, which the caller keeps until Apply returns.
-func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena) (change, error) {
+func prepare(families map[string]bool, versions int, m *backends.Mutation, now int64, a *arena) (change, error) {
 	if err := checkKey(m.Key); err != nil {
 		return change{}, err
 	}
@@ -196,8 +196,8 @@ func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena
 	}
 	for i := range m.Cells {
 		mc := &m.Cells[i]
-		if families != nil && !families[mc.Family] {
-			return change{}, fmt.Errorf("%w: no column family %q", backends.ErrInvalidArgument, mc.Family)
+		if err := backends.CheckFamily(families, mc.Family); err != nil {
+			return change{}, err
 		}
 		if mc.Timestamp < 0 {
 			return change{}, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, mc.Timestamp)
@@ -219,7 +219,7 @@ func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena
 		return c, nil
 	}
 	if len(c.cells) > 1 {
-		c.cells = newestPerColumn(c.cells)
+		c.cells = backends.KeepVersions(c.cells, versions, compareCells, refTS)
 	}
 	c.enc = appendCells(a.bytes(encodedLen(c.cells)), c.cells)
 	if len(c.enc) > maxRowBytes {
@@ -228,62 +228,20 @@ func prepare(families map[string]bool, m *backends.Mutation, now int64, a *arena
 	return c, nil
 }
 
-// newestPerColumn sorts cells by column and keeps one per column: the newest, the last given on a tie
-// (as HBase, where the later of two writes with one timestamp wins).
-func newestPerColumn(cells []cellRef) []cellRef {
-	slices.SortStableFunc(cells, func(a, b cellRef) int { return compareRef(&a, &b) })
-	out := cells[:0]
-	for _, c := range cells {
-		if n := len(out); n > 0 && compareRef(&out[n-1], &c) == 0 {
-			if c.ts >= out[n-1].ts {
-				out[n-1] = c
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
+func compareCells(a, b cellRef) int { return compareRef(&a, &b) }
+func refTS(c cellRef) int64         { return c.ts }
 
-// mergePut returns the row old with c's cells written over it, or nil when no cell of c is newer than
-// what old holds (nothing to write). scratch is reused for decoding.
-func mergePut(old []byte, c *change, scratch []cellRef) ([]byte, []cellRef, error) {
+// mergePut returns the row old with c's cells written over it, keeping versions of each column, or
+// nil when no cell of c is kept (nothing to write). scratch is reused for decoding.
+func mergePut(old []byte, c *change, versions int, scratch []cellRef) ([]byte, []cellRef, error) {
 	olds, err := decodeCells(scratch[:0], old)
 	if err != nil {
 		return nil, olds, err
 	}
-	out := make([]cellRef, 0, len(olds)+len(c.cells))
-	changed := false
-	i, j := 0, 0
-	for i < len(olds) && j < len(c.cells) {
-		switch d := compareRef(&olds[i], &c.cells[j]); {
-		case d < 0:
-			out = append(out, olds[i])
-			i++
-		case d > 0:
-			out = append(out, c.cells[j])
-			changed = true
-			j++
-		default:
-			// The newer version wins; a tie goes to the write, as in HBase.
-			if c.cells[j].ts >= olds[i].ts {
-				out = append(out, c.cells[j])
-				changed = true
-			} else {
-				out = append(out, olds[i])
-			}
-			i++
-			j++
-		}
-	}
-	if j < len(c.cells) {
-		changed = true
-	}
+	out, changed := backends.MergeVersions(olds, c.cells, versions, compareCells, refTS)
 	if !changed {
 		return nil, olds, nil
 	}
-	out = append(out, olds[i:]...)
-	out = append(out, c.cells[j:]...)
 	enc := appendCells(make([]byte, 0, encodedLen(out)), out)
 	if len(enc) > maxRowBytes {
 		return nil, olds, fmt.Errorf("%w: row would grow to %d bytes, the limit is %d", backends.ErrInvalidArgument, len(enc), maxRowBytes)

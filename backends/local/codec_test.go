@@ -51,7 +51,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoding %q: %v", b, err)
 		}
 		cp := copier{}
-		if _, err := cp.cells(b, []backends.Column{{Family: "d"}}); err != nil {
+		if _, err := cp.cells(b, backends.ReadOptions{Columns: []backends.Column{{Family: "d"}}, MaxVersions: 3}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -67,11 +67,11 @@ func TestMergePut(t *testing.T) {
 		{Family: "d", Qualifier: "b", Value: []byte("new-b"), Timestamp: 5},
 		{Family: "d", Qualifier: "c", Value: []byte("tie-c"), Timestamp: 10},
 	}}
-	c, err := prepare(nil, &m, 99, &arena{})
+	c, err := prepare(nil, 1, &m, 99, &arena{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _, err := mergePut(old, &c, nil)
+	enc, _, err := mergePut(old, &c, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +87,8 @@ func TestMergePut(t *testing.T) {
 	}
 	// Nothing newer: nothing to write.
 	m = backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: "d", Qualifier: "a", Value: []byte("stale"), Timestamp: 1}}}
-	c, _ = prepare(nil, &m, 99, &arena{})
-	if enc, _, err := mergePut(old, &c, nil); err != nil || enc != nil {
+	c, _ = prepare(nil, 1, &m, 99, &arena{})
+	if enc, _, err := mergePut(old, &c, 1, nil); err != nil || enc != nil {
 		t.Fatalf("stale put rewrote the row: %q, %v", enc, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
@@ -31,6 +32,9 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	if err != nil {
 		return nil, err
 	}
+	if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+		return nil, fmt.Errorf("local: read %q: %w", table, err)
+	}
 	out := make([]backends.Row, len(keys))
 	var cp copier
 	for lo := 0; lo < len(keys); lo += readChunk {
@@ -48,7 +52,7 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 			for i := lo; i < hi; i++ {
 				out[i].Key = cp.bytes(keys[i])
 				if v := b.Get(keys[i]); v != nil {
-					cells, err := cp.cells(v, opts.Columns)
+					cells, err := cp.cells(v, opts)
 					if err != nil {
 						return fmt.Errorf("local: read %q key %q: %w", table, keys[i], err)
 					}
@@ -80,6 +84,10 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 		ti, err := s.table(table)
 		if err != nil {
 			yield(backends.Row{}, err)
+			return
+		}
+		if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+			fail(err)
 			return
 		}
 		batch := opts.BatchSize
@@ -158,7 +166,7 @@ func (sc *scanner) next(db *bbolt.DB, n int) (rows []backends.Row, more bool, er
 			}
 			examined++
 			last = k
-			row, ok, err := sc.cp.row(k, v, sc.opts.Columns)
+			row, ok, err := sc.cp.row(k, v, sc.opts.ReadOptions)
 			if err != nil {
 				return fmt.Errorf("key %q: %w", k, err)
 			}
@@ -262,19 +270,17 @@ func (cp *copier) str(b []byte) string {
 	return s
 }
 
-// cells decodes a stored row and returns copies of the cells cols selects (all when cols is empty).
-func (cp *copier) cells(v []byte, cols []backends.Column) ([]backends.Cell, error) {
+// cells decodes a stored row and returns copies of the cells a read with opts returns.
+func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, error) {
 	refs, err := decodeCells(cp.scratch[:0], v)
 	cp.scratch = refs
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for i := range refs {
-		if selected(&refs[i], cols) {
-			n++
-		}
-	}
+	// Filtered in place: refs is the copier's scratch.
+	refs = slices.DeleteFunc(refs, func(r cellRef) bool { return !selected(&r, opts.Columns) })
+	refs = backends.SelectVersions(refs, opts.MaxVersions, opts.TimeRange, compareCells, refTS)
+	n := len(refs)
 	if n == 0 {
 		return nil, nil
 	}
@@ -284,18 +290,16 @@ func (cp *copier) cells(v []byte, cols []backends.Column) ([]backends.Cell, erro
 	start := len(cp.cellBuf)
 	for i := range refs {
 		r := &refs[i]
-		if selected(r, cols) {
-			cp.cellBuf = append(cp.cellBuf, backends.Cell{
-				Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
-			})
-		}
+		cp.cellBuf = append(cp.cellBuf, backends.Cell{
+			Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
+		})
 	}
 	return cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)], nil
 }
 
-// row copies one stored row; ok is false when cols selects none of its cells.
-func (cp *copier) row(k, v []byte, cols []backends.Column) (backends.Row, bool, error) {
-	cells, err := cp.cells(v, cols)
+// row copies one stored row; ok is false when opts selects none of its cells.
+func (cp *copier) row(k, v []byte, opts backends.ReadOptions) (backends.Row, bool, error) {
+	cells, err := cp.cells(v, opts)
 	if err != nil || len(cells) == 0 {
 		return backends.Row{}, false, err
 	}

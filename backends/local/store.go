@@ -11,10 +11,11 @@
 //
 // # Semantics
 //
-// As package memory, which is the reference: one version per column, the newest (a write with an
-// older timestamp than the stored one does not replace it, an equal one does; timestamp 0 is the
-// current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
-// table has Families, cells of other families are refused with backends.ErrInvalidArgument (as HBase);
+// As package memory, which is the reference: a column keeps its TableOptions.MaxVersions newest
+// versions, one by default (a write older than every kept version is dropped, an equal timestamp
+// replaces; timestamp 0 is the current time in milliseconds). Deleting columns removes them outright, with no delete markers. When a
+// table has Families, writes, reads and scans naming other families are refused with
+// backends.ErrInvalidArgument (as HBase);
 // a table without Families takes any family. A delete naming a cell with an empty qualifier deletes
 // the whole family. Keys are 1 to MaxKeyLen bytes (32767, HBase's limit, below bbolt's 32768). A row
 // is at most 256 MiB encoded. SplitKeys cannot split a single file; they are recorded and Regions
@@ -41,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -137,10 +139,12 @@ var (
 
 // tableInfo is a table's entry in the tables bucket.
 type tableInfo struct {
-	ID        uint64            `json:"id"`
-	Families  []string          `json:"families,omitempty"`
-	SplitKeys [][]byte          `json:"split_keys,omitempty"`
-	Meta      map[string]string `json:"meta,omitempty"`
+	ID       uint64   `json:"id"`
+	Families []string `json:"families,omitempty"`
+	// Versions kept per column; absent (files written before versions were kept) means one.
+	MaxVersions int               `json:"max_versions,omitempty"`
+	SplitKeys   [][]byte          `json:"split_keys,omitempty"`
+	Meta        map[string]string `json:"meta,omitempty"`
 
 	bucket   []byte          // data bucket name, from ID
 	families map[string]bool // nil: any family
@@ -313,7 +317,10 @@ func (s *Store) CreateTable(ctx context.Context, name string, opts backends.Tabl
 				name, backends.ErrInvalidArgument, i)
 		}
 	}
-	ti := &tableInfo{Families: opts.Families, SplitKeys: opts.SplitKeys, Meta: opts.Meta}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("local: create table %q: %w: negative MaxVersions", name, backends.ErrInvalidArgument)
+	}
+	ti := &tableInfo{Families: opts.Families, SplitKeys: opts.SplitKeys, Meta: opts.Meta, MaxVersions: opts.MaxVersions}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -375,6 +382,19 @@ func (s *Store) DeleteTable(ctx context.Context, name string) error {
 	}
 	delete(s.tables, name)
 	return nil
+}
+
+// Tables returns the tables' names, sorted.
+func (s *Store) Tables(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: tables: %w", err)
+	}
+	if err := s.usable(false); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Sorted(maps.Keys(s.tables)), nil
 }
 
 // TableMeta returns a copy of the Meta the table was created with (never nil).

@@ -31,11 +31,12 @@ func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutatio
 	if len(muts) == 0 {
 		return nil, nil
 	}
-	req := &writeReq{table: table, bucket: ti.bucket, changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
+	versions := backends.Versions(ti.MaxVersions)
+	req := &writeReq{table: table, bucket: ti.bucket, versions: versions, changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
 	now := time.Now().UnixMilli()
 	var a arena
 	for i := range muts {
-		c, err := prepare(ti.families, &muts[i], now, &a)
+		c, err := prepare(ti.families, versions, &muts[i], now, &a)
 		if err != nil {
 			req.fail(i, fmt.Errorf("local: apply %q row %d: %w", table, i, err))
 			continue
@@ -62,12 +63,13 @@ func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutatio
 
 // writeReq is one Apply call's share of a write transaction.
 type writeReq struct {
-	table   string
-	bucket  []byte
-	changes []change
-	order   []int // indexes of the valid changes, by key
-	rowErrs []error
-	err     error // the whole call failed (table gone), nothing of it written
+	table    string
+	bucket   []byte
+	versions int // kept per column
+	changes  []change
+	order    []int // indexes of the valid changes, by key
+	rowErrs  []error
+	err      error // the whole call failed (table gone), nothing of it written
 
 	done     chan struct{} // closed when finished, or when this request is to lead the next group
 	finished bool
@@ -99,38 +101,46 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64) {
 			old = nil
 		}
 		var err error
-		switch {
-		case c.del && len(c.cells) == 0:
-			if old != nil {
-				err = b.Delete(c.key)
-			}
-		case c.del:
-			if old == nil {
-				continue
-			}
-			var enc []byte
-			var left, removed bool
-			enc, left, removed, scratch, err = mergeDelete(old, c, scratch)
-			switch {
-			case err != nil || !removed:
-			case left:
-				err = b.Put(c.key, enc)
-			default:
-				err = b.Delete(c.key)
-			}
-		case old == nil:
-			err = b.Put(c.key, c.enc)
-		default:
-			var enc []byte
-			enc, scratch, err = mergePut(old, c, scratch)
-			if err == nil && enc != nil {
-				err = b.Put(c.key, enc)
-			}
-		}
+		scratch, err = writeChange(b, c, old, r.versions, scratch)
 		if err != nil {
 			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
 		}
 	}
+}
+
+// writeChange applies one prepared change to the row old (nil: no row) in bucket b. scratch is reused
+// for decoding.
+func writeChange(b *bbolt.Bucket, c *change, old []byte, versions int, scratch []cellRef) ([]cellRef, error) {
+	var err error
+	switch {
+	case c.del && len(c.cells) == 0:
+		if old != nil {
+			err = b.Delete(c.key)
+		}
+	case c.del:
+		if old == nil {
+			return scratch, nil
+		}
+		var enc []byte
+		var left, removed bool
+		enc, left, removed, scratch, err = mergeDelete(old, c, scratch)
+		switch {
+		case err != nil || !removed:
+		case left:
+			err = b.Put(c.key, enc)
+		default:
+			err = b.Delete(c.key)
+		}
+	case old == nil:
+		err = b.Put(c.key, c.enc)
+	default:
+		var enc []byte
+		enc, scratch, err = mergePut(old, c, versions, scratch)
+		if err == nil && enc != nil {
+			err = b.Put(c.key, enc)
+		}
+	}
+	return scratch, err
 }
 
 // groupCommit runs concurrent Apply calls in shared write transactions. The first caller leads: it

@@ -1,11 +1,12 @@
 // Package memory is brine's in-memory backends.Backend: the reference implementation of the driver
 // contract, and a test double with fault-injection hooks (WithHook).
 //
-// Semantics follow HBase with one version per column: a column keeps the cell with the newest
-// timestamp (an equal timestamp replaces, a write with an older one is ignored), timestamp 0 means
+// Semantics follow HBase: a column keeps its TableOptions.MaxVersions newest versions (default one;
+// an equal timestamp replaces, a write older than all kept versions is ignored), timestamp 0 means
 // "now" in milliseconds, and deleting columns removes them outright (no delete markers, so a later
 // write with any timestamp is visible again). When a table is created with Families, cells of other
-// families are refused with backends.ErrInvalidArgument, as HBase refuses them; a table created without
+// families are refused with backends.ErrInvalidArgument in writes, reads and scans, as HBase refuses
+// them; a table created without
 // Families accepts any family, as Tablestore does. A delete naming a cell with an empty Qualifier
 // deletes that whole family, matching backends.Column. Keys are 1 to MaxKeyLen bytes.
 //
@@ -14,11 +15,9 @@ package memory
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -41,6 +40,7 @@ const (
 	OpCreateTable = "create_table" // key nil
 	OpDeleteTable = "delete_table" // key nil
 	OpTableMeta   = "table_meta"   // key nil
+	OpTables      = "tables"       // table and key empty
 	OpRegions     = "regions"      // key nil
 	OpRead        = "read"         // once per Read call, key nil; an error fails the call
 	OpReadRow     = "read_row"     // per key of a Read; an error fails the call
@@ -48,6 +48,7 @@ const (
 	OpApplyRow    = "apply_row"    // per valid mutation; an error becomes that row's rowErrs entry
 	OpScan        = "scan"         // once per Scan call, key = Range.Start; an error is the scan's only element
 	OpScanRow     = "scan_row"     // before each row a Scan yields; an error ends the scan
+	OpAtomic      = "atomic"       // once per CheckAndMutate or Increment, key = the row; an error fails it
 )
 
 // Hook is called before each operation (see the Op constants) with the table and, where there is one,
@@ -103,6 +104,7 @@ func New(opts ...Option) *Backend {
 
 type table struct {
 	families map[string]bool // nil: any family
+	versions int             // kept per column
 	meta     map[string]string
 	splits   [][]byte
 
@@ -161,8 +163,12 @@ func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.Ta
 	if err := checkSplitKeys(opts.SplitKeys); err != nil {
 		return fmt.Errorf("memory: create table %q: %w", name, err)
 	}
+	if opts.MaxVersions < 0 {
+		return fmt.Errorf("memory: create table %q: %w: negative MaxVersions", name, backends.ErrInvalidArgument)
+	}
 	t := &table{
 		families: fams,
+		versions: backends.Versions(opts.MaxVersions),
 		meta:     maps.Clone(opts.Meta),
 		splits:   cloneKeys(opts.SplitKeys),
 		rows:     btree.NewG(32, lessRow),
@@ -224,6 +230,22 @@ func (b *Backend) TableMeta(ctx context.Context, name string) (map[string]string
 	return m, nil
 }
 
+// Tables returns the tables' names, sorted.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: tables: %w", err)
+	}
+	if err := b.call(OpTables, "", nil); err != nil {
+		return nil, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	return slices.Sorted(maps.Keys(b.tables)), nil
+}
+
 // Regions returns the empty key followed by the table's split keys: the regions the table would
 // have on HBase.
 func (b *Backend) Regions(ctx context.Context, name string) ([][]byte, error) {
@@ -260,6 +282,9 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	if err != nil {
 		return nil, err
 	}
+	if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+		return nil, fmt.Errorf("memory: read %q: %w", name, err)
+	}
 	found := make([]*row, len(keys))
 	t.mu.RLock()
 	if t.dropped {
@@ -275,7 +300,7 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	for i, k := range keys {
 		out[i].Key = bytes.Clone(k)
 		if found[i] != nil {
-			out[i].Cells = copyCells(found[i].cells, opts.Columns)
+			out[i].Cells = copyCells(found[i].cells, opts)
 		}
 	}
 	return out, nil
@@ -305,7 +330,7 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 	// Prepare (validate, copy, stamp) outside the lock so concurrent writers overlap the work.
 	prepared := make([]*change, len(muts))
 	for i, m := range muts {
-		c, err := prepare(t.families, m, now)
+		c, err := prepare(t.families, t.versions, m, now)
 		if err != nil {
 			fail(i, fmt.Errorf("memory: apply %q row %d: %w", name, i, err))
 			continue
@@ -323,282 +348,35 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 		return nil, fmt.Errorf("memory: apply %q: %w", name, backends.ErrTableNotFound)
 	}
 	for _, c := range prepared {
-		if c == nil {
-			continue
-		}
-		old, _ := t.rows.Get(&row{key: c.key})
-		var oldCells []backends.Cell
-		if old != nil {
-			oldCells = old.cells
-		}
-		cells := c.apply(oldCells)
-		switch {
-		case len(cells) > 0:
-			t.rows.ReplaceOrInsert(&row{key: c.key, cells: cells})
-		case old != nil:
-			t.rows.Delete(old)
+		if c != nil {
+			t.applyLocked(c)
 		}
 	}
 	return rowErrs, nil
 }
 
-// Scan streams rows in batches: each batch is gathered under the read lock, which is released before
-// any row is yielded, and the next batch resumes after the last key seen.
-func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
-	return func(yield func(backends.Row, error) bool) {
-		if err := ctx.Err(); err != nil {
-			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-			return
-		}
-		if err := b.call(OpScan, name, r.Start); err != nil {
-			yield(backends.Row{}, err)
-			return
-		}
-		t, err := b.table(name)
-		if err != nil {
-			yield(backends.Row{}, err)
-			return
-		}
-		batch := opts.BatchSize
-		if batch <= 0 {
-			batch = b.scanBatch
-		}
-		var (
-			resume []byte // last key examined; nil before the first batch
-			sent   int
-		)
-		for {
-			n := batch
-			if opts.Limit > 0 {
-				n = min(n, opts.Limit-sent)
-			}
-			rows, last, more, err := t.batch(r, opts, resume, n)
-			if err != nil {
-				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-				return
-			}
-			for _, rw := range rows {
-				if err := ctx.Err(); err != nil {
-					yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-					return
-				}
-				if err := b.call(OpScanRow, name, rw.key); err != nil {
-					yield(backends.Row{}, err)
-					return
-				}
-				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.Columns)}
-				if !yield(out, nil) {
-					return
-				}
-				if sent++; opts.Limit > 0 && sent >= opts.Limit {
-					return
-				}
-			}
-			if !more {
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-				return
-			}
-			resume = last
-		}
-	}
-}
-
-// maxExamine bounds the rows one batch looks at, so that a selective column filter does not hold the
-// lock over a whole table.
-const maxExamine = 4096
-
-// batch returns up to n rows of r that have a cell selected by opts.Columns, after (forward) or before
-// (reverse) resume when it is not nil, with the last key examined and whether more may follow.
-func (t *table) batch(r backends.Range, opts backends.ScanOptions, resume []byte, n int) (rows []*row, last []byte, more bool, err error) {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	if t.dropped {
-		return nil, nil, false, backends.ErrTableNotFound
-	}
-	examined := 0
-	visit := func(rw *row) bool {
-		if !r.Contains(rw.key) {
-			return false // past the far end; the near end is handled by the pivot
-		}
-		if resume != nil && bytes.Equal(rw.key, resume) {
-			return true // the pivot itself, already sent
-		}
-		if len(rows) == n || examined == maxExamine {
-			more = true
-			return false
-		}
-		examined++
-		last = rw.key
-		if selects(rw.cells, opts.Columns) {
-			rows = append(rows, rw)
-		}
-		return true
-	}
-	switch {
-	case !opts.Reverse && resume != nil:
-		t.rows.AscendGreaterOrEqual(&row{key: resume}, visit)
-	case !opts.Reverse && len(r.Start) > 0:
-		t.rows.AscendGreaterOrEqual(&row{key: r.Start}, visit)
-	case !opts.Reverse:
-		t.rows.Ascend(visit)
-	default:
-		pivot := resume
-		if pivot == nil {
-			pivot = r.End
-		}
-		// The end is exclusive: skip a row equal to the pivot (End or the resume key).
-		skip := func(rw *row) bool {
-			if bytes.Equal(rw.key, pivot) {
-				return true
-			}
-			return visit(rw)
-		}
-		if len(pivot) > 0 {
-			t.rows.DescendLessOrEqual(&row{key: pivot}, skip)
-		} else {
-			t.rows.Descend(skip)
-		}
-	}
-	return rows, last, more, nil
-}
-
-// change is a validated mutation, ready to apply to a row's cells.
-type change struct {
-	key    []byte
-	delete bool
-	cells  []backends.Cell // put: sorted, one per column, stamped; delete: the columns named
-}
-
-func prepare(families map[string]bool, m backends.Mutation, now int64) (*change, error) {
-	if err := checkKey(m.Key); err != nil {
-		return nil, err
-	}
-	if !m.Delete && len(m.Cells) == 0 {
-		return nil, fmt.Errorf("%w: put with no cells", backends.ErrInvalidArgument)
-	}
-	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
-	for _, cell := range m.Cells {
-		if families != nil && !families[cell.Family] {
-			return nil, fmt.Errorf("%w: no column family %q", backends.ErrInvalidArgument, cell.Family)
-		}
-		if cell.Timestamp < 0 {
-			return nil, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, cell.Timestamp)
-		}
-		if m.Delete {
-			c.cells = append(c.cells, backends.Cell{Family: cell.Family, Qualifier: cell.Qualifier})
-			continue
-		}
-		if cell.Timestamp == 0 {
-			cell.Timestamp = now
-		}
-		cell.Value = bytes.Clone(cell.Value)
-		c.cells = append(c.cells, cell)
-	}
-	if !m.Delete {
-		c.cells = newestPerColumn(c.cells)
-	}
-	return c, nil
-}
-
-// apply returns the row's cells after the change; old is not modified.
-func (c *change) apply(old []backends.Cell) []backends.Cell {
-	switch {
-	case c.delete && len(c.cells) == 0:
-		return nil
-	case c.delete:
-		return slices.DeleteFunc(slices.Clone(old), func(o backends.Cell) bool {
-			return slices.ContainsFunc(c.cells, func(d backends.Cell) bool {
-				return d.Family == o.Family && (d.Qualifier == "" || d.Qualifier == o.Qualifier)
-			})
-		})
-	}
-	// Merge two sorted lists; on the same column the newer timestamp wins, a tie goes to the write.
-	out := make([]backends.Cell, 0, len(old)+len(c.cells))
-	i, j := 0, 0
-	for i < len(old) && j < len(c.cells) {
-		switch d := compareColumn(old[i], c.cells[j]); {
-		case d < 0:
-			out = append(out, old[i])
-			i++
-		case d > 0:
-			out = append(out, c.cells[j])
-			j++
-		default:
-			if c.cells[j].Timestamp >= old[i].Timestamp {
-				out = append(out, c.cells[j])
-			} else {
-				out = append(out, old[i])
-			}
-			i++
-			j++
-		}
-	}
-	out = append(out, old[i:]...)
-	return append(out, c.cells[j:]...)
-}
-
-// newestPerColumn sorts cells by column and keeps one per column: the newest, the last given on a tie.
-func newestPerColumn(cells []backends.Cell) []backends.Cell {
-	slices.SortStableFunc(cells, compareColumn)
-	out := cells[:0]
-	for _, c := range cells {
-		if n := len(out); n > 0 && compareColumn(out[n-1], c) == 0 {
-			if c.Timestamp >= out[n-1].Timestamp {
-				out[n-1] = c
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func compareColumn(a, b backends.Cell) int {
-	return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier))
-}
-
-func selected(c backends.Cell, cols []backends.Column) bool {
-	if len(cols) == 0 {
-		return true
-	}
-	for _, col := range cols {
-		if col.Family == c.Family && (col.Qualifier == "" || col.Qualifier == c.Qualifier) {
-			return true
-		}
-	}
-	return false
-}
-
-func selects(cells []backends.Cell, cols []backends.Column) bool {
-	return slices.ContainsFunc(cells, func(c backends.Cell) bool { return selected(c, cols) })
-}
-
-// copyCells returns copies of the selected cells; stored values are never handed out.
-func copyCells(cells []backends.Cell, cols []backends.Column) []backends.Cell {
-	var out []backends.Cell
-	for _, c := range cells {
-		if selected(c, cols) {
-			c.Value = bytes.Clone(c.Value)
-			if c.Value == nil {
-				c.Value = []byte{}
-			}
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func checkKey(k []byte) error {
-	switch {
-	case len(k) == 0:
-		return fmt.Errorf("%w: empty key", backends.ErrInvalidKey)
-	case len(k) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(k), MaxKeyLen)
+// cellsLocked returns the stored cells of a row (nil: none); t.mu is held.
+func (t *table) cellsLocked(key []byte) []backends.Cell {
+	if r, ok := t.rows.Get(&row{key: key}); ok {
+		return r.cells
 	}
 	return nil
+}
+
+// applyLocked applies a prepared change; t.mu is held for writing.
+func (t *table) applyLocked(c *change) {
+	old, _ := t.rows.Get(&row{key: c.key})
+	var oldCells []backends.Cell
+	if old != nil {
+		oldCells = old.cells
+	}
+	cells := c.apply(oldCells, t.versions)
+	switch {
+	case len(cells) > 0:
+		t.rows.ReplaceOrInsert(&row{key: c.key, cells: cells})
+	case old != nil:
+		t.rows.Delete(old)
+	}
 }
 
 func familySet(fams []string) (map[string]bool, error) {

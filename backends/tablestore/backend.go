@@ -2,12 +2,12 @@ package tablestore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,7 +102,7 @@ func (b *Backend) Close() error {
 }
 
 // CreateTable creates the table with its primary key (opts.Meta[MetaPrimaryKey], default pk BINARY),
-// no TTL, Options.MaxVersions versions and no reserved throughput, then stores opts.Meta in the meta
+// no TTL, opts.MaxVersions versions (default Options.MaxVersions) and no reserved throughput, then stores opts.Meta in the meta
 // table. Tablestore partitions tables by itself and this SDK cannot send split points, so
 // opts.SplitKeys are recorded with the meta (see SplitKeys) but not applied.
 func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
@@ -130,13 +130,26 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if err != nil {
 		return fmt.Errorf("create table %q: %w", table, err)
 	}
+	for _, f := range opts.Families {
+		if _, err := ColumnName(f, "x"); f == "" || err != nil {
+			return fmt.Errorf("create table %q: family %q: %w: a family is a non-empty column-name prefix", table, f, backends.ErrInvalidArgument)
+		}
+	}
+	schema.families = familySet(opts.Families)
 	if err := b.ensureMetaTable(ctx); err != nil {
 		return fmt.Errorf("create table %q: %w", table, err)
 	}
 
+	versions := b.opts.MaxVersions
+	switch {
+	case opts.MaxVersions < 0:
+		return fmt.Errorf("create table %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
+	case opts.MaxVersions > 0:
+		versions = opts.MaxVersions
+	}
 	req := &ots.CreateTableRequest{
 		TableMeta:          &ots.TableMeta{TableName: table},
-		TableOption:        &ots.TableOption{TimeToAlive: -1, MaxVersion: b.opts.MaxVersions},
+		TableOption:        &ots.TableOption{TimeToAlive: -1, MaxVersion: versions},
 		ReservedThroughput: &ots.ReservedThroughput{},
 	}
 	if d := b.opts.MaxTimeDeviation; d > 0 {
@@ -240,6 +253,17 @@ func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]strin
 	return m, err
 }
 
+// Tables lists the instance's tables, sorted, without brine's metadata table.
+func (b *Backend) Tables(ctx context.Context) ([]string, error) {
+	resp, err := sdkCall(ctx, b, func() (*ots.ListTableResponse, error) { return b.client.ListTable() })
+	if err != nil {
+		return nil, mapError("list tables", err, true)
+	}
+	out := slices.DeleteFunc(slices.Clone(resp.TableNames), func(n string) bool { return n == b.opts.MetaTable })
+	slices.Sort(out)
+	return out, nil
+}
+
 // SplitKeys returns the split keys CreateTable was given. They are a record only: Tablestore splits
 // partitions by itself.
 func (b *Backend) SplitKeys(ctx context.Context, table string) ([][]byte, error) {
@@ -259,142 +283,6 @@ func (b *Backend) tableMeta(ctx context.Context, table string) (map[string]strin
 		return map[string]string{}, nil, err
 	}
 	return row.Meta, row.SplitKeys, nil
-}
-
-// metaRow is what the meta table holds for one table.
-type metaRow struct {
-	Meta      map[string]string
-	SplitKeys [][]byte
-}
-
-func encodeMeta(opts backends.TableOptions) (map[string][]byte, error) {
-	meta := opts.Meta
-	if meta == nil {
-		meta = map[string]string{}
-	}
-	mj, err := json.Marshal(meta)
-	if err != nil {
-		return nil, err
-	}
-	splits := opts.SplitKeys
-	if splits == nil {
-		splits = [][]byte{}
-	}
-	sj, err := json.Marshal(splits)
-	if err != nil {
-		return nil, err
-	}
-	if len(mj) > maxValueLen || len(sj) > maxValueLen {
-		return nil, fmt.Errorf("%w: table meta or split keys over %d bytes", backends.ErrInvalidArgument, maxValueLen)
-	}
-	return map[string][]byte{metaMapColumn: mj, metaSplitsColumn: sj}, nil
-}
-
-func (b *Backend) metaKey(table string) *ots.PrimaryKey {
-	pk := new(ots.PrimaryKey)
-	pk.AddPrimaryKeyColumn(metaKeyColumn, table)
-	return pk
-}
-
-// ensureMetaTable creates the meta table the first time a table is created.
-func (b *Backend) ensureMetaTable(ctx context.Context) error {
-	b.mu.Lock()
-	ready := b.metaReady
-	b.mu.Unlock()
-	if ready {
-		return nil
-	}
-	req := &ots.CreateTableRequest{
-		TableMeta:          &ots.TableMeta{TableName: b.opts.MetaTable},
-		TableOption:        &ots.TableOption{TimeToAlive: -1, MaxVersion: 1},
-		ReservedThroughput: &ots.ReservedThroughput{},
-	}
-	req.TableMeta.AddPrimaryKeyColumn(metaKeyColumn, ots.PrimaryKeyType_STRING)
-	_, err := sdkCall(ctx, b, func() (*ots.CreateTableResponse, error) { return b.client.CreateTable(req) })
-	switch {
-	case err == nil:
-		b.log.InfoContext(ctx, "tablestore: meta table created", "table", b.opts.MetaTable)
-	case otsCode(err) == codeAlreadyExist:
-	default:
-		return mapError(fmt.Sprintf("create meta table %q", b.opts.MetaTable), err, false)
-	}
-	b.mu.Lock()
-	b.metaReady = true
-	b.mu.Unlock()
-	return nil
-}
-
-// putMeta writes a meta row. A table just created may refuse writes for a moment (not ready,
-// partition unavailable, or not yet visible), so it retries with backoff within ctx; the write is a
-// whole-row put, idempotent.
-func (b *Backend) putMeta(ctx context.Context, table string, cols map[string][]byte) error {
-	change := &ots.PutRowChange{TableName: b.opts.MetaTable, PrimaryKey: b.metaKey(table)}
-	change.SetCondition(ots.RowExistenceExpectation_IGNORE)
-	for _, name := range []string{metaMapColumn, metaSplitsColumn} {
-		change.AddColumn(name, cols[name])
-	}
-	const attempts = 8
-	for n := 1; ; n++ {
-		_, err := sdkCall(ctx, b, func() (*ots.PutRowResponse, error) {
-			return b.client.PutRow(&ots.PutRowRequest{PutRowChange: change})
-		})
-		if err == nil {
-			return nil
-		}
-		code := otsCode(err)
-		if n >= attempts || !(retryableCode(code, true) || code == codeNotExist) {
-			return mapError(fmt.Sprintf("put meta of %q", table), err, true)
-		}
-		b.log.DebugContext(ctx, "tablestore: meta write retried", "table", table, "attempt", n, "code", code)
-		if err := sleep(ctx, b.backoff(n+2)); err != nil {
-			return err
-		}
-	}
-}
-
-func (b *Backend) getMeta(ctx context.Context, table string) (metaRow, bool, error) {
-	crit := &ots.SingleRowQueryCriteria{TableName: b.opts.MetaTable, PrimaryKey: b.metaKey(table), MaxVersion: 1}
-	resp, err := sdkCall(ctx, b, func() (*ots.GetRowResponse, error) {
-		return b.client.GetRow(&ots.GetRowRequest{SingleRowQueryCriteria: crit})
-	})
-	if otsCode(err) == codeNotExist {
-		return metaRow{}, false, nil // no meta table: no brine table was ever created here
-	}
-	if err != nil {
-		return metaRow{}, false, mapError(fmt.Sprintf("get meta of %q", table), err, true)
-	}
-	if len(resp.Columns) == 0 {
-		return metaRow{}, false, nil
-	}
-	row := metaRow{Meta: map[string]string{}}
-	for _, c := range resp.Columns {
-		raw, ok := c.Value.([]byte)
-		if !ok {
-			continue
-		}
-		switch c.ColumnName {
-		case metaMapColumn:
-			err = json.Unmarshal(raw, &row.Meta)
-		case metaSplitsColumn:
-			err = json.Unmarshal(raw, &row.SplitKeys)
-		}
-		if err != nil {
-			return metaRow{}, false, fmt.Errorf("tablestore: meta of %q: %w", table, err)
-		}
-	}
-	return row, true, nil
-}
-
-func (b *Backend) deleteMeta(ctx context.Context, table string) error {
-	change := &ots.DeleteRowChange{TableName: b.opts.MetaTable, PrimaryKey: b.metaKey(table)}
-	change.SetCondition(ots.RowExistenceExpectation_IGNORE)
-	_, err := sdkCall(ctx, b, func() (*ots.DeleteRowResponse, error) {
-		return b.client.DeleteRow(&ots.DeleteRowRequest{DeleteRowChange: change})
-	})
-	if otsCode(err) == codeNotExist {
-		return nil
-	}
-	return mapError(fmt.Sprintf("delete meta of %q", table), err, false)
 }
 
 // describe returns the table's primary key as the service reports it; ErrTableNotFound if it is not
@@ -447,8 +335,12 @@ func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) 
 	if err != nil {
 		return nil, err
 	}
+	meta, _, err := b.getMeta(ctx, table)
+	if err != nil {
+		return nil, err
+	}
 	if len(cols) > 1 {
-		declared, err := b.declaredKey(ctx, table)
+		declared, err := b.declaredKey(meta, table)
 		if err != nil {
 			return nil, err
 		}
@@ -463,17 +355,14 @@ func (b *Backend) schema(ctx context.Context, table string) (*keySchema, error) 
 	if s, err = newKeySchema(cols); err != nil {
 		return nil, fmt.Errorf("table %q: %w", table, err)
 	}
+	s.families = familySet(meta.Families)
 	b.setSchema(table, s)
 	return s, nil
 }
 
-func (b *Backend) declaredKey(ctx context.Context, table string) ([]KeyColumn, error) {
+func (b *Backend) declaredKey(row metaRow, table string) ([]KeyColumn, error) {
 	if cols, ok := b.opts.Schemas[table]; ok {
 		return cols, nil
-	}
-	row, found, err := b.getMeta(ctx, table)
-	if err != nil || !found {
-		return nil, err
 	}
 	spec, ok := row.Meta[MetaPrimaryKey]
 	if !ok {

@@ -35,12 +35,22 @@
 // starting with a letter or '_'; so that names split back unambiguously, family and qualifier may not
 // contain "__" and a family may not end in '_'. Cells that do not map fail with
 // backends.ErrInvalidArgument before anything is sent. Values are written as BINARY. Cell timestamps
-// are Tablestore cell versions (milliseconds); reads ask for one version, the newest. Tables are
-// created with one version (Options.MaxVersions), no TTL and no reserved throughput.
+// are Tablestore cell versions (milliseconds); reads ask for ReadOptions.MaxVersions versions (one,
+// the newest, by default) within ReadOptions.TimeRange. Tables are created with
+// TableOptions.MaxVersions versions (default Options.MaxVersions, one), no TTL and no reserved
+// throughput.
+//
+// A table created with TableOptions.Families takes only those families, as HBase: writes, deletes,
+// reads and scans naming another family fail with backends.ErrInvalidArgument before anything is
+// sent (the families are kept in the metadata table); a table created without Families, or by
+// another program, takes any family.
 //
 // A put is an UpdateRow that puts the given cells, not a PutRow: PutRow replaces the whole row, while
 // the contract (as HBase) leaves the row's other columns alone. Deleting cells deletes all versions of
-// those columns; deleting a row is a DeleteRow. All conditions are IGNORE.
+// those columns; deleting a row is a DeleteRow. All conditions are IGNORE. Deleting a whole family
+// (a cell with an empty Qualifier) reads the row's columns of that family, then deletes them: the
+// service selects columns by exact name only, so this is two requests, and a column written into the
+// family between them survives, as if written after the delete.
 //
 // # Metadata
 //

@@ -172,6 +172,9 @@ func appendBody(dst, v []byte) []byte {
 // keySchema maps physical keys to primary keys and back for one table.
 type keySchema struct {
 	cols []KeyColumn
+	// families are the table's column families from brine's meta; nil: any family (tables created
+	// without Families, or by other programs).
+	families map[string]bool
 }
 
 func newKeySchema(cols []KeyColumn) (*keySchema, error) {

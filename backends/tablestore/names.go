@@ -28,6 +28,7 @@ const (
 	metaKeyColumn    = "table"      // primary key of the meta table
 	metaMapColumn    = "meta"       // JSON of TableOptions.Meta
 	metaSplitsColumn = "split_keys" // JSON of TableOptions.SplitKeys (recorded, not applied)
+	metaFamilies     = "families"   // JSON of TableOptions.Families; absent: the table takes any family
 	defaultKeyColumn = "pk"         // the single BINARY primary-key column of a brine table
 )
 

@@ -112,7 +112,7 @@ func TestSelector(t *testing.T) {
 		}(), err: true},
 	}
 	for _, tt := range tests {
-		sel, err := newSelector(s, tt.cols)
+		sel, err := newSelector(s, backends.ReadOptions{Columns: tt.cols})
 		if tt.err {
 			if !errors.Is(err, backends.ErrInvalidArgument) {
 				t.Errorf("%s: err = %v, want ErrInvalidArgument", tt.name, err)

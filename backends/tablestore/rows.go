@@ -27,9 +27,20 @@ type selector struct {
 	// names is columns_to_get; nil when the selection cannot be pushed down (a whole family: Tablestore
 	// selects columns by name only), in which case every column is fetched and filtered here.
 	names []string
+	// versions and timeRange are the criteria's max_versions and time_range (nil: none).
+	versions  int32
+	timeRange *ots.TimeRange
 }
 
-func newSelector(s *keySchema, cols []backends.Column) (*selector, error) {
+func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
+	cols := opts.Columns
+	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
+		return nil, fmt.Errorf("tablestore: %w", err)
+	}
+	tr := opts.TimeRange
+	if opts.MaxVersions < 0 || opts.MaxVersions > math.MaxInt32 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
+		return nil, fmt.Errorf("tablestore: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
+	}
 	sel := &selector{all: len(cols) == 0, exact: map[string]bool{}, families: map[string]bool{}}
 	for _, c := range cols {
 		if c.Qualifier == "" {
@@ -60,6 +71,14 @@ func newSelector(s *keySchema, cols []backends.Column) (*selector, error) {
 	}
 	if len(sel.families) > 0 {
 		sel.names = nil
+	}
+	// Always max_versions: with a time range alone the service returns every version in it.
+	sel.versions = int32(backends.Versions(opts.MaxVersions))
+	if tr != (backends.TimeRange{}) {
+		sel.timeRange = &ots.TimeRange{Start: tr.From, End: tr.To}
+		if tr.To == 0 {
+			sel.timeRange.End = math.MaxInt64
+		}
 	}
 	return sel, nil
 }
@@ -127,7 +146,7 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelector(s, opts.Columns)
+	sel, err := newSelector(s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +235,7 @@ func (b *Backend) readBatch(ctx context.Context, table string, sel *selector, pk
 		pending[i] = i
 	}
 	for attempt := 1; ; attempt++ {
-		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: 1, ColumnsToGet: sel.names}
+		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: int(sel.versions), TimeRange: sel.timeRange, ColumnsToGet: sel.names}
 		for _, i := range pending {
 			crit.AddRow(pks[i])
 		}
@@ -259,104 +278,6 @@ func (b *Backend) readBatch(ctx context.Context, table string, sel *selector, pk
 	}
 }
 
-// prepared is one mutation turned into a row change, validated.
-type prepared struct {
-	idx        int
-	key        string
-	change     ots.RowChange
-	size       int
-	idempotent bool // may be sent again after an ambiguous failure (timeout)
-}
-
-// prepare validates a mutation against the service's limits and builds its row change. A put becomes
-// an UpdateRow that puts the cells (a PutRow would replace the whole row, dropping the other columns,
-// where brine's contract, like HBase, writes only the cells given); deleting cells becomes an UpdateRow
-// deleting all versions of those columns; deleting a row, a DeleteRow. Every condition is IGNORE.
-func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation) (*prepared, error) {
-	vals, err := s.values(m.Key)
-	if err != nil {
-		return nil, err
-	}
-	pk := s.primaryKey(vals)
-	p := &prepared{idx: i, key: string(m.Key), size: rowOverhead + len(m.Key)}
-	for _, c := range s.cols {
-		p.size += len(c.Name)
-	}
-	if m.Delete && len(m.Cells) == 0 {
-		ch := &ots.DeleteRowChange{TableName: table, PrimaryKey: pk}
-		ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
-		p.change = ch
-		return p, nil
-	}
-	if len(m.Cells) == 0 {
-		return nil, fmt.Errorf("tablestore: key %q: %w: a put without cells", m.Key, backends.ErrInvalidArgument)
-	}
-	if len(m.Cells) > maxColumnsPerWrite {
-		return nil, fmt.Errorf("tablestore: key %q: %w: %d columns, Tablestore takes at most %d per row operation",
-			m.Key, backends.ErrInvalidArgument, len(m.Cells), maxColumnsPerWrite)
-	}
-	// One entry per column: the newest cell wins (a table keeps one version unless configured).
-	type col struct {
-		name string
-		cell backends.Cell
-	}
-	var cols []col
-	pos := map[string]int{}
-	for _, c := range m.Cells {
-		name, err := ColumnName(c.Family, c.Qualifier)
-		if err != nil {
-			return nil, fmt.Errorf("key %q: %w", m.Key, err)
-		}
-		if s.hasColumn(name) {
-			return nil, fmt.Errorf("tablestore: key %q: column %q: %w: it is a primary-key column", m.Key, name, backends.ErrInvalidArgument)
-		}
-		if !m.Delete {
-			if len(c.Value) > maxValueLen {
-				return nil, fmt.Errorf("tablestore: key %q: column %q: %w: value of %d bytes, Tablestore takes at most %d",
-					m.Key, name, backends.ErrInvalidArgument, len(c.Value), maxValueLen)
-			}
-			if c.Timestamp < 0 {
-				return nil, fmt.Errorf("tablestore: key %q: column %q: %w: negative timestamp", m.Key, name, backends.ErrInvalidArgument)
-			}
-		}
-		if j, ok := pos[name]; ok {
-			if c.Timestamp >= cols[j].cell.Timestamp {
-				cols[j].cell = c
-			}
-			continue
-		}
-		pos[name] = len(cols)
-		cols = append(cols, col{name, c})
-	}
-	ch := &ots.UpdateRowChange{TableName: table, PrimaryKey: pk}
-	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)
-	p.idempotent = !m.Delete
-	for _, c := range cols {
-		p.size += cellOverhead + len(c.name)
-		if m.Delete {
-			ch.DeleteColumn(c.name)
-			continue
-		}
-		v := c.cell.Value
-		if v == nil {
-			v = []byte{}
-		}
-		p.size += len(v) + 8
-		ch.Columns = append(ch.Columns, ots.ColumnToUpdate{
-			ColumnName: c.name, Value: v, Timestamp: c.cell.Timestamp, HasTimestamp: c.cell.Timestamp != 0,
-		})
-		if c.cell.Timestamp == 0 {
-			p.idempotent = false // the server stamps it: a second try writes another version
-		}
-	}
-	if p.size-rowOverhead > maxRowSize {
-		return nil, fmt.Errorf("tablestore: key %q: %w: row of about %d bytes, Tablestore takes at most %d",
-			m.Key, backends.ErrInvalidArgument, p.size-rowOverhead, maxRowSize)
-	}
-	p.change = ch
-	return p, nil
-}
-
 // Apply writes mutations with BatchWriteRow, at most 200 rows and 4 MB per request, and reports each
 // row's outcome at its index. Invalid mutations fail alone, before anything is sent for them. Rows that
 // fail inside a batch with a retryable code are sent again (only them) with backoff, at most
@@ -373,8 +294,16 @@ func (b *Backend) Apply(ctx context.Context, table string, muts []backends.Mutat
 	}
 	rowErrs := make([]error, len(muts))
 	anyErr := false
+	muts, done, err := b.expandFamilyDeletes(ctx, table, s, muts, rowErrs)
+	if err != nil {
+		return nil, err
+	}
 	var ps []*prepared
 	for i, m := range muts {
+		if done[i] {
+			anyErr = anyErr || rowErrs[i] != nil
+			continue
+		}
 		p, err := b.prepare(s, table, i, m)
 		if err != nil {
 			rowErrs[i] = err

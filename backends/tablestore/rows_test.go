@@ -67,8 +67,10 @@ func TestPrepareChanges(t *testing.T) {
 	}{
 		{"put with timestamps", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: "d", Qualifier: "a", Timestamp: 5}}}, "update", true, 1},
 		{"put stamped by the server", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{{Family: "d", Qualifier: "a", Timestamp: 5}, {Family: "d", Qualifier: "b"}}}, "update", false, 2},
-		{"same column twice: newest wins", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{
-			{Family: "d", Qualifier: "a", Value: []byte("new"), Timestamp: 9}, {Family: "d", Qualifier: "a", Value: []byte("old"), Timestamp: 3}}}, "update", true, 1},
+		{"same column, two versions: both sent", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{
+			{Family: "d", Qualifier: "a", Value: []byte("new"), Timestamp: 9}, {Family: "d", Qualifier: "a", Value: []byte("old"), Timestamp: 3}}}, "update", true, 2},
+		{"same column and timestamp twice: the last given wins", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{
+			{Family: "d", Qualifier: "a", Value: []byte("first"), Timestamp: 9}, {Family: "d", Qualifier: "a", Value: []byte("new"), Timestamp: 9}}}, "update", true, 1},
 		{"delete cells", backends.Mutation{Key: []byte("k"), Delete: true, Cells: []backends.Cell{{Family: "d", Qualifier: "a"}}}, "update", false, 1},
 		{"delete row", backends.Mutation{Key: []byte("k"), Delete: true}, "delete", false, 0},
 	}
@@ -89,7 +91,7 @@ func TestPrepareChanges(t *testing.T) {
 				if tt.m.Delete && (c.Type != ots.DELETE_ALL_VERSION || !c.HasType) {
 					t.Errorf("%s: column %s is not a delete of all versions", tt.name, c.ColumnName)
 				}
-				if !tt.m.Delete && c.ColumnName == "d__a" && tt.name == "same column twice: newest wins" && string(c.Value.([]byte)) != "new" {
+				if !tt.m.Delete && c.ColumnName == "d__a" && tt.name == "same column and timestamp twice: the last given wins" && string(c.Value.([]byte)) != "new" {
 					t.Errorf("%s: kept %q", tt.name, c.Value)
 				}
 			}

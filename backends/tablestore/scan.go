@@ -35,7 +35,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if err != nil {
 		return err
 	}
-	sel, err := newSelector(s, opts.Columns)
+	sel, err := newSelector(s, opts.ReadOptions)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 		}
 		crit := &ots.RangeRowQueryCriteria{
 			TableName: table, StartPrimaryKey: startPK, EndPrimaryKey: endPK, Direction: dir,
-			MaxVersion: 1, Limit: int32(limit), ColumnsToGet: names,
+			MaxVersion: sel.versions, TimeRange: sel.timeRange, Limit: int32(limit), ColumnsToGet: names,
 		}
 		resp, err := sdkCall(ctx, b, func() (*ots.GetRangeResponse, error) {
 			return b.client.GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: crit})

@@ -200,7 +200,8 @@ func lastValues(n, distinct int) map[string]string {
 
 func wantExit(t *testing.T, err error, code int) {
 	t.Helper()
-	ee, ok := errors.AsType[*exitError](err)
+	var ee *exitError
+	ok := errors.As(err, &ee)
 	if !ok || ee.code != code {
 		t.Fatalf("error %v; want exit code %d", err, code)
 	}

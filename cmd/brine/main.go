@@ -105,7 +105,7 @@ func exitCode(ctx context.Context, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if ee, ok := errors.AsType[*exitError](err); ok {
+	if ee := (*exitError)(nil); errors.As(err, &ee) {
 		return ee.code
 	}
 	if ctx.Err() != nil {

@@ -328,7 +328,8 @@ func (e *lineError) Unwrap() error { return e.err }
 // describeFailure is the error log's line for a failed record: the record's own error when it has
 // one, else the write error, prefixed with the line.
 func describeFailure(line int64, err error) string {
-	if le, ok := errors.AsType[*lineError](err); ok {
+	var le *lineError
+	if errors.As(err, &le) {
 		return le.Error()
 	}
 	return fmt.Sprintf("line %d: %v", line, err)

@@ -44,16 +44,12 @@ func storeCommand(ctx context.Context, env *cliEnv, name string, args []string, 
 }
 
 func runTables(ctx context.Context, env *cliEnv, args []string) error {
-	sf, c, err := storeCommand(ctx, env, "tables", args, false)
+	_, c, err := storeCommand(ctx, env, "tables", args, false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	tl, ok := c.Backend().(backends.TableLister)
-	if !ok {
-		return fmt.Errorf("store %s cannot list its tables", sf.store)
-	}
-	names, err := tl.Tables(ctx)
+	names, err := c.Tables(ctx)
 	if err != nil {
 		return err
 	}

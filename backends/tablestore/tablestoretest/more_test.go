@@ -131,3 +131,77 @@ func TestWithoutAuthAndReset(t *testing.T) {
 		t.Errorf("after reset: %v, %v", l, err)
 	}
 }
+
+// TestPlainReadOutsideTimeRange: a read with no columns_to_get whose time range matches no version of
+// an existing row still returns the row, with its primary key and no columns, in GetRow, BatchGetRow
+// and GetRange alike (the service's behaviour, which the SDK's own tests expect).
+func TestPlainReadOutsideTimeRange(t *testing.T) {
+	_, c := startServer(t)
+	createTable(t, c, "tr", 3, col{"id", tablestore.PrimaryKeyType_STRING})
+	ch := &tablestore.PutRowChange{TableName: "tr", PrimaryKey: pk("id", "a")}
+	ts := time.Now().UnixMilli()
+	ch.AddColumnWithTimestamp("v", "x", ts)
+	ch.SetCondition(tablestore.RowExistenceExpectation_IGNORE)
+	if _, err := c.PutRow(&tablestore.PutRowRequest{PutRowChange: ch}); err != nil {
+		t.Fatalf("PutRow: %v", err)
+	}
+	miss := &tablestore.TimeRange{Start: ts + 10_000, End: ts + 20_000}
+
+	got, err := c.GetRow(&tablestore.GetRowRequest{SingleRowQueryCriteria: &tablestore.SingleRowQueryCriteria{
+		TableName: "tr", PrimaryKey: pk("id", "a"), TimeRange: miss}})
+	if err != nil || len(got.PrimaryKey.PrimaryKeys) != 1 || len(got.Columns) != 0 {
+		t.Errorf("GetRow outside the time range = %+v, %v; want the row's key and no columns", got, err)
+	}
+
+	crit := &tablestore.MultiRowQueryCriteria{TableName: "tr", TimeRange: miss}
+	crit.AddRow(pk("id", "a"))
+	crit.AddRow(pk("id", "missing"))
+	batch, err := c.BatchGetRow(&tablestore.BatchGetRowRequest{MultiRowQueryCriteria: []*tablestore.MultiRowQueryCriteria{crit}})
+	if err != nil {
+		t.Fatalf("BatchGetRow: %v", err)
+	}
+	rows := batch.TableToRowsResult["tr"]
+	if len(rows) != 2 || !rows[0].IsSucceed || len(rows[0].PrimaryKey.PrimaryKeys) != 1 || len(rows[0].Columns) != 0 ||
+		len(rows[1].PrimaryKey.PrimaryKeys) != 0 {
+		t.Errorf("BatchGetRow outside the time range = %+v; want row a's key with no columns, then no row", rows)
+	}
+
+	start, end := new(tablestore.PrimaryKey), new(tablestore.PrimaryKey)
+	start.AddPrimaryKeyColumnWithMinValue("id")
+	end.AddPrimaryKeyColumnWithMaxValue("id")
+	rng, err := c.GetRange(&tablestore.GetRangeRequest{RangeRowQueryCriteria: &tablestore.RangeRowQueryCriteria{
+		TableName: "tr", StartPrimaryKey: start, EndPrimaryKey: end, Direction: tablestore.FORWARD, TimeRange: miss}})
+	if err != nil || len(rng.Rows) != 1 || len(rng.Rows[0].Columns) != 0 {
+		t.Errorf("GetRange outside the time range = %+v, %v; want one row with no columns", rng, err)
+	}
+
+	// Columns asked for by name: nothing matches, so no row (unchanged).
+	named, err := c.GetRow(&tablestore.GetRowRequest{SingleRowQueryCriteria: &tablestore.SingleRowQueryCriteria{
+		TableName: "tr", PrimaryKey: pk("id", "a"), TimeRange: miss, ColumnsToGet: []string{"v"}}})
+	if err != nil || len(named.PrimaryKey.PrimaryKeys) != 0 {
+		t.Errorf("GetRow of column v outside the time range = %+v, %v; want no row", named, err)
+	}
+}
+
+// TestStreamsRefused: the server models no streams, so enabling one is refused, on create and update.
+func TestStreamsRefused(t *testing.T) {
+	_, c := startServer(t)
+	meta := &tablestore.TableMeta{TableName: "s"}
+	meta.AddPrimaryKeyColumn("id", tablestore.PrimaryKeyType_STRING)
+	_, err := c.CreateTable(&tablestore.CreateTableRequest{TableMeta: meta,
+		TableOption:        &tablestore.TableOption{TimeToAlive: -1, MaxVersion: 1},
+		ReservedThroughput: &tablestore.ReservedThroughput{},
+		StreamSpec:         &tablestore.StreamSpecification{EnableStream: true, ExpirationTime: 24}})
+	wantCode(t, err, "OTSParameterInvalid", 400)
+	if _, err := c.DescribeTable(&tablestore.DescribeTableRequest{TableName: "s"}); err == nil {
+		t.Fatal("the table was created although its stream spec was refused")
+	}
+	createTable(t, c, "s", 1, col{"id", tablestore.PrimaryKeyType_STRING})
+	_, err = c.UpdateTable(&tablestore.UpdateTableRequest{TableName: "s",
+		StreamSpec: &tablestore.StreamSpecification{EnableStream: true, ExpirationTime: 24}})
+	wantCode(t, err, "OTSParameterInvalid", 400)
+	d, err := c.DescribeTable(&tablestore.DescribeTableRequest{TableName: "s"})
+	if err != nil || d.StreamDetails == nil || d.StreamDetails.EnableStream {
+		t.Fatalf("DescribeTable after a refused stream update = %+v, %v; want streams off", d, err)
+	}
+}

@@ -32,7 +32,7 @@ func TestTableLifecycle(t *testing.T) {
 		TableMeta:          meta,
 		TableOption:        &tablestore.TableOption{TimeToAlive: 86400, MaxVersion: 3, DeviationCellVersionInSec: 600},
 		ReservedThroughput: &tablestore.ReservedThroughput{Readcap: 5, Writecap: 7},
-		StreamSpec:         &tablestore.StreamSpecification{EnableStream: true, ExpirationTime: 24},
+		StreamSpec:         &tablestore.StreamSpecification{EnableStream: false},
 	})
 	if err != nil {
 		t.Fatalf("CreateTable: %v", err)
@@ -62,8 +62,8 @@ func TestTableLifecycle(t *testing.T) {
 	if *d.ReservedThroughput != (tablestore.ReservedThroughput{Readcap: 5, Writecap: 7}) {
 		t.Errorf("throughput = %+v", *d.ReservedThroughput)
 	}
-	if !d.StreamDetails.EnableStream || d.StreamDetails.ExpirationTime != 24 {
-		t.Errorf("stream = %+v", *d.StreamDetails)
+	if d.StreamDetails.EnableStream {
+		t.Errorf("stream = %+v, want off", *d.StreamDetails)
 	}
 
 	u, err := c.UpdateTable(&tablestore.UpdateTableRequest{TableName: "orders",

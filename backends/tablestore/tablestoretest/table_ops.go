@@ -29,6 +29,9 @@ func (s *Server) createTable(m protoadapt.MessageV1, rc *reqCtx) (protoadapt.Mes
 	if len(req.Partitions) > 0 {
 		return nil, errUnsupported("Pre-split partitions")
 	}
+	if req.GetStreamSpec().GetEnableStream() {
+		return nil, errUnsupported("Stream")
+	}
 	t := newTable(name)
 	seen := map[string]bool{}
 	for i, pk := range meta.PrimaryKey {
@@ -95,10 +98,6 @@ func (s *Server) createTable(m protoadapt.MessageV1, rc *reqCtx) (protoadapt.Mes
 	}
 	t.readCU, t.writeCU = cu.GetRead(), cu.GetWrite()
 	t.created, t.lastIncrease = rc.now, rc.now
-	if ss := req.GetStreamSpec(); ss != nil {
-		t.stream = &otsprotocol.StreamSpecification{EnableStream: ss.EnableStream, ExpirationTime: ss.ExpirationTime}
-		t.streamEnabled = rc.now
-	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,6 +177,9 @@ func (s *Server) updateTable(m protoadapt.MessageV1, rc *reqCtx) (protoadapt.Mes
 	if req.TableOptions == nil && req.ReservedThroughput == nil && req.StreamSpec == nil {
 		return nil, errParam("No parameter is specified in table options.")
 	}
+	if req.GetStreamSpec().GetEnableStream() {
+		return nil, errUnsupported("Stream")
+	}
 	if o := req.GetTableOptions(); o != nil {
 		// Validate on a copy so a bad request changes nothing.
 		probe := *t
@@ -207,10 +209,6 @@ func (s *Server) updateTable(m protoadapt.MessageV1, rc *reqCtx) (protoadapt.Mes
 			}
 			t.writeCU = cu.GetWrite()
 		}
-	}
-	if ss := req.GetStreamSpec(); ss != nil {
-		t.stream = &otsprotocol.StreamSpecification{EnableStream: ss.EnableStream, ExpirationTime: ss.ExpirationTime}
-		t.streamEnabled = rc.now
 	}
 	return &otsprotocol.UpdateTableResponse{
 		ReservedThroughputDetails: t.throughput(),

@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+var _ backends.RowAtomic = (*Backend)(nil)
+
+// CheckAndMutate tests cond and applies m under the table's write lock.
+func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends.Condition, m backends.Mutation) (bool, error) {
+	t, err := b.atomicTable(ctx, "check and mutate", name, m.Key)
+	if err != nil {
+		return false, err
+	}
+	if err := backends.CheckFamily(t.families, cond.Family); err != nil {
+		return false, fmt.Errorf("memory: check and mutate %q: condition: %w", name, err)
+	}
+	c, err := prepare(t.families, t.versions, m, b.now().UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("memory: check and mutate %q: %w", name, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return false, fmt.Errorf("memory: check and mutate %q: %w", name, backends.ErrTableNotFound)
+	}
+	if !cond.Holds(t.cellsLocked(c.key)) {
+		return false, nil
+	}
+	t.applyLocked(c)
+	return true, nil
+}
+
+// Increment adds the deltas under the table's write lock.
+func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
+	t, err := b.atomicTable(ctx, "increment", name, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
+	}
+	if err := backends.CheckIncrements(incs); err != nil {
+		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
+	}
+	for _, inc := range incs {
+		if err := backends.CheckFamily(t.families, inc.Family); err != nil {
+			return nil, fmt.Errorf("memory: increment %q: %w", name, err)
+		}
+	}
+	now := b.now().UnixMilli()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, fmt.Errorf("memory: increment %q: %w", name, backends.ErrTableNotFound)
+	}
+	cells, err := backends.AddCounters(t.cellsLocked(key), incs, now)
+	if err != nil {
+		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
+	}
+	c, err := prepare(t.families, t.versions, backends.Mutation{Key: key, Cells: cells}, now)
+	if err != nil {
+		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
+	}
+	t.applyLocked(c)
+	for i := range cells {
+		cells[i].Value = bytes.Clone(cells[i].Value)
+	}
+	return cells, nil
+}
+
+// atomicTable runs the checks every atomic operation starts with.
+func (b *Backend) atomicTable(ctx context.Context, op, name string, key []byte) (*table, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: %s %q: %w", op, name, err)
+	}
+	if err := b.call(OpAtomic, name, key); err != nil {
+		return nil, err
+	}
+	return b.table(name)
+}

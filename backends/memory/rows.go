@@ -1,0 +1,119 @@
+package memory
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// The row semantics: validating and stamping a mutation, applying it to a row's cells, and choosing
+// what a read returns. The version rules themselves are package backends'.
+
+// change is a validated mutation, ready to apply to a row's cells.
+type change struct {
+	key    []byte
+	delete bool
+	cells  []backends.Cell // put: sorted, one per column, stamped; delete: the columns named
+}
+
+func prepare(families map[string]bool, versions int, m backends.Mutation, now int64) (*change, error) {
+	if err := checkKey(m.Key); err != nil {
+		return nil, err
+	}
+	if !m.Delete && len(m.Cells) == 0 {
+		return nil, fmt.Errorf("%w: put with no cells", backends.ErrInvalidArgument)
+	}
+	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
+	for _, cell := range m.Cells {
+		if err := backends.CheckFamily(families, cell.Family); err != nil {
+			return nil, err
+		}
+		if cell.Timestamp < 0 {
+			return nil, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, cell.Timestamp)
+		}
+		if m.Delete {
+			c.cells = append(c.cells, backends.Cell{Family: cell.Family, Qualifier: cell.Qualifier})
+			continue
+		}
+		if cell.Timestamp == 0 {
+			cell.Timestamp = now
+		}
+		cell.Value = bytes.Clone(cell.Value)
+		c.cells = append(c.cells, cell)
+	}
+	if !m.Delete {
+		c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
+	}
+	return c, nil
+}
+
+// apply returns the row's cells after the change, keeping versions of each column; old is not
+// modified.
+func (c *change) apply(old []backends.Cell, versions int) []backends.Cell {
+	switch {
+	case c.delete && len(c.cells) == 0:
+		return nil
+	case c.delete:
+		return slices.DeleteFunc(slices.Clone(old), func(o backends.Cell) bool {
+			return slices.ContainsFunc(c.cells, func(d backends.Cell) bool {
+				return d.Family == o.Family && (d.Qualifier == "" || d.Qualifier == o.Qualifier)
+			})
+		})
+	}
+	cells, _ := backends.MergeVersions(old, c.cells, versions, compareColumn, cellTS)
+	return cells
+}
+
+func cellTS(c backends.Cell) int64 { return c.Timestamp }
+
+func compareColumn(a, b backends.Cell) int {
+	return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier))
+}
+
+func selected(c backends.Cell, cols []backends.Column) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	for _, col := range cols {
+		if col.Family == c.Family && (col.Qualifier == "" || col.Qualifier == c.Qualifier) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible returns the stored cells a read with opts returns, not copied.
+func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
+	var out []backends.Cell
+	for _, c := range cells {
+		if selected(c, opts.Columns) {
+			out = append(out, c)
+		}
+	}
+	return backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
+}
+
+// copyCells returns copies of the cells a read with opts returns; stored values are never handed out.
+func copyCells(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
+	out := visible(cells, opts)
+	for i := range out {
+		out[i].Value = bytes.Clone(out[i].Value)
+		if out[i].Value == nil {
+			out[i].Value = []byte{}
+		}
+	}
+	return out
+}
+
+func checkKey(k []byte) error {
+	switch {
+	case len(k) == 0:
+		return fmt.Errorf("%w: empty key", backends.ErrInvalidKey)
+	case len(k) > MaxKeyLen:
+		return fmt.Errorf("%w: key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(k), MaxKeyLen)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Scan streams rows in batches: each batch is gathered under the read lock, which is released before
+// any row is yielded, and the next batch resumes after the last key seen.
+func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
+	return func(yield func(backends.Row, error) bool) {
+		if err := ctx.Err(); err != nil {
+			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
+			return
+		}
+		if err := b.call(OpScan, name, r.Start); err != nil {
+			yield(backends.Row{}, err)
+			return
+		}
+		t, err := b.table(name)
+		if err != nil {
+			yield(backends.Row{}, err)
+			return
+		}
+		if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
+			return
+		}
+		batch := opts.BatchSize
+		if batch <= 0 {
+			batch = b.scanBatch
+		}
+		var (
+			resume []byte // last key examined; nil before the first batch
+			sent   int
+		)
+		for {
+			n := batch
+			if opts.Limit > 0 {
+				n = min(n, opts.Limit-sent)
+			}
+			rows, last, more, err := t.batch(r, opts, resume, n)
+			if err != nil {
+				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
+				return
+			}
+			for _, rw := range rows {
+				if err := ctx.Err(); err != nil {
+					yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
+					return
+				}
+				if err := b.call(OpScanRow, name, rw.key); err != nil {
+					yield(backends.Row{}, err)
+					return
+				}
+				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.ReadOptions)}
+				if !yield(out, nil) {
+					return
+				}
+				if sent++; opts.Limit > 0 && sent >= opts.Limit {
+					return
+				}
+			}
+			if !more {
+				return
+			}
+			if err := ctx.Err(); err != nil {
+				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
+				return
+			}
+			resume = last
+		}
+	}
+}
+
+// maxExamine bounds the rows one batch looks at, so that a selective column filter does not hold the
+// lock over a whole table.
+const maxExamine = 4096
+
+// batch returns up to n rows of r that have a cell selected by opts.Columns, after (forward) or before
+// (reverse) resume when it is not nil, with the last key examined and whether more may follow.
+func (t *table) batch(r backends.Range, opts backends.ScanOptions, resume []byte, n int) (rows []*row, last []byte, more bool, err error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.dropped {
+		return nil, nil, false, backends.ErrTableNotFound
+	}
+	examined := 0
+	visit := func(rw *row) bool {
+		if !r.Contains(rw.key) {
+			return false // past the far end; the near end is handled by the pivot
+		}
+		if resume != nil && bytes.Equal(rw.key, resume) {
+			return true // the pivot itself, already sent
+		}
+		if len(rows) == n || examined == maxExamine {
+			more = true
+			return false
+		}
+		examined++
+		last = rw.key
+		if len(visible(rw.cells, opts.ReadOptions)) > 0 {
+			rows = append(rows, rw)
+		}
+		return true
+	}
+	switch {
+	case !opts.Reverse && resume != nil:
+		t.rows.AscendGreaterOrEqual(&row{key: resume}, visit)
+	case !opts.Reverse && len(r.Start) > 0:
+		t.rows.AscendGreaterOrEqual(&row{key: r.Start}, visit)
+	case !opts.Reverse:
+		t.rows.Ascend(visit)
+	default:
+		pivot := resume
+		if pivot == nil {
+			pivot = r.End
+		}
+		// The end is exclusive: skip a row equal to the pivot (End or the resume key).
+		skip := func(rw *row) bool {
+			if bytes.Equal(rw.key, pivot) {
+				return true
+			}
+			return visit(rw)
+		}
+		if len(pivot) > 0 {
+			t.rows.DescendLessOrEqual(&row{key: pivot}, skip)
+		} else {
+			t.rows.Descend(skip)
+		}
+	}
+	return rows, last, more, nil
+}

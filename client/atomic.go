@@ -1,0 +1,73 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Condition and Increment are the driver contract's; see backends.Condition and backends.Increment.
+type (
+	// Condition is what CheckAndMutate tests: the newest version of one column holds Value (an empty
+	// Value: the column is absent or empty, HBase's rule).
+	Condition = backends.Condition
+	// Increment adds Delta to an 8-byte big-endian counter column (absent: 0).
+	Increment = backends.Increment
+)
+
+// ErrUnsupported is backends.ErrUnsupported: the store cannot do the call (CheckAndMutate and
+// Increment on a driver without atomic row operations; every driver of this module has them).
+var ErrUnsupported = backends.ErrUnsupported
+
+func (t *Table) rowAtomic(op string) (backends.RowAtomic, error) {
+	ra, ok := t.c.backend.(backends.RowAtomic)
+	if !ok {
+		return nil, fmt.Errorf("%s %s: %w: %T has no atomic row operations", op, t.name, ErrUnsupported, t.c.backend)
+	}
+	return ra, nil
+}
+
+// CheckAndMutate applies m to its row if cond holds there, atomically (HBase's CheckAndMutate,
+// Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
+// it did. m is a put or a delete, as in Apply; its key and cond name the same row.
+func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	ra, err := t.rowAtomic("check and mutate")
+	if err != nil {
+		return false, err
+	}
+	logical := m.Key
+	pk, _, err := t.physical(m.Key)
+	if err != nil {
+		return false, fmt.Errorf("check and mutate: %w", err)
+	}
+	m.Key = pk
+	applied, err = ra.CheckAndMutate(ctx, t.name, cond, m)
+	if err != nil {
+		return false, fmt.Errorf("check and mutate %s: %w", keyText(logical), err)
+	}
+	return applied, nil
+}
+
+// Increment adds each delta to its counter column of the row, atomically, and returns the new
+// values, one cell per Increment in the order given (decode them with CounterValue). Counters are
+// 8-byte big-endian integers, HBase's; a column holding anything else fails with ErrInvalidArgument
+// and nothing changes.
+func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) ([]Cell, error) {
+	ra, err := t.rowAtomic("increment")
+	if err != nil {
+		return nil, err
+	}
+	pk, _, err := t.physical(key)
+	if err != nil {
+		return nil, fmt.Errorf("increment: %w", err)
+	}
+	cells, err := ra.Increment(ctx, t.name, pk, incs)
+	if err != nil {
+		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+	}
+	return cells, nil
+}
+
+// CounterValue decodes a counter cell's value; ok is false when it is not an 8-byte counter.
+func CounterValue(c Cell) (n int64, ok bool) { return backends.CounterValue(c.Value) }
