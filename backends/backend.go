@@ -84,6 +84,10 @@ type TableOptions struct {
 	SplitKeys [][]byte
 	// Meta is stored with the table and returned by TableMeta (brine keeps its salting spec here).
 	Meta map[string]string
+	// FamilyOptions are per-family settings, keyed by a name in Families; a family without an entry
+	// gets the driver's defaults. Drivers without families ignore them (CheckFamilyOptions still
+	// applies, so every store refuses the same bad input).
+	FamilyOptions map[string]FamilyOptions
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller

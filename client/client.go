@@ -78,7 +78,13 @@ type TableConfig struct {
 	Regions int
 	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
 	SplitKeys [][]byte
+	// FamilyOptions are per-family settings (HBase: max versions, TTL, compression, block cache,
+	// bloom filter), keyed by a name in Families; a family without an entry keeps one version.
+	FamilyOptions map[string]FamilyOptions
 }
+
+// FamilyOptions are the settings of one column family; see backends.FamilyOptions.
+type FamilyOptions = backends.FamilyOptions
 
 // DefaultFamily is the column family created when TableConfig.Families is empty.
 const DefaultFamily = "d"
@@ -93,10 +99,14 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if len(families) == 0 {
 		families = []string{DefaultFamily}
 	}
+	if err := backends.CheckFamilyOptions(families, cfg.FamilyOptions); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	opts := backends.TableOptions{
-		Families:  families,
-		SplitKeys: cfg.SplitKeys,
-		Meta:      map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+		Families:      families,
+		SplitKeys:     cfg.SplitKeys,
+		Meta:          map[string]string{MetaSaltSpec: cfg.Salter.Spec()},
+		FamilyOptions: cfg.FamilyOptions,
 	}
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)

@@ -104,6 +104,10 @@ func wrapErr(op, table string, err error) error {
 	what := fmt.Sprintf("hbase: %s %q", op, table)
 	switch classify(err) {
 	case kindNotFound:
+		if !errors.Is(err, gohbase.TableNotFound) {
+			// Both sentinels match errors.Is: brine's, and gohbase's for code written against gohbase.
+			err = fmt.Errorf("%w: %w", gohbase.TableNotFound, err)
+		}
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableNotFound, err)
 	case kindExists:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableExists, err)
