@@ -21,8 +21,8 @@
 //
 // Row-key filters that can be carried exactly are rewritten: a PrefixFilter, alone or in a
 // MUST_PASS_ALL FilterList, narrows a Scan's logical range to the prefix's range (then split per
-// bucket as any range), and on a Get is dropped (the row has the prefix) or replaced by
-// FilterAllFilter (it has not). On an unsalted table (stored spec "none", or WithUnsalted for a table
+// bucket as any range), and on a Get is dropped (the row has the prefix) or replaced by a filter that
+// passes no row (it has not). On an unsalted table (stored spec "none", or WithUnsalted for a table
 // brine did not create, such as hbase:meta) every request goes to the server as the caller built it.
 //
 // What it refuses on a salted table (ErrUnsupported, naming the call and what is wrong):

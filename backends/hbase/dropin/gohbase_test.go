@@ -42,11 +42,11 @@ func sentFilter(call hrpc.Call) *pb.Filter {
 }
 
 // A PrefixFilter (alone, or in a MUST_PASS_ALL list) on a salted table becomes a key range per bucket
-// on a Scan, and is dropped or turned into FilterAllFilter on a Get; what remains of the filter is sent.
+// on a Scan, and on a Get is dropped or turned into a filter that passes no row (a PrefixFilter longer
+// than the physical key); what remains of the filter is sent.
 func TestPrefixFilterRewritten(t *testing.T) {
 	ctx := context.Background()
 	keyOnly := filter.NewKeyOnlyFilter(false)
-	all := filter.NewAllFilter()
 	scans := []struct {
 		name                 string
 		start, stop          string
@@ -63,6 +63,8 @@ func TestPrefixFilterRewritten(t *testing.T) {
 		{name: "two prefixes", f: filter.NewList(filter.MustPassAll, filter.NewPrefixFilter([]byte("g")),
 			filter.NewPrefixFilter([]byte("gx"))), wantStart: "gx", wantStop: "gy"},
 		{name: "prefix of 0xff", f: filter.NewPrefixFilter([]byte{0xff}), wantStart: "\xff"},
+		{name: "absent prefix (HBase: no row)", f: filter.NewPrefixFilter(nil), wantNothingRequested: true},
+		{name: "empty prefix (HBase: every row)", f: filter.NewPrefixFilter([]byte{})},
 		{name: "range outside the prefix", start: "a", stop: "c", f: filter.NewPrefixFilter([]byte("g")), wantNothingRequested: true},
 		{name: "disjoint prefixes", f: filter.NewList(filter.MustPassAll, filter.NewPrefixFilter([]byte("g")),
 			filter.NewPrefixFilter([]byte("h"))), wantNothingRequested: true},
@@ -99,17 +101,23 @@ func TestPrefixFilterRewritten(t *testing.T) {
 		})
 	}
 
+	noRow := func(key string) filter.Filter {
+		s := must[salting.Salter](t)(salting.ParseSpec("hash:16"))
+		return filter.NewPrefixFilter(append(must[[]byte](t)(s.AppendPhysical(nil, []byte(key))), 0))
+	}
 	gets := []struct {
 		name, key  string
 		f          filter.Filter
 		wantFilter filter.Filter
 	}{
 		{"row has the prefix", "gA", filter.NewPrefixFilter([]byte("g")), nil},
-		{"row lacks the prefix", "hA", filter.NewPrefixFilter([]byte("g")), &all},
+		{"empty prefix", "gA", filter.NewPrefixFilter([]byte{}), nil},
+		{"absent prefix", "gA", filter.NewPrefixFilter(nil), noRow("gA")},
+		{"row lacks the prefix", "hA", filter.NewPrefixFilter([]byte("g")), noRow("hA")},
 		{"row has it, in MustPassAll", "gA", filter.NewList(filter.MustPassAll, filter.NewPrefixFilter([]byte("g")), keyOnly),
 			filter.NewList(filter.MustPassAll, keyOnly)},
 		{"row lacks one of two", "gA", filter.NewList(filter.MustPassAll, filter.NewPrefixFilter([]byte("g")),
-			filter.NewPrefixFilter([]byte("gB")), keyOnly), &all},
+			filter.NewPrefixFilter([]byte("gB")), keyOnly), noRow("gA")},
 	}
 	for _, tc := range gets {
 		t.Run("Get "+tc.name, func(t *testing.T) {

@@ -39,11 +39,8 @@ func (c *Client) rewriteGet(g *hrpc.Get) (*hrpc.Get, []byte, error) {
 			return nil, nil, unsupported("Get", table, err.Error())
 		}
 		if len(pre) > 0 {
-			for _, p := range pre {
-				if !bytes.HasPrefix(g.Key(), p) {
-					rest = allFilter() // the row lacks the prefix: gohbase's Get would return no cells
-					break
-				}
+			if !hasPrefixes(g.Key(), pre) {
+				rest = noRowFilter(phys) // gohbase's Get would return no cells
 			}
 			want.Get.Filter = rest
 			opts = append(opts, hrpc.Filters(pbFilter{rest}))
