@@ -85,8 +85,8 @@ type TableOptions struct {
 	// Meta is stored with the table and returned by TableMeta (brine keeps its salting spec here).
 	Meta map[string]string
 	// FamilyOptions are per-family settings, keyed by a name in Families; a family without an entry
-	// gets the driver's defaults. Drivers without families ignore them (CheckFamilyOptions still
-	// applies, so every store refuses the same bad input).
+	// gets the driver's defaults. Drivers without families ignore them; client.CreateTable checks them
+	// (CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
 	FamilyOptions map[string]FamilyOptions
 }
 

@@ -78,9 +78,8 @@ fi
 
 # One line per test: name, raw result, drop-in result.
 if [ "$mode" = both ]; then
-  join -a1 -a2 -e - -o 0,1.2,2.2 "$out/raw.txt" "$out/dropin.txt" | column -t > "$out/table.txt"
-  printf '%-40s %-5s %s\n' TEST RAW DROPIN
-  cat "$out/table.txt"
+  join -a1 -a2 -e - -o 0,1.2,2.2 "$out/raw.txt" "$out/dropin.txt" > "$out/table.txt"
+  { echo TEST RAW DROPIN; cat "$out/table.txt"; } | column -t
   echo "raw passes $(grep -c ' PASS' "$out/raw.txt" || true) of $(wc -l < "$out/raw.txt");" \
     "drop-in passes $(grep -c ' PASS' "$out/dropin.txt" || true) of $(wc -l < "$out/dropin.txt");" \
     "both pass $(awk '$2=="PASS" && $3=="PASS"' "$out/table.txt" | wc -l)"
