@@ -71,7 +71,8 @@ type Option func(*config)
 func WithBackend(b *hbase.Backend) Option { return func(c *config) { c.backend = b } }
 
 // WithUnsalted makes tables without a stored spec usable, unsalted (spec "none"), instead of failing
-// with ErrNoSpec.
+// with ErrNoSpec: tables brine did not create, in any namespace, system tables such as hbase:meta
+// included. Their requests go to the server as built, filters and all.
 func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
 
 // WithConcurrency bounds how many bucket scanners of one Scan read at once (default 16).
