@@ -130,6 +130,10 @@ type TableOptions struct {
 	Meta map[string]string
 	// MaxVersions is how many versions of each column the table keeps, the newest; 0 means 1.
 	MaxVersions int
+	// FamilyOptions are per-family settings, keyed by a name in Families; a family without an entry
+	// gets the driver's defaults (and MaxVersions). Drivers without families ignore them; client.CreateTable checks them
+	// (CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
+	FamilyOptions map[string]FamilyOptions
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller

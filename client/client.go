@@ -85,7 +85,14 @@ type TableConfig struct {
 	// MaxVersions is how many versions of each column the table keeps; 0 means 1. Reads return the
 	// newest unless they ask for more (MaxVersions, TimeRange).
 	MaxVersions int
+	// FamilyOptions are per-family settings (HBase: max versions, TTL, compression, block cache,
+	// bloom filter), keyed by a name in Families; a family without an entry, or without its own
+	// MaxVersions, keeps MaxVersions versions.
+	FamilyOptions map[string]FamilyOptions
 }
+
+// FamilyOptions are the settings of one column family; see backends.FamilyOptions.
+type FamilyOptions = backends.FamilyOptions
 
 // DefaultFamily is the column family created when TableConfig.Families is empty.
 const DefaultFamily = "d"
@@ -100,6 +107,9 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if len(families) == 0 {
 		families = []string{DefaultFamily}
 	}
+	if err := backends.CheckFamilyOptions(families, cfg.FamilyOptions); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	if _, ok := cfg.Meta[MetaSaltSpec]; ok {
 		return nil, fmt.Errorf("create table %q: %w: Meta key %q is reserved for the salting spec", name, backends.ErrInvalidArgument, MetaSaltSpec)
 	}
@@ -109,10 +119,11 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
 	opts := backends.TableOptions{
-		Families:    families,
-		SplitKeys:   cfg.SplitKeys,
-		Meta:        meta,
-		MaxVersions: cfg.MaxVersions,
+		Families:      families,
+		SplitKeys:     cfg.SplitKeys,
+		Meta:          meta,
+		MaxVersions:   cfg.MaxVersions,
+		FamilyOptions: cfg.FamilyOptions,
 	}
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,8 +125,8 @@ func (b *Backend) Close() error {
 }
 
 // CreateTable creates table with opts.Families (at least one; each keeps opts.MaxVersions versions,
-// one by default), pre-split at opts.SplitKeys, and opts.Meta stored in the table descriptor. It
-// returns when the table's regions are assigned.
+// one by default, unless its FamilyOptions say otherwise), pre-split at opts.SplitKeys, and opts.Meta
+// stored in the table descriptor. It returns when the table's regions are assigned.
 func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.TableOptions) error {
 	if err := checkTable(table); err != nil {
 		return err
@@ -138,12 +137,19 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if opts.MaxVersions < 0 {
 		return fmt.Errorf("hbase: create %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
 	}
+	if err := backends.CheckFamilyOptions(opts.Families, opts.FamilyOptions); err != nil {
+		return fmt.Errorf("hbase: create %q: %w", table, err)
+	}
 	fams := make(map[string]map[string]string, len(opts.Families))
 	for _, f := range opts.Families {
 		if err := checkFamily(f); err != nil {
 			return err
 		}
-		fams[f] = map[string]string{"VERSIONS": strconv.Itoa(backends.Versions(opts.MaxVersions))}
+		fo := opts.FamilyOptions[f]
+		if fo.MaxVersions == 0 {
+			fo.MaxVersions = backends.Versions(opts.MaxVersions)
+		}
+		fams[f] = familyAttributes(fo)
 	}
 	for i, k := range opts.SplitKeys {
 		if err := checkKey(k); err != nil {
@@ -183,13 +189,29 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 		return err
 	}
 	defer b.forgetRegions(table)
-	if err := b.admin.DisableTable(hrpc.NewDisableTable(ctx, []byte(table))); err != nil && classify(err) != kindNotEnabled {
+	// Sent as brine's own master calls, since gohbase's name every table in the default namespace.
+	err := b.masterProcedure(ctx, "DisableTable", &pb.DisableTableRequest{TableName: tableName(table)},
+		func() proto.Message { return &pb.DisableTableResponse{} })
+	if err != nil && classify(err) != kindNotEnabled {
 		return wrapErr("disable", table, err)
 	}
-	if err := b.admin.DeleteTable(hrpc.NewDeleteTable(ctx, []byte(table))); err != nil {
-		return wrapErr("delete", table, err)
+	err = b.masterProcedure(ctx, "DeleteTable", &pb.DeleteTableRequest{TableName: tableName(table)},
+		func() proto.Message { return &pb.DeleteTableResponse{} })
+	return wrapErr("delete", table, err)
+}
+
+// masterProcedure sends a master RPC whose response carries a procedure id, and waits for that
+// procedure to finish.
+func (b *Backend) masterProcedure(ctx context.Context, name string, req proto.Message, newResp func() proto.Message) error {
+	msg, err := b.adminRPC.SendRPC(newMasterCall(ctx, name, req, newResp))
+	if err != nil {
+		return err
 	}
-	return nil
+	p, ok := msg.(interface{ GetProcId() uint64 })
+	if !ok {
+		return fmt.Errorf("%s: unexpected response %T", name, msg)
+	}
+	return b.waitProcedure(ctx, p.GetProcId())
 }
 
 // Tables lists the tables of the default namespace (the only one brine names), sorted.
@@ -218,7 +240,7 @@ func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]strin
 		return nil, err
 	}
 	req := &pb.GetTableDescriptorsRequest{
-		TableNames: []*pb.TableName{{Namespace: []byte("default"), Qualifier: []byte(table)}},
+		TableNames: []*pb.TableName{tableName(table)},
 	}
 	msg, err := b.adminRPC.SendRPC(newMasterCall(ctx, "GetTableDescriptors", req,
 		func() proto.Message { return &pb.GetTableDescriptorsResponse{} }))
@@ -230,11 +252,11 @@ func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]strin
 		return nil, fmt.Errorf("hbase: table meta %q: unexpected response %T", table, msg)
 	}
 	for _, s := range resp.GetTableSchema() {
-		if string(s.GetTableName().GetQualifier()) == table {
+		if sameTable(s.GetTableName(), table) {
 			return metaFromSchema(s), nil
 		}
 	}
-	return nil, fmt.Errorf("hbase: table meta %q: %w", table, backends.ErrTableNotFound)
+	return nil, wrapErr("table meta", table, gohbase.TableNotFound)
 }
 
 // waitProcedure polls the master until procedure id finishes, as gohbase's admin client does for the

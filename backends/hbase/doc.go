@@ -3,7 +3,8 @@
 //
 // How the contract of package backends maps onto HBase:
 //
-//   - Tables live in the default namespace. CreateTable sends the CreateTable RPC itself (not through
+//   - Table names are HBase's: "table" (default namespace) or "ns:table"; the namespace must exist.
+//     CreateTable sends the CreateTable RPC itself (not through
 //     gohbase's helper, which cannot carry table attributes) so that TableOptions.Meta is stored in the
 //     table descriptor as attributes "brine.meta.<key>" (HBase drops empty attribute values, so an empty
 //     value is kept as "brine.meta-empty.<key>"): it is created and dropped atomically with the table,
@@ -25,7 +26,8 @@
 //     between that and the region's start key. Here a reverse scan opens each region's scanner at the
 //     region's own end key, so no key is skipped, and the range's Start is enforced server-side with an
 //     InclusiveStopFilter. Each RPC asks for min(rows still wanted, batch) rows.
-//   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound, existing table ->
+//   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound (and
+//     gohbase.TableNotFound, so code written against gohbase matches it too), existing table ->
 //     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
 //     sent (a scan bound past MaxKeyLen is clamped instead: no key is longer), unknown family or
 //     oversized cell -> ErrInvalidArgument, busy/moving regions and per-request timeouts
@@ -38,7 +40,8 @@
 //   - No split, flush, compact, or region close/open RPCs (its protobufs predate HBase 2's): tests and
 //     tools use package hbasetest, which runs scripts/hbase/admin.sh (HBase's Java Admin API).
 //   - No table attributes on CreateTable, no GetTableDescriptors: sent as custom calls (rpc.go).
-//   - No namespaces in admin calls: table names are refused if they name one.
+//   - Its admin requests always name the default namespace: CreateTable, DeleteTable and TableMeta
+//     send their own (rpc.go, backend.go), with the table's namespace.
 //   - Its admin client cannot be closed (Close panics): Backend.Close leaves that connection open.
 //   - It logs through the global logrus logger; this package leaves that logger alone.
 package hbase

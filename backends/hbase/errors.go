@@ -163,6 +163,10 @@ func wrapErr(op, table string, err error) error {
 	err = javaError(err)
 	switch kind {
 	case kindNotFound:
+		if !errors.Is(err, gohbase.TableNotFound) {
+			// Both sentinels match errors.Is: brine's, and gohbase's for code written against gohbase.
+			err = fmt.Errorf("%w: %w", gohbase.TableNotFound, err)
+		}
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableNotFound, err)
 	case kindExists:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrTableExists, err)

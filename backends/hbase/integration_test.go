@@ -181,7 +181,11 @@ func TestCreateTableInvalid(t *testing.T) {
 		want  error
 	}{
 		{"no families", hbasetest.Table("brine_it"), backends.TableOptions{}, backends.ErrInvalidArgument},
-		{"namespace", "ns:t", backends.TableOptions{Families: []string{"d"}}, backends.ErrInvalidArgument},
+		{"bad namespace", "n-s:t", backends.TableOptions{Families: []string{"d"}}, backends.ErrInvalidArgument},
+		{"settings of no family", hbasetest.Table("brine_it"), backends.TableOptions{Families: []string{"d"},
+			FamilyOptions: map[string]backends.FamilyOptions{"e": {MaxVersions: 3}}}, backends.ErrInvalidArgument},
+		{"sub-second TTL", hbasetest.Table("brine_it"), backends.TableOptions{Families: []string{"d"},
+			FamilyOptions: map[string]backends.FamilyOptions{"d": {TTL: 1500 * time.Millisecond}}}, backends.ErrInvalidArgument},
 		{"bad family", hbasetest.Table("brine_it"), backends.TableOptions{Families: []string{"a:b"}}, backends.ErrInvalidArgument},
 		{"unsorted splits", hbasetest.Table("brine_it"), backends.TableOptions{Families: []string{"d"}, SplitKeys: [][]byte{[]byte("b"), []byte("a")}}, backends.ErrInvalidArgument},
 		{"empty split", hbasetest.Table("brine_it"), backends.TableOptions{Families: []string{"d"}, SplitKeys: [][]byte{{}}}, backends.ErrInvalidKey},

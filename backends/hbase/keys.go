@@ -7,7 +7,9 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
@@ -42,18 +44,46 @@ func checkKey(key []byte) error {
 	return nil
 }
 
-// checkTable accepts names of tables in the default namespace, by HBase's rules for a table qualifier.
-// Namespaces are refused: gohbase's admin RPCs always name the default one.
+// checkTable accepts HBase table names: a qualifier by HBase's rules, in the default namespace or
+// after a namespace of its own ("ns:table", "hbase:meta").
 func checkTable(name string) error {
-	bad := name == "" || name[0] == '.' || name[0] == '-' || len(name) > MaxTableNameLen
-	for i := 0; i < len(name) && !bad; i++ {
-		c := name[i]
+	ns, q, hasNS := strings.Cut(name, ":")
+	if !hasNS {
+		ns, q = "", name
+	}
+	bad := q == "" || q[0] == '.' || q[0] == '-' || len(name) > MaxTableNameLen || hasNS && ns == ""
+	for i := 0; i < len(q) && !bad; i++ {
+		c := q[i]
 		bad = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.')
 	}
+	for i := 0; i < len(ns) && !bad; i++ {
+		c := ns[i]
+		bad = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
+	}
 	if bad {
-		return fmt.Errorf("hbase: %w: table name %q (want [A-Za-z0-9_.-]+, not starting with '.' or '-', no namespace)", backends.ErrInvalidArgument, name)
+		return fmt.Errorf("hbase: %w: table name %q (want [namespace:]qualifier: namespace [A-Za-z0-9_]+, qualifier [A-Za-z0-9_.-]+ not starting with '.' or '-')", backends.ErrInvalidArgument, name)
 	}
 	return nil
+}
+
+// tableName is name as HBase's protobuf TableName. gohbase's admin requests always say "default", so
+// brine builds the ones that name a table itself.
+func tableName(name string) *pb.TableName {
+	ns, q, ok := strings.Cut(name, ":")
+	if !ok {
+		ns, q = "default", name
+	}
+	return &pb.TableName{Namespace: []byte(ns), Qualifier: []byte(q)}
+}
+
+// sameTable says whether a TableName from the server names the table called name.
+func sameTable(tn *pb.TableName, name string) bool {
+	want := tableName(name)
+	ns := string(tn.GetNamespace())
+	if ns == "" {
+		ns = "default"
+	}
+	return ns == string(want.Namespace) && string(tn.GetQualifier()) == string(want.Qualifier)
 }
 
 // checkFamily applies HBase's rules for a column family name.
@@ -66,6 +96,25 @@ func checkFamily(f string) error {
 		return fmt.Errorf("hbase: %w: column family %q", backends.ErrInvalidArgument, f)
 	}
 	return nil
+}
+
+// familyAttributes turns a family's settings into the descriptor attributes HBase reads (gohbase's
+// hrpc.NewCreateTable fills in the rest with its own defaults).
+func familyAttributes(o backends.FamilyOptions) map[string]string {
+	attrs := map[string]string{"VERSIONS": strconv.Itoa(max(1, o.MaxVersions))}
+	if o.TTL > 0 {
+		attrs["TTL"] = strconv.FormatInt(int64(o.TTL/time.Second), 10)
+	}
+	if o.Compression != "" {
+		attrs["COMPRESSION"] = strings.ToUpper(o.Compression)
+	}
+	if o.BlockCache != nil {
+		attrs["BLOCKCACHE"] = strconv.FormatBool(*o.BlockCache)
+	}
+	if o.BloomFilter != "" {
+		attrs["BLOOMFILTER"] = strings.ToUpper(o.BloomFilter)
+	}
+	return attrs
 }
 
 // familiesOption turns brine's column selection into gohbase's: a Column with an empty Qualifier
@@ -210,9 +259,7 @@ func spanFromMetaRow(table string, cells []*pb.Cell) (span regionSpan, ok bool, 
 		if err := proto.Unmarshal(v[4:], &ri); err != nil {
 			return regionSpan{}, false, fmt.Errorf("hbase: decode region info of hbase:meta row %q: %w", c.GetRow(), err)
 		}
-		ns := string(ri.GetTableName().GetNamespace())
-		if string(ri.GetTableName().GetQualifier()) != table || (ns != "" && ns != "default") ||
-			ri.GetOffline() || ri.GetSplit() || ri.GetReplicaId() != 0 {
+		if !sameTable(ri.GetTableName(), table) || ri.GetOffline() || ri.GetSplit() || ri.GetReplicaId() != 0 {
 			return regionSpan{}, false, nil
 		}
 		return regionSpan{Start: ri.GetStartKey(), End: ri.GetEndKey()}, true, nil
@@ -220,8 +267,8 @@ func spanFromMetaRow(table string, cells []*pb.Cell) (span regionSpan, ok bool, 
 	return regionSpan{}, false, nil
 }
 
-// metaScanRange is the hbase:meta row range holding the regions of a default-namespace table:
-// rows "table,<start key>,<region id>..." sort, by hbase:meta's own comparator, from "table,," to
+// metaScanRange is the hbase:meta row range holding the regions of a table: rows
+// "[ns:]table,<start key>,<region id>..." sort, by hbase:meta's own comparator, from "table,," to
 // just before "table ,," (a space sorts below ',' and cannot occur in a table name).
 func metaScanRange(table string) (start, stop []byte) {
 	return []byte(table + ",,"), []byte(table + " ,,")

@@ -70,8 +70,9 @@ func (c *masterCall) Description() string        { return c.name }
 func (c *masterCall) ToProto() proto.Message     { return c.req }
 func (c *masterCall) NewResponse() proto.Message { return c.newResp() }
 
-// createTableCall is gohbase's CreateTable plus table attributes (where brine keeps TableOptions.Meta):
-// hrpc.CreateTable builds a TableSchema without attributes.
+// createTableCall is gohbase's CreateTable plus table attributes (where brine keeps TableOptions.Meta)
+// and the table's own namespace: hrpc.CreateTable builds a TableSchema without attributes, in the
+// default namespace.
 type createTableCall struct {
 	*hrpc.CreateTable
 	attrs []*pb.BytesBytesPair
@@ -79,6 +80,7 @@ type createTableCall struct {
 
 func (c *createTableCall) ToProto() proto.Message {
 	req := c.CreateTable.ToProto().(*pb.CreateTableRequest)
+	req.TableSchema.TableName = tableName(string(c.Table()))
 	req.TableSchema.Attributes = append(req.TableSchema.Attributes, c.attrs...)
 	return req
 }

@@ -164,7 +164,8 @@ func TestCheckKey(t *testing.T) {
 func TestCheckNames(t *testing.T) {
 	tables := map[string]bool{
 		"t": true, "brine_meta": true, "a.b-c_1": true, "": false, ".t": false, "-t": false,
-		"ns:t": false, "t t": false, "t/x": false, strings.Repeat("t", 256): false,
+		"ns:t": true, "hbase:meta": true, "ns_1:a.b": true, ":t": false, "ns:": false, "n-s:t": false,
+		"ns:.t": false, "a:b:c": false, "t t": false, "t/x": false, strings.Repeat("t", 256): false,
 	}
 	for name, ok := range tables {
 		if err := checkTable(name); (err == nil) != ok || (err != nil && !errors.Is(err, backends.ErrInvalidArgument)) {

@@ -19,14 +19,26 @@
 // ErrUnsupported naming the call and the field, before anything is sent. So every option gohbase
 // offers is carried over or refused, never dropped.
 //
-// What it refuses (ErrUnsupported, naming the call and what is wrong):
-//   - filters that look at row keys (RowFilter, PrefixFilter, InclusiveStopFilter, FuzzyRowFilter,
-//     MultiRowRangeFilter, and any filter it does not know): the server would compare them with
-//     physical keys. In a Scan also PageFilter and WhileMatchFilter, which count or stop per region,
-//     so a fan-out over buckets would return other rows than one scan of an unsalted table.
+// Row-key filters that can be carried exactly are rewritten: a PrefixFilter, alone or in a
+// MUST_PASS_ALL FilterList, narrows a Scan's logical range to the prefix's range (then split per
+// bucket as any range), and on a Get is dropped (the row has the prefix) or replaced by a filter that
+// passes no row (it has not). On an unsalted table (stored spec "none", or WithUnsalted for a table
+// brine did not create, such as hbase:meta) every request goes to the server as the caller built it.
+//
+// What it refuses on a salted table (ErrUnsupported, naming the call and what is wrong):
+//   - filters that compare row keys in a way no per-bucket range expresses (RowFilter,
+//     InclusiveStopFilter, FuzzyRowFilter, MultiRowRangeFilter, a PrefixFilter under MUST_PASS_ONE or
+//     a wrapper, and any filter it does not know): the server would compare them with salted keys. In
+//     a Scan also PageFilter and WhileMatchFilter, which count or stop per region, so a fan-out over
+//     buckets would return other rows than one scan of an unsalted table.
 //   - Scan with ScannerID or CloseScanner (internal options of gohbase's own scanner).
 //   - reversed Scan without an hbase.Backend (see below), or with options other than Families,
 //     NumberOfRows and AllowPartialResults.
+//
+// Errors are gohbase's wherever gohbase would have returned one, unwrapped, since gohbase callers
+// compare with ==: a done context gives ctx.Err() (a Scanner's Next too, as soon as the context ends,
+// rows buffered or not), a closed client gohbase.ErrClientClosed, a missing table
+// gohbase.TableNotFound, and a bucket scanner's failure the error gohbase's scanner returned.
 //
 // Keys are checked before anything is sent: an empty logical key is refused, and so is a physical key
 // longer than hbase.MaxKeyLen (HBase's own limit is 32767 bytes; gohbase needs room for the table name

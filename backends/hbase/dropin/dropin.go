@@ -71,7 +71,8 @@ type Option func(*config)
 func WithBackend(b *hbase.Backend) Option { return func(c *config) { c.backend = b } }
 
 // WithUnsalted makes tables without a stored spec usable, unsalted (spec "none"), instead of failing
-// with ErrNoSpec.
+// with ErrNoSpec: tables brine did not create, in any namespace, system tables such as hbase:meta
+// included. Their requests go to the server as built, filters and all.
 func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
 
 // WithConcurrency bounds how many bucket scanners of one Scan read at once (default 16).
@@ -237,13 +238,16 @@ func (c *Client) Get(g *hrpc.Get) (*hrpc.Result, error) {
 	if g == nil {
 		return nil, fmt.Errorf("dropin: Get: %w: nil request", backends.ErrInvalidArgument)
 	}
+	if err := c.begin(g.Context()); err != nil {
+		return nil, err
+	}
 	ng, phys, err := c.rewriteGet(g)
 	if err != nil {
-		return nil, err
+		return nil, c.asGohbase(g.Context(), err)
 	}
 	r, err := c.inner.Get(ng)
 	if err != nil {
-		return nil, err
+		return nil, c.asGohbase(g.Context(), err)
 	}
 	return r, logicalRows(r, "Get", string(g.Table()), phys, cloneKey(g.Key()))
 }
@@ -263,32 +267,51 @@ func (c *Client) Append(a *hrpc.Mutate) (*hrpc.Result, error) {
 
 // Increment increments on the salted key.
 func (c *Client) Increment(i *hrpc.Mutate) (int64, error) {
-	m, _, err := c.rewriteMutate("Increment", i)
-	if err != nil {
-		return 0, err
-	}
-	return c.inner.Increment(m)
+	var n int64
+	_, _, err := c.send("Increment", i, func(m *hrpc.Mutate) (*hrpc.Result, error) {
+		var err error
+		n, err = c.inner.Increment(m)
+		return nil, err
+	})
+	return n, err
 }
 
 // CheckAndPut compares and writes on the salted key (the condition is on the Put's own row).
 func (c *Client) CheckAndPut(p *hrpc.Mutate, family, qualifier string, expectedValue []byte) (bool, error) {
-	m, _, err := c.rewriteMutate("CheckAndPut", p)
-	if err != nil {
-		return false, err
-	}
-	return c.inner.CheckAndPut(m, family, qualifier, expectedValue)
+	var ok bool
+	_, _, err := c.send("CheckAndPut", p, func(m *hrpc.Mutate) (*hrpc.Result, error) {
+		var err error
+		ok, err = c.inner.CheckAndPut(m, family, qualifier, expectedValue)
+		return nil, err
+	})
+	return ok, err
 }
 
 func (c *Client) mutate(call string, m *hrpc.Mutate, send func(*hrpc.Mutate) (*hrpc.Result, error)) (*hrpc.Result, error) {
-	nm, phys, err := c.rewriteMutate(call, m)
-	if err != nil {
-		return nil, err
-	}
-	r, err := send(nm)
+	r, phys, err := c.send(call, m, send)
 	if err != nil {
 		return nil, err
 	}
 	return r, logicalRows(r, call, string(m.Table()), phys, cloneKey(m.Key()))
+}
+
+// send rewrites m and sends it; errors are gohbase's where gohbase would have returned one.
+func (c *Client) send(call string, m *hrpc.Mutate, send func(*hrpc.Mutate) (*hrpc.Result, error)) (*hrpc.Result, []byte, error) {
+	if m == nil {
+		return nil, nil, fmt.Errorf("dropin: %s: %w: nil request", call, backends.ErrInvalidArgument)
+	}
+	if err := c.begin(m.Context()); err != nil {
+		return nil, nil, err
+	}
+	nm, phys, err := c.rewriteMutate(call, m)
+	if err != nil {
+		return nil, nil, c.asGohbase(m.Context(), err)
+	}
+	r, err := send(nm)
+	if err != nil {
+		return nil, nil, c.asGohbase(m.Context(), err)
+	}
+	return r, phys, nil
 }
 
 func cloneKey(k []byte) []byte { return append([]byte(nil), k...) }

@@ -25,19 +25,33 @@ func (c *Client) rewriteGet(g *hrpc.Get) (*hrpc.Get, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ng, err := hrpc.NewGet(g.Context(), g.Table(), phys, g.Options()...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("dropin: Get %q: %w", table, err)
-	}
 	want, ok := requestProto(g).(*pb.GetRequest)
 	if !ok || want.Get == nil {
 		return nil, nil, unsupported("Get", table, "request of unexpected form")
 	}
+	opts := g.Options()
+	if !unsalted(s) {
+		rest, pre, err := prefixes(want.Get.Filter)
+		if err != nil {
+			return nil, nil, unsupported("Get", table, err.Error())
+		}
+		if err := checkFilter(rest, false); err != nil {
+			return nil, nil, unsupported("Get", table, err.Error())
+		}
+		if len(pre) > 0 {
+			if !hasPrefixes(g.Key(), pre) {
+				rest = noRowFilter(phys) // gohbase's Get would return no cells
+			}
+			want.Get.Filter = rest
+			opts = append(opts, hrpc.Filters(pbFilter{rest}))
+		}
+	}
+	ng, err := hrpc.NewGet(g.Context(), g.Table(), phys, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dropin: Get %q: %w", table, err)
+	}
 	if want.Get.GetExistenceOnly() {
 		ng.ExistsOnly() // set by a method, not an option
-	}
-	if err := checkFilter(want.Get.Filter, false); err != nil {
-		return nil, nil, unsupported("Get", table, err.Error())
 	}
 	want.Get.Row = phys
 	if d := protoDiff(normalize(want), normalize(requestProto(ng))); len(d) > 0 {

@@ -25,12 +25,16 @@ func (c *Client) Scan(s *hrpc.Scan) hrpc.Scanner {
 	if s == nil {
 		return &scanner{err: fmt.Errorf("dropin: Scan: %w: nil request", backends.ErrInvalidArgument)}
 	}
-	seq, err := c.scan(s)
-	if err != nil {
+	ctx := s.Context()
+	if err := c.begin(ctx); err != nil {
 		return &scanner{err: err}
 	}
+	seq, err := c.scan(s)
+	if err != nil {
+		return &scanner{err: c.asGohbase(ctx, err)}
+	}
 	next, stop := iter.Pull2(seq)
-	return &scanner{next: next, stop: stop}
+	return &scanner{ctx: ctx, next: next, stop: stop, fix: func(err error) error { return c.asGohbase(ctx, err) }}
 }
 
 func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
@@ -51,14 +55,32 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 	case want.Scan == nil:
 		return nil, unsupported("Scan", table, "request of unexpected form")
 	}
-	if err := checkFilter(want.Scan.Filter, true); err != nil {
-		return nil, unsupported("Scan", table, err.Error())
-	}
 	if s.Reversed() {
+		if err := checkFilter(want.Scan.Filter, true); err != nil {
+			return nil, unsupported("Scan", table, err.Error())
+		}
 		return c.reverseScan(s, salter, want)
 	}
 
-	ranges, err := salter.BucketRanges(s.StartRow(), s.StopRow())
+	start, stop, opts := s.StartRow(), s.StopRow(), s.Options()
+	if !unsalted(salter) {
+		rest, pre, err := prefixes(want.Scan.Filter)
+		if err != nil {
+			return nil, unsupported("Scan", table, err.Error())
+		}
+		if err := checkFilter(rest, true); err != nil {
+			return nil, unsupported("Scan", table, err.Error())
+		}
+		if len(pre) > 0 {
+			var empty bool
+			if start, stop, empty = prefixRange(start, stop, pre); empty {
+				return func(func(*hrpc.Result, error) bool) {}, nil
+			}
+			want.Scan.Filter = rest
+			opts = append(opts, hrpc.Filters(pbFilter{rest}))
+		}
+	}
+	ranges, err := salter.BucketRanges(start, stop)
 	if err != nil {
 		return nil, fmt.Errorf("dropin: Scan %q: %w: %w", table, backends.ErrInvalidKey, err)
 	}
@@ -70,7 +92,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 	}
 	// The bucket scans are s rebuilt on each bucket's physical range; check once that the rebuild
 	// keeps everything else.
-	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, s.Options()...)
+	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("dropin: Scan %q: %w", table, err)
 	}
@@ -84,7 +106,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 
 	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
 		return func(yield func(*hrpc.Result, error) bool) {
-			bs, err := hrpc.NewScanRange(ctx, s.Table(), r.Start, r.End, s.Options()...)
+			bs, err := hrpc.NewScanRange(ctx, s.Table(), r.Start, r.End, opts...)
 			if err != nil {
 				yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
 				return
@@ -97,7 +119,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 					return
 				}
 				if err != nil {
-					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
+					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, gohbaseError{err}))
 					return
 				}
 				if res == nil || len(res.Cells) == 0 {
@@ -275,9 +297,11 @@ func rowResult(salter salting.Salter, row backends.Row) (*hrpc.Result, error) {
 // scanner is the hrpc.Scanner of one Scan: a pull over the merged buckets. Like gohbase's scanner it
 // is for one goroutine at a time.
 type scanner struct {
+	ctx  context.Context // the Scan's; nil for a scanner that only reports err
 	next func() (*hrpc.Result, error, bool)
 	stop func()
-	err  error // reported by the first Next (a request the wrapper refused)
+	fix  func(error) error // to the error gohbase would have returned (asGohbase)
+	err  error             // reported by the first Next (a request the wrapper refused)
 	done bool
 }
 
@@ -291,11 +315,16 @@ func (s *scanner) Next() (*hrpc.Result, error) {
 	if s.done {
 		return nil, io.EOF
 	}
+	if err := s.ctx.Err(); err != nil {
+		// As gohbase's scanner: a done context ends the scan at the next call, rows buffered or not.
+		s.Close()
+		return nil, err
+	}
 	res, err, ok := s.next()
 	if !ok || err != nil {
 		s.Close()
 		if err != nil {
-			return nil, err
+			return nil, s.fix(err)
 		}
 		return nil, io.EOF
 	}
