@@ -85,7 +85,7 @@ func TestClusterChaos(t *testing.T) {
 	for i := range base {
 		base[i] = chaosKey("base", i)
 	}
-	if st, err := tbl.Import(ctx, chaosRows("base", 0, nBase), client.ImportOptions{Timestamp: time.UnixMilli(testTS)}); err != nil || st.Written != nBase {
+	if st, err := tbl.Import(ctx, chaosRows("base", 0, nBase, false), client.ImportOptions{Timestamp: time.UnixMilli(testTS)}); err != nil || st.Written != nBase {
 		t.Fatalf("importing the base rows: %+v, %v", st, err)
 	}
 
@@ -151,10 +151,16 @@ func chaosRow(key []byte) client.Mutation {
 	return client.Mutation{Key: key, Cells: []client.Cell{{Family: "d", Qualifier: "q", Value: value(key), Timestamp: testTS}}}
 }
 
-// chaosRows yields rows kind[from, to) as import input, Source = index.
-func chaosRows(kind string, from, to int) iter.Seq2[client.ImportRow, error] {
+// chaosRows yields rows kind[from, to) as import input, Source = index; with pace, at most about
+// chaosRate rows a second, so that the import spans the whole chaos run instead of racing through
+// its minimum (and the verification's scan stays small).
+func chaosRows(kind string, from, to int, pace bool) iter.Seq2[client.ImportRow, error] {
 	return func(yield func(client.ImportRow, error) bool) {
+		began := time.Now()
 		for i := from; i < to; i++ {
+			if pace && (i-from)%500 == 0 {
+				time.Sleep(time.Until(began.Add(time.Duration(i-from) * time.Second / chaosRate)))
+			}
 			if !yield(client.ImportRow{Source: i, Mutation: chaosRow(chaosKey(kind, i))}, nil) {
 				return
 			}
@@ -181,6 +187,7 @@ type chaosWork struct {
 const (
 	chaosMinImport = 200_000
 	chaosRound     = 50_000
+	chaosRate      = 4_000 // rows per second, at most
 )
 
 // importer imports rounds of chaosRound rows until ctx ends, and at least chaosMinImport rows.
@@ -194,7 +201,7 @@ func (w *chaosWork) importer(ctx context.Context, t *testing.T, tbl *client.Tabl
 			}
 		}
 		// Its own context: the import is not cut short by the end of the chaos before its minimum.
-		st, err := tbl.Import(context.WithoutCancel(ctx), chaosRows("imp", from, from+chaosRound),
+		st, err := tbl.Import(context.WithoutCancel(ctx), chaosRows("imp", from, from+chaosRound, true),
 			client.ImportOptions{Timestamp: time.UnixMilli(testTS), OnFailure: w.report.add, MaxAttempts: 4, MaxBackoff: time.Second})
 		w.imported.Add(st.Read)
 		if err != nil && !errors.Is(err, client.ErrRowsFailed) {

@@ -47,13 +47,21 @@ func newMonkey(t *testing.T, cl *hbasetest.Cluster, sess *hbasetest.Session, tab
 	}
 }
 
+// monkeyActions is one deck of actions: run shuffles it, plays it through, and shuffles again, so
+// every kind of action happens in every run long enough for one deck (about a minute).
 var monkeyActions = []string{"kill", "kill", "stop", "move", "move", "split", "merge", "flush", "compact", "balance"}
 
 // run acts until d has passed.
 func (m *monkey) run(ctx context.Context, d time.Duration) {
 	end := time.Now().Add(d)
+	var deck []string
 	for time.Now().Before(end) && ctx.Err() == nil {
-		act := monkeyActions[m.rnd.IntN(len(monkeyActions))]
+		if len(deck) == 0 {
+			deck = slices.Clone(monkeyActions)
+			m.rnd.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
+		}
+		act := deck[0]
+		deck = deck[1:]
 		actx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		err := m.do(actx, act)
 		cancel()
