@@ -106,6 +106,9 @@ func TestApplyMultiPerRegion(t *testing.T) {
 	apply(3)
 	multis, puts := wc.take()
 	t.Logf("while the caches caught up: Multi calls of %v rows, %d single puts", multis, puts)
+	if !slices.Contains(multis, 6) {
+		t.Errorf("after the split: Multi calls of %v rows, want one cut at the new region's end (6 rows)", multis)
+	}
 
 	apply(4)
 	if multis, puts := wc.take(); !slices.Equal(multis, []int{6, 6, 14}) || puts != 0 {
