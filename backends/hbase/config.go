@@ -33,14 +33,14 @@ type Config struct {
 
 // Options tune a Backend, whether it made its own clients (Open) or got them (New).
 type Options struct {
-	// Concurrency is how many Gets or Mutates one Read or Apply keeps in flight; 0 means 64.
+	// Concurrency is how many Gets, Mutates or Multi calls one Read or Apply keeps in flight; 0 means 64.
 	Concurrency int
 	// ScanBatch is the default rows per scan RPC when ScanOptions.BatchSize is 0; 0 means 256.
 	ScanBatch int
 	// FlushInterval is how long gohbase waits to fill a MultiRequest (Open only: a client passed to
 	// New keeps its own setting). 0 sends as soon as no more calls are queued.
 	FlushInterval time.Duration
-	// RequestTimeout, when > 0, bounds each RPC (each Get, Mutate, or scan step); running out is
+	// RequestTimeout, when > 0, bounds each RPC (each Get, Mutate, Multi call of Apply, or scan step); running out is
 	// reported as a retryable error, unlike the caller's ctx running out. gohbase itself retries a
 	// region that is moving or opening until its context ends, so without this a call can wait for
 	// as long as the caller's ctx allows.

@@ -9,9 +9,11 @@
 //     table descriptor as attributes "brine.meta.<key>" (HBase drops empty attribute values, so an empty
 //     value is kept as "brine.meta-empty.<key>"): it is created and dropped atomically with the table,
 //     and TableMeta reads it back with GetTableDescriptors. No side table.
-//   - Read sends one Get per key and Apply one Mutate per row, Options.Concurrency at a time. gohbase
-//     coalesces calls that are queued together into MultiRequests; Options.FlushInterval 0 (the default
-//     here) sends a batch as soon as nothing more is queued, so a lone Get does not wait 20 ms.
+//   - Apply sends the puts of two rows or more as one Multi RPC per region (multiput.go), cells in a
+//     cell block; rows the server answers with an exception, deletes and a lone put go one Mutate per
+//     row. Read sends one Get per key. Single-row calls run Options.Concurrency at a time, and gohbase
+//     coalesces those queued together into MultiRequests; Options.FlushInterval 0 (the default here)
+//     sends a batch as soon as nothing more is queued, so a lone Get does not wait 20 ms.
 //   - A Cell's Timestamp 0 lets the server stamp the write; otherwise it is sent as the cell version.
 //     Cells of one mutation with different timestamps go in one Mutate RPC with per-cell timestamps
 //     (built here; gohbase's Mutate has one timestamp per call), so the row stays atomic.
@@ -36,7 +38,8 @@
 //
 // What the pinned gohbase cannot do, and how this package copes:
 //
-//   - No SendBatch: parallel single-row calls, which gohbase batches into MultiRequests.
+//   - No SendBatch: Apply's Multi calls are built here (multiput.go), routed by gohbase to the region
+//     of their first row; gets go as parallel single-row calls, which gohbase batches into MultiRequests.
 //   - No split, flush, compact, or region close/open RPCs (its protobufs predate HBase 2's): tests and
 //     tools use package hbasetest, which runs scripts/hbase/admin.sh (HBase's Java Admin API).
 //   - No table attributes on CreateTable, no GetTableDescriptors: sent as custom calls (rpc.go).

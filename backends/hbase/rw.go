@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
@@ -65,39 +64,46 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 	return rows, nil
 }
 
-// Apply sends one Mutate per row, Options.Concurrency at a time; a failed row does not stop the others.
-// Rows that cannot be sent as given (bad key, family or timestamp) fail alone, before anything is
-// sent. When no row succeeded because the table is missing or ctx ended, that is the call's error.
+// Apply writes the puts of two rows or more as one Multi call per region (multiput.go) and every
+// other row, or a put the server answered with an exception, as one Mutate per row, Options.Concurrency
+// calls at a time; a failed row does not stop the others. Rows that cannot be sent as given (bad key,
+// family or timestamp) fail alone, before anything is sent. When no row succeeded because the table
+// is missing or ctx ended, that is the call's error.
 func (b *Backend) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
 	if err := checkTable(table); err != nil {
 		return nil, err
 	}
-	rowErrs := make([]error, len(muts))
-	var failed, succeeded atomic.Int64
+	out := &outcomes{errs: make([]error, len(muts))}
+	var single, puts []int
+	for i, m := range muts {
+		switch err := checkMutation(m); {
+		case err != nil:
+			out.set(i, fmt.Errorf("hbase: apply %q: mutation %d: %w", table, i, err))
+		case m.Delete:
+			single = append(single, i)
+		default:
+			puts = append(puts, i)
+		}
+	}
+	if len(puts) > 1 {
+		single = append(single, b.putMulti(ctx, table, muts, puts, out)...)
+	} else {
+		single = append(single, puts...)
+	}
 	var g errgroup.Group
 	g.SetLimit(b.opts.Concurrency)
-	for i, m := range muts {
-		if err := checkMutation(m); err != nil {
-			rowErrs[i] = fmt.Errorf("hbase: apply %q: mutation %d: %w", table, i, err)
-			failed.Add(1)
-			continue
-		}
+	for _, i := range single {
 		g.Go(func() error {
-			if err := b.mutate(ctx, table, m); err != nil {
-				rowErrs[i] = err
-				failed.Add(1)
-			} else {
-				succeeded.Add(1)
-			}
+			out.set(i, b.mutate(ctx, table, muts[i]))
 			return nil
 		})
 	}
-	_ = g.Wait() // the goroutines report through rowErrs
-	if failed.Load() == 0 {
+	_ = g.Wait() // the goroutines report through out
+	if out.failed.Load() == 0 {
 		return nil, nil
 	}
-	if succeeded.Load() == 0 {
-		for _, err := range rowErrs {
+	if out.succeeded.Load() == 0 {
+		for _, err := range out.errs {
 			if errors.Is(err, backends.ErrTableNotFound) {
 				return nil, err
 			}
@@ -106,7 +112,7 @@ func (b *Backend) Apply(ctx context.Context, table string, muts []backends.Mutat
 			return nil, fmt.Errorf("hbase: apply %q: %w", table, err)
 		}
 	}
-	return rowErrs, nil
+	return out.errs, nil
 }
 
 // checkMutation refuses what HBase would refuse, or what cannot be sent as given.
