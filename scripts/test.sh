@@ -27,7 +27,7 @@ if ! wait "$hbase_pid"; then
 fi
 cat .hbase-up.log
 # Only the packages with integration-tagged files: the rest ran above already.
-mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build.*integration' . | xargs -n1 dirname | sort -u)
+mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build integration$' . | xargs -n1 dirname | sort -u)
 echo "test.sh: integration packages: ${pkgs[*]}"
 go test -race -count=1 -timeout 15m -tags integration -skip '^TestCluster' "${pkgs[@]}" || status=$?
 # Last and alone: this test stops and restarts the HBase server (down.sh/up.sh with HBASE_KEEP_DATA=1),
