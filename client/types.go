@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 )
 
 // The row model is the driver contract's; aliases keep one type across the API and the drivers.
@@ -45,29 +46,12 @@ func InfiniteRange(start []byte) Range { return Range{Start: start} }
 
 // PrefixRange returns the range of all keys that begin with prefix.
 func PrefixRange(prefix []byte) Range {
-	return Range{Start: prefix, End: prefixEnd(prefix)}
+	return Range{Start: prefix, End: keys.PrefixEnd(prefix)}
 }
 
 // SingleRow returns the range holding exactly key.
 func SingleRow(key []byte) Range {
-	return Range{Start: key, End: keySuccessor(key)}
-}
-
-// prefixEnd is the smallest key greater than every key starting with prefix (nil: no such key).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte(nil), prefix...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
-// keySuccessor is the smallest key greater than key.
-func keySuccessor(key []byte) []byte {
-	return append(append(make([]byte, 0, len(key)+1), key...), 0)
+	return Range{Start: key, End: keys.Successor(key)}
 }
 
 // keyTextMax is how much of a key an error message quotes: keys can be 32 KiB, and an error that

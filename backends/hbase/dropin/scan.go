@@ -15,6 +15,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -246,7 +247,7 @@ func successor(k []byte) []byte {
 	if len(k) == 0 {
 		return nil
 	}
-	return append(bytes.Clone(k), 0)
+	return keys.Successor(k)
 }
 
 // checkBounds refuses physical scan bounds gohbase could never locate a region for.
