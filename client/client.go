@@ -8,6 +8,7 @@ import (
 	"maps"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -19,7 +20,7 @@ const MetaSaltSpec = "brine.salt"
 const (
 	DefaultConcurrency = 16
 	DefaultBatchRows   = 500
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch // one prefetch default for client, drop-ins and fanout
 )
 
 // Client opens salted tables on one backend. It is safe for concurrent use.
@@ -37,10 +38,12 @@ type Option func(*Client)
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
 
-// WithConcurrency bounds the bucket scans and batches a single call runs at once.
+// WithConcurrency bounds the bucket scans and batches a single call runs at once; it is also the
+// default of ImportOptions.Workers.
 func WithConcurrency(n int) Option { return func(c *Client) { c.concurrency = max(1, n) } }
 
-// WithBatchRows bounds the rows of one backend request in batched writes and reads.
+// WithBatchRows bounds the rows of one backend request in batched writes and reads; it is also the
+// default of ImportOptions.BatchRows.
 func WithBatchRows(n int) Option { return func(c *Client) { c.batchRows = max(1, n) } }
 
 // WithPrefetch bounds the rows buffered per bucket during a scan, which bounds a scan's memory

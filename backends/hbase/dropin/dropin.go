@@ -34,7 +34,7 @@ const metaSaltSpec = "brine.salt"
 // Defaults of the scan fan-out.
 const (
 	DefaultConcurrency = 16
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch
 )
 
 // Client is a salted gohbase.Client. It is safe for concurrent use.

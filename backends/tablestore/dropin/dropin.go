@@ -13,6 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -34,7 +35,7 @@ const metaSaltSpec = "brine.salt"
 // Defaults of the GetRange fan-out.
 const (
 	DefaultConcurrency = 16
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch
 	// DefaultPageRows is the rows a GetRange without Limit returns: the service's own page cap.
 	DefaultPageRows = 5000
 	// bucketPageRows caps the rows one bucket request asks for, so that a bucket fetches little more
