@@ -315,8 +315,3 @@ func (c *Client) send(call string, m *hrpc.Mutate, send func(*hrpc.Mutate) (*hrp
 }
 
 func cloneKey(k []byte) []byte { return append([]byte(nil), k...) }
-
-// fanoutOptions are the merge settings of one Scan.
-func (c *Client) fanoutOptions(stop func()) fanout.Options {
-	return fanout.Options{Concurrency: c.concurrency, Prefetch: c.prefetch, Stop: stop}
-}

@@ -127,18 +127,15 @@ func (c *Client) scan(ctx context.Context, op string, crit *ots.RangeRowQueryCri
 			fail(badRequest(op, t.name, err))
 			return
 		}
-		sctx, stop := context.WithCancel(ctx)
-		defer stop()
-		streams := make([]iter.Seq2[item, error], len(ranges))
-		for i, br := range ranges {
-			streams[i] = c.bucket(sctx, t, crit, br, limit, acc)
+		open := func(sctx context.Context, i int) iter.Seq2[item, error] {
+			return c.bucket(sctx, t, crit, ranges[i], limit, acc)
 		}
 		cmp := func(a, b item) int { return bytes.Compare(a.key, b.key) }
 		if crit.Direction == ots.BACKWARD {
 			cmp = func(a, b item) int { return bytes.Compare(b.key, a.key) }
 		}
-		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
-			Concurrency: c.concurrency, Prefetch: c.prefetch, Limit: limit, Stop: stop,
+		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
+			Concurrency: c.concurrency, Prefetch: c.prefetch, Limit: limit,
 		})
 		for it, err := range merged {
 			if err != nil {
