@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
