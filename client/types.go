@@ -7,6 +7,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/salting"
 )
 
 // The row model is the driver contract's; aliases keep one type across the API and the drivers.
@@ -29,7 +30,10 @@ var (
 	// ErrNotFound: Get found no row with that key.
 	ErrNotFound = errors.New("brine: row not found")
 	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
-	ErrSpecMismatch = errors.New("brine: salting spec does not match the table's")
+	ErrSpecMismatch = salting.ErrSpecMismatch
+	// ErrNoSpec: OpenTable was given no salter for a table with no stored spec (brine did not
+	// create it); pass the spec its keys were written with, or "none" to read it unsalted.
+	ErrNoSpec = salting.ErrNoSpec
 	// ErrInvalidKey is backends.ErrInvalidKey: an empty or oversized key, rejected before sending.
 	ErrInvalidKey = backends.ErrInvalidKey
 	// ErrTableNotFound is backends.ErrTableNotFound.
