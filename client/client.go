@@ -8,7 +8,7 @@ import (
 	"maps"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
