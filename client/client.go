@@ -8,18 +8,19 @@ import (
 	"maps"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
 // MetaSaltSpec is the table-meta key under which the salting spec is stored with a table.
-const MetaSaltSpec = "brine.salt"
+const MetaSaltSpec = salting.MetaKey
 
 // Defaults, chosen for a handful of region servers: enough parallelism to keep every bucket busy,
 // batches small enough to stay far below every store's request limits.
 const (
 	DefaultConcurrency = 16
 	DefaultBatchRows   = 500
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch // one prefetch default for client, drop-ins and fanout
 )
 
 // Client opens salted tables on one backend. It is safe for concurrent use.
@@ -37,10 +38,12 @@ type Option func(*Client)
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
 
-// WithConcurrency bounds the bucket scans and batches a single call runs at once.
+// WithConcurrency bounds the bucket scans and batches a single call runs at once; it is also the
+// default of ImportOptions.Workers.
 func WithConcurrency(n int) Option { return func(c *Client) { c.concurrency = max(1, n) } }
 
-// WithBatchRows bounds the rows of one backend request in batched writes and reads.
+// WithBatchRows bounds the rows of one backend request in batched writes and reads; it is also the
+// default of ImportOptions.BatchRows.
 func WithBatchRows(n int) Option { return func(c *Client) { c.batchRows = max(1, n) } }
 
 // WithPrefetch bounds the rows buffered per bucket during a scan, which bounds a scan's memory
@@ -138,27 +141,21 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 
 // OpenTable opens an existing table. With no salter given it adopts the spec stored with the table;
 // with one given, the stored spec must match, or OpenTable fails with ErrSpecMismatch before anything
-// is read or written. A table created outside brine (no stored spec) is opened with the given salter,
-// or unsalted when none is given: that is how tables written by Phoenix or OpenTSDB are read.
+// is read or written. A table created outside brine (no stored spec) is opened with the given salter
+// (that is how tables written by Phoenix or OpenTSDB are read: phoenix:N, opentsdb:N) and refused with
+// ErrNoSpec when none is given, as the drop-ins refuse it: its keys may carry a salt that reading it
+// unsalted would return as data. Give spec "none" to read such a table unsalted.
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
 	meta, err := c.backend.TableMeta(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	stored, ok := meta[MetaSaltSpec]
-	switch {
-	case ok && s == nil:
-		s, err = salting.ParseSpec(stored)
-		if err != nil {
-			return nil, fmt.Errorf("open table %q: stored salting spec %q: %w", name, stored, err)
-		}
-	case ok && s.Spec() != stored:
-		return nil, fmt.Errorf("open table %q: configured %q, table has %q: %w", name, s.Spec(), stored, ErrSpecMismatch)
-	case !ok && s == nil:
-		s, err = salting.ParseSpec("none")
-		if err != nil {
-			return nil, fmt.Errorf("open table %q: %w", name, err)
-		}
+	s, err = salting.Resolve(meta, s, false)
+	if errors.Is(err, ErrNoSpec) {
+		return nil, fmt.Errorf("open table %q: %w (pass a salter; spec \"none\" reads it unsalted)", name, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
 	return c.newTable(name, s), nil
 }

@@ -170,6 +170,17 @@ func TestOpenTableSpec(t *testing.T) {
 	if _, err := c.OpenTable(ctx, "missing", nil); !errors.Is(err, client.ErrTableNotFound) {
 		t.Errorf("missing table: %v", err)
 	}
+	// A table brine did not create: refused without a salter, as the drop-ins refuse it, and read
+	// with the one given.
+	if err := c.Backend().CreateTable(ctx, "plain", backends.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.OpenTable(ctx, "plain", nil); !errors.Is(err, client.ErrNoSpec) {
+		t.Errorf("OpenTable(nil) of a table without a stored spec: %v, want ErrNoSpec", err)
+	}
+	if plain, err := c.OpenTable(ctx, "plain", mustSalter(t, "none")); err != nil || plain.Salter().Spec() != "none" {
+		t.Errorf("OpenTable(none) of a table without a stored spec: %v, %v", plain, err)
+	}
 	if _, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")}); !errors.Is(err, client.ErrTableExists) {
 		t.Errorf("create twice: %v", err)
 	}

@@ -56,8 +56,8 @@ func (s ImportStats) RowsPerSecond() float64 {
 
 // ImportOptions tune an import. Zero values take the defaults in parentheses.
 type ImportOptions struct {
-	Workers     int           // parallel batch writers (DefaultImportWorkers)
-	BatchRows   int           // rows per batch; every batch holds rows of one bucket (500)
+	Workers     int           // parallel batch writers (the client's WithConcurrency, DefaultImportWorkers)
+	BatchRows   int           // rows per batch; every batch holds rows of one bucket (the client's WithBatchRows, 500)
 	BatchBytes  int           // payload bytes per batch, kept under the stores' request limits (2 MiB)
 	MaxPending  int           // rows buffered per import before the fullest batch is sent early (Workers*BatchRows*4)
 	MaxAttempts int           // tries per row on retryable errors (6)
@@ -77,12 +77,14 @@ type ImportOptions struct {
 	ProgressEvery time.Duration
 }
 
-func (o *ImportOptions) withDefaults() {
+// withDefaults fills the zero fields; workers and batchRows are the client's (WithConcurrency,
+// WithBatchRows), so an import is tuned like the client's other calls unless told otherwise.
+func (o *ImportOptions) withDefaults(workers, batchRows int) {
 	if o.Workers <= 0 {
-		o.Workers = DefaultImportWorkers
+		o.Workers = workers
 	}
 	if o.BatchRows <= 0 {
-		o.BatchRows = DefaultBatchRows
+		o.BatchRows = batchRows
 	}
 	if o.BatchBytes <= 0 {
 		o.BatchBytes = 2 << 20
@@ -128,11 +130,11 @@ func ParseDuplicatePolicy(s string) (DuplicatePolicy, error) {
 	return 0, fmt.Errorf("%w: duplicate policy %q: want last or error", backends.ErrInvalidArgument, s)
 }
 
-// DefaultImportWorkers is the number of batches an import keeps in flight. A region server takes
-// many concurrent batches well: measured against one HBase server (make bench, with the HBase
-// driver's one Multi call per region), 4, 8 and 16 writers of 500-row batches all ran 4-9x raw
-// gohbase with 1,024 concurrent Puts, and 32 less (4.5x).
-const DefaultImportWorkers = 16
+// DefaultImportWorkers is the number of batches an import keeps in flight by default: the client's
+// DefaultConcurrency. A region server takes many concurrent batches well: measured against one HBase
+// server (make bench, with the HBase driver's one Multi call per region), 4, 8 and 16 writers of
+// 500-row batches all ran 4-9x raw gohbase with 1,024 concurrent Puts, and 32 less (4.5x).
+const DefaultImportWorkers = DefaultConcurrency
 
 // ErrRowsFailed is returned by Import when rows failed; the rows themselves went to OnFailure.
 var ErrRowsFailed = errors.New("brine: some rows were not imported")
@@ -179,7 +181,7 @@ type importer struct {
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
-	opts.withDefaults()
+	opts.withDefaults(t.c.concurrency, t.c.batchRows)
 	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32)}
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy

@@ -1,6 +1,9 @@
 package client
 
-import "github.com/brine-kv/brine/backends"
+import (
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
+)
 
 // ReadOption configures Get, GetMany and Scan. Options that make no sense for a call (Limit on Get)
 // are ignored by it.
@@ -82,7 +85,7 @@ func (c readConfig) resume(r Range) Range {
 		}
 		return r
 	}
-	next := keySuccessor(c.after)
+	next := keys.Successor(c.after)
 	if string(next) > string(r.Start) {
 		r.Start = next
 	}

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -234,27 +234,19 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
 			return
 		}
-		// The bucket scans' I/O runs under sctx so that stopping the merge (limit, break, another
-		// bucket's error) also interrupts a bucket blocked in a server round trip.
-		sctx, stop := context.WithCancel(ctx)
-		defer stop()
-		streams := make([]iter.Seq2[Row, error], len(ranges))
 		sopts := backends.ScanOptions{
 			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
 			FirstBatch: cfg.firstBatch(len(ranges)),
-		}
-		for i, br := range ranges {
-			streams[i] = t.bucketScan(sctx, br, sopts)
 		}
 		cmp := compareKeys
 		if cfg.reverse {
 			cmp = compareKeysDesc
 		}
-		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
+		open := func(sctx context.Context, i int) iter.Seq2[Row, error] { return t.bucketScan(sctx, ranges[i], sopts) }
+		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
 			Concurrency: t.c.concurrency,
 			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
 			Limit:       cfg.limit,
-			Stop:        stop,
 		})
 		for row, err := range merged {
 			if err != nil {

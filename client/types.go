@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/salting"
 )
 
 // The row model is the driver contract's; aliases keep one type across the API and the drivers.
@@ -28,7 +30,10 @@ var (
 	// ErrNotFound: Get found no row with that key.
 	ErrNotFound = errors.New("brine: row not found")
 	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
-	ErrSpecMismatch = errors.New("brine: salting spec does not match the table's")
+	ErrSpecMismatch = salting.ErrSpecMismatch
+	// ErrNoSpec: OpenTable was given no salter for a table with no stored spec (brine did not
+	// create it); pass the spec its keys were written with, or "none" to read it unsalted.
+	ErrNoSpec = salting.ErrNoSpec
 	// ErrInvalidKey is backends.ErrInvalidKey: an empty or oversized key, rejected before sending.
 	ErrInvalidKey = backends.ErrInvalidKey
 	// ErrTableNotFound is backends.ErrTableNotFound.
@@ -45,29 +50,12 @@ func InfiniteRange(start []byte) Range { return Range{Start: start} }
 
 // PrefixRange returns the range of all keys that begin with prefix.
 func PrefixRange(prefix []byte) Range {
-	return Range{Start: prefix, End: prefixEnd(prefix)}
+	return Range{Start: prefix, End: keys.PrefixEnd(prefix)}
 }
 
 // SingleRow returns the range holding exactly key.
 func SingleRow(key []byte) Range {
-	return Range{Start: key, End: keySuccessor(key)}
-}
-
-// prefixEnd is the smallest key greater than every key starting with prefix (nil: no such key).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte(nil), prefix...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
-// keySuccessor is the smallest key greater than key.
-func keySuccessor(key []byte) []byte {
-	return append(append(make([]byte, 0, len(key)+1), key...), 0)
+	return Range{Start: key, End: keys.Successor(key)}
 }
 
 // keyTextMax is how much of a key an error message quotes: keys can be 32 KiB, and an error that

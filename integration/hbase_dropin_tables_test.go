@@ -19,8 +19,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase/dropin"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/salting"
 )
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase/dropin"
+	"github.com/brine-kv/brine/keys"
 )
 
 // successor is the least key greater than k (nil, unbounded, for an empty k).
@@ -25,7 +26,7 @@ func successor(k []byte) []byte {
 	if len(k) == 0 {
 		return nil
 	}
-	return append(bytes.Clone(k), 0)
+	return keys.Successor(k)
 }
 
 // writeCalls sends the same write calls, built by gohbase's own hrpc constructors with logical keys,

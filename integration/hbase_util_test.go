@@ -21,8 +21,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/salting"
 )
 

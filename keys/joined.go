@@ -220,7 +220,7 @@ func (j *Joined) PrefixRange(values ...any) (start, end []byte, err error) {
 	if full {
 		return start, append(start[:len(start):len(start)], 0), nil
 	}
-	return start, prefixEnd(start), nil
+	return start, PrefixEnd(start), nil
 }
 
 // ParseValues converts text to values for the leading len(text) fields: text as it is, digits fields

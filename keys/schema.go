@@ -269,7 +269,7 @@ func (s *Schema) PrefixRange(values ...any) (start, end []byte, err error) {
 	if len(values) == len(s.fields) && s.fields[len(values)-1].Kind != KindRaw {
 		return start, append(start[:len(start):len(start)], 0), nil
 	}
-	return start, prefixEnd(start), nil
+	return start, PrefixEnd(start), nil
 }
 
 // ParseValues converts text to values for the leading len(text) fields: strings as they are, Bytes and

@@ -358,16 +358,3 @@ func decodeUint64(b []byte, desc bool) uint64 {
 func decodeInt64(b []byte, desc bool) int64 {
 	return int64(decodeUint64(b, desc) ^ (1 << 63))
 }
-
-// prefixEnd is the smallest key greater than every key with the given prefix; nil if there is none.
-// (salting.PrefixEnd is the exported twin; keys cannot import salting.)
-func prefixEnd(prefix []byte) []byte {
-	for i := len(prefix) - 1; i >= 0; i-- {
-		if prefix[i] != 0xff {
-			end := append([]byte(nil), prefix[:i+1]...)
-			end[i]++
-			return end
-		}
-	}
-	return nil
-}

@@ -20,8 +20,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // TestClusterChaos is brine's IntegrationTestBigLinkedList-with-ChaosMonkey, on the 3-region-server

@@ -16,7 +16,7 @@ import (
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // monkey is the chaos loop of TestClusterChaos, after HBase's ChaosMonkey: at random, every few

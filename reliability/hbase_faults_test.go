@@ -22,8 +22,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // Region changes on the real HBase of scripts/hbase/up.sh (BRINE_HBASE_ZK) while brine imports and

@@ -23,8 +23,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // EnvRestart must be 1 for TestHBaseRestartResume to run: it stops and starts the HBase server.

@@ -1,20 +1,14 @@
 package salting
 
-import "bytes"
+import (
+	"bytes"
 
-// PrefixEnd returns the smallest key greater than every key that starts with prefix: prefix with its
-// trailing 0xff bytes dropped and its last byte incremented. It returns nil (no upper bound) when
-// there is none, i.e. prefix is empty or all 0xff. The result never aliases prefix.
-func PrefixEnd(prefix []byte) []byte {
-	for i := len(prefix) - 1; i >= 0; i-- {
-		if prefix[i] != 0xff {
-			end := append([]byte(nil), prefix[:i+1]...)
-			end[i]++
-			return end
-		}
-	}
-	return nil
-}
+	"github.com/brine-kv/brine/keys"
+)
+
+// PrefixEnd returns the smallest key greater than every key that starts with prefix, nil when there is
+// none; it is keys.PrefixEnd, kept here because salting's callers bound ranges with it.
+func PrefixEnd(prefix []byte) []byte { return keys.PrefixEnd(prefix) }
 
 // endWithin reports whether a range ending at end (empty: unbounded) stays inside the keys that start
 // with prefix, given that its start does.

@@ -53,6 +53,24 @@ func ParseSpec(spec string) (Salter, error) {
 	return s, nil
 }
 
+// parser builds a salter from the spec's tokens after "name:" (none when the spec is the bare name).
+type parser func(tokens []string) (Salter, error)
+
+// parsers is the registry of strategies by spec name: a new strategy is its parser here and its
+// salter in a file of its own. Read-only after initialisation.
+var parsers = map[string]parser{
+	"none":     parseNone,
+	"reverse":  parseReverse,
+	"hash":     numbered("hash", parseHash),
+	"md5hex":   numbered("md5hex", parseMD5Hex),
+	"mod":      numbered("mod", parseMod),
+	"phoenix":  numbered("phoenix", parsePhoenix),
+	"opentsdb": numbered("opentsdb", parseOpenTSDB),
+}
+
+// strategyNames lists the registry's names for error messages, in the order the docs give them.
+const strategyNames = "hash, md5hex, mod, reverse, phoenix, opentsdb or none"
+
 func parseSpec(spec string) (Salter, error) {
 	name, rest, hasRest := strings.Cut(spec, ":")
 	var tokens []string
@@ -63,125 +81,145 @@ func parseSpec(spec string) (Salter, error) {
 			return nil, fmt.Errorf("empty option")
 		}
 	}
-	switch name {
-	case "none":
-		if hasRest {
-			return nil, fmt.Errorf("none takes no options")
-		}
-		return identity{}, nil
-	case "reverse":
-		opts, err := parseOptions(tokens, "prefix", "fields", "sep")
-		if err != nil {
-			return nil, err
-		}
-		l, err := opts.lead()
-		if err != nil {
-			return nil, err
-		}
-		return reverser{lead: l}, nil
-	case "hash", "md5hex", "mod", "phoenix", "opentsdb":
-	default:
-		return nil, fmt.Errorf("unknown strategy %q (want hash, md5hex, mod, reverse, phoenix, opentsdb or none)", name)
+	parse, ok := parsers[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown strategy %q (want %s)", name, strategyNames)
 	}
-	if len(tokens) == 0 {
-		return nil, fmt.Errorf("%s needs a number: %s:N", name, name)
+	return parse(tokens)
+}
+
+// numbered wraps the parser of a strategy whose spec starts with a number ("hash:16"), refusing a
+// spec without one.
+func numbered(name string, parse parser) parser {
+	return func(tokens []string) (Salter, error) {
+		if len(tokens) == 0 {
+			return nil, fmt.Errorf("%s needs a number: %s:N", name, name)
+		}
+		return parse(tokens)
 	}
-	switch name {
-	case "hash":
-		n, l, extra, err := parseCountAndLead("bucket count", tokens, maxBuckets, "digits")
-		if err != nil {
-			return nil, err
-		}
-		d, err := extra.digits(n)
-		if err != nil {
-			return nil, err
-		}
-		return &prefixed{spec: fmt.Sprintf("hash:%d%s%s", n, digitsSuffix(":", d), l.suffix()), n: n, decLen: d,
-			width: prefixWidth(n), st: hashStrategy{n: uint32(n), lead: l}}, nil
-	case "md5hex":
-		c, l, _, err := parseCountAndLead("hex digit count", tokens, 4)
-		if err != nil {
-			return nil, err
-		}
-		return &prefixed{spec: fmt.Sprintf("md5hex:%d%s", c, l.suffix()), n: 1 << (4 * c), hexLen: c,
-			st: md5Strategy{digits: c, lead: l}}, nil
-	case "mod":
-		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := parseOptions(tokens[1:], "offset", "width", "field", "digits")
-		if err != nil {
-			return nil, err
-		}
-		d, err := opts.digits(n)
-		if err != nil {
-			return nil, err
-		}
-		delete(opts, "digits")
-		m := modStrategy{n: n}
-		if f, ok := opts["field"]; ok {
-			if len(opts) != 1 {
-				return nil, fmt.Errorf("mod: field=K excludes offset and width")
-			}
-			if m.field, err = parseNum("field", f, 1, maxFields); err != nil {
-				return nil, err
-			}
-			return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d%s", n, m.field, digitsSuffix(",", d)), n: n, decLen: d,
-				width: prefixWidth(n), st: m}, nil
-		}
-		w, ok := opts["width"]
-		if !ok {
-			return nil, fmt.Errorf("mod needs width=W (and offset=O, default 0) or field=K")
-		}
-		if m.width, err = parseNum("width", w, 1, 8); err != nil {
-			return nil, err
-		}
-		if o, ok := opts["offset"]; ok {
-			if m.offset, err = parseNum("offset", o, 0, maxPrefixLen); err != nil {
-				return nil, err
-			}
-		}
-		return &prefixed{spec: fmt.Sprintf("mod:%d:offset=%d,width=%d%s", n, m.offset, m.width, digitsSuffix(",", d)), n: n,
-			decLen: d, width: prefixWidth(n), st: m}, nil
-	case "phoenix":
-		n, err := parseNum("bucket count", tokens[0], 1, 256)
-		if err != nil {
-			return nil, err
-		}
-		if len(tokens) > 1 {
-			return nil, fmt.Errorf("phoenix takes no options")
-		}
-		return &prefixed{spec: fmt.Sprintf("phoenix:%d", n), n: n, width: 1, st: phoenixStrategy{n: int32(n)}}, nil
-	default: // opentsdb
-		n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := parseOptions(tokens[1:], "width", "metric")
-		if err != nil {
-			return nil, err
-		}
-		w, metric := 1, 3
-		if v, ok := opts["width"]; ok {
-			if w, err = parseNum("width", v, 1, 4); err != nil {
-				return nil, err
-			}
-		}
-		if v, ok := opts["metric"]; ok {
-			if metric, err = parseNum("metric", v, 1, 8); err != nil {
-				return nil, err
-			}
-		}
-		if w < 3 && n > 1<<(8*w) {
-			return nil, fmt.Errorf("opentsdb: %d buckets do not fit a %d-byte salt", n, w)
-		}
-		canon := fmt.Sprintf("opentsdb:%d:width=%d", n, w)
-		if metric != 3 {
-			canon += fmt.Sprintf(",metric=%d", metric)
-		}
-		return &prefixed{spec: canon, n: n, width: w, st: opentsdbStrategy{n: int32(n), metric: metric}}, nil
+}
+
+func parseNone(tokens []string) (Salter, error) {
+	if len(tokens) > 0 {
+		return nil, fmt.Errorf("none takes no options")
 	}
+	return identity{}, nil
+}
+
+func parseReverse(tokens []string) (Salter, error) {
+	opts, err := parseOptions(tokens, "prefix", "fields", "sep")
+	if err != nil {
+		return nil, err
+	}
+	l, err := opts.lead()
+	if err != nil {
+		return nil, err
+	}
+	return reverser{lead: l}, nil
+}
+
+func parseHash(tokens []string) (Salter, error) {
+	n, l, extra, err := parseCountAndLead("bucket count", tokens, maxBuckets, "digits")
+	if err != nil {
+		return nil, err
+	}
+	d, err := extra.digits(n)
+	if err != nil {
+		return nil, err
+	}
+	return &prefixed{spec: fmt.Sprintf("hash:%d%s%s", n, digitsSuffix(":", d), l.suffix()), n: n, decLen: d,
+		width: prefixWidth(n), st: hashStrategy{n: uint32(n), lead: l}}, nil
+}
+
+func parseMD5Hex(tokens []string) (Salter, error) {
+	c, l, _, err := parseCountAndLead("hex digit count", tokens, 4)
+	if err != nil {
+		return nil, err
+	}
+	return &prefixed{spec: fmt.Sprintf("md5hex:%d%s", c, l.suffix()), n: 1 << (4 * c), hexLen: c,
+		st: md5Strategy{digits: c, lead: l}}, nil
+}
+
+func parseMod(tokens []string) (Salter, error) {
+	n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := parseOptions(tokens[1:], "offset", "width", "field", "digits")
+	if err != nil {
+		return nil, err
+	}
+	d, err := opts.digits(n)
+	if err != nil {
+		return nil, err
+	}
+	delete(opts, "digits")
+	m := modStrategy{n: n}
+	if f, ok := opts["field"]; ok {
+		if len(opts) != 1 {
+			return nil, fmt.Errorf("mod: field=K excludes offset and width")
+		}
+		if m.field, err = parseNum("field", f, 1, maxFields); err != nil {
+			return nil, err
+		}
+		return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d%s", n, m.field, digitsSuffix(",", d)), n: n, decLen: d,
+			width: prefixWidth(n), st: m}, nil
+	}
+	w, ok := opts["width"]
+	if !ok {
+		return nil, fmt.Errorf("mod needs width=W (and offset=O, default 0) or field=K")
+	}
+	if m.width, err = parseNum("width", w, 1, 8); err != nil {
+		return nil, err
+	}
+	if o, ok := opts["offset"]; ok {
+		if m.offset, err = parseNum("offset", o, 0, maxPrefixLen); err != nil {
+			return nil, err
+		}
+	}
+	return &prefixed{spec: fmt.Sprintf("mod:%d:offset=%d,width=%d%s", n, m.offset, m.width, digitsSuffix(",", d)), n: n,
+		decLen: d, width: prefixWidth(n), st: m}, nil
+}
+
+func parsePhoenix(tokens []string) (Salter, error) {
+	n, err := parseNum("bucket count", tokens[0], 1, 256)
+	if err != nil {
+		return nil, err
+	}
+	if len(tokens) > 1 {
+		return nil, fmt.Errorf("phoenix takes no options")
+	}
+	return &prefixed{spec: fmt.Sprintf("phoenix:%d", n), n: n, width: 1, st: phoenixStrategy{n: int32(n)}}, nil
+}
+
+func parseOpenTSDB(tokens []string) (Salter, error) {
+	n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := parseOptions(tokens[1:], "width", "metric")
+	if err != nil {
+		return nil, err
+	}
+	w, metric := 1, 3
+	if v, ok := opts["width"]; ok {
+		if w, err = parseNum("width", v, 1, 4); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := opts["metric"]; ok {
+		if metric, err = parseNum("metric", v, 1, 8); err != nil {
+			return nil, err
+		}
+	}
+	if w < 3 && n > 1<<(8*w) {
+		return nil, fmt.Errorf("opentsdb: %d buckets do not fit a %d-byte salt", n, w)
+	}
+	canon := fmt.Sprintf("opentsdb:%d:width=%d", n, w)
+	if metric != 3 {
+		canon += fmt.Sprintf(",metric=%d", metric)
+	}
+	return &prefixed{spec: canon, n: n, width: w, st: opentsdbStrategy{n: int32(n), metric: metric}}, nil
 }
 
 type options map[string]string

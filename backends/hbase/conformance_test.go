@@ -10,7 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // TestConformance runs the drivers' shared suite against the real server. One Backend serves every

@@ -28,7 +28,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 func TestMain(m *testing.M) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // writeCounter records the rows of every Multi call that got a response, and the per-row puts.

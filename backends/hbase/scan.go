@@ -14,6 +14,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 )
 
 // maxScanRestarts bounds how often one Scan reopens a scanner after a region moved, split or lost
@@ -138,7 +139,7 @@ func (s *scanState) resumeAfter(key []byte) {
 		s.hi, s.hiRow = key, true
 		return
 	}
-	s.cursor = append(bytes.Clone(key), 0)
+	s.cursor = keys.Successor(key)
 }
 
 // rows is how many rows the next RPC asks for: the batch, or fewer when the limit is closer (limit

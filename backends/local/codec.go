@@ -188,20 +188,8 @@ func (a *arena) name(s string) []byte {
 // prepare validates m and stamps, sorts and encodes its cells. families is nil when the table accepts
 // any family. The change refers to m's keys and values, which the caller keeps until Apply returns.
 func prepare(families map[string]bool, versions int, m *backends.Mutation, now int64, a *arena) (change, error) {
-	if err := checkKey(m.Key); err != nil {
+	if err := backends.CheckMutation(families, MaxKeyLen, m); err != nil {
 		return change{}, err
-	}
-	if !m.Delete && len(m.Cells) == 0 {
-		return change{}, fmt.Errorf("%w: put with no cells", backends.ErrInvalidArgument)
-	}
-	for i := range m.Cells {
-		mc := &m.Cells[i]
-		if err := backends.CheckFamily(families, mc.Family); err != nil {
-			return change{}, err
-		}
-		if mc.Timestamp < 0 {
-			return change{}, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, mc.Timestamp)
-		}
 	}
 	c := change{key: m.Key, del: m.Delete, cells: a.cellRefs(len(m.Cells))}
 	for i := range m.Cells {
@@ -259,7 +247,7 @@ func mergeDelete(old []byte, c *change, scratch []cellRef) (enc []byte, left, re
 	kept := make([]cellRef, 0, len(olds))
 	for _, o := range olds {
 		if slices.ContainsFunc(c.cells, func(d cellRef) bool {
-			return bytes.Equal(d.fam, o.fam) && (len(d.qual) == 0 || bytes.Equal(d.qual, o.qual))
+			return backends.Covers(d.fam, d.qual, o.fam, o.qual)
 		}) {
 			removed = true
 			continue

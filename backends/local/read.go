@@ -306,14 +306,4 @@ func (cp *copier) row(k, v []byte, opts backends.ReadOptions) (backends.Row, boo
 	return backends.Row{Key: cp.bytes(k), Cells: cells}, true, nil
 }
 
-func selected(c *cellRef, cols []backends.Column) bool {
-	if len(cols) == 0 {
-		return true
-	}
-	for i := range cols {
-		if string(c.fam) == cols[i].Family && (cols[i].Qualifier == "" || string(c.qual) == cols[i].Qualifier) {
-			return true
-		}
-	}
-	return false
-}
+func selected(c *cellRef, cols []backends.Column) bool { return backends.Selected(cols, c.fam, c.qual) }

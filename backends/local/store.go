@@ -437,12 +437,4 @@ func (s *Store) Regions(ctx context.Context, name string) ([][]byte, error) {
 	return out, nil
 }
 
-func checkKey(k []byte) error {
-	switch {
-	case len(k) == 0:
-		return fmt.Errorf("%w: empty key", backends.ErrInvalidKey)
-	case len(k) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(k), MaxKeyLen)
-	}
-	return nil
-}
+func checkKey(k []byte) error { return backends.CheckKey(k, MaxKeyLen) }

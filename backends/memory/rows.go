@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
@@ -20,20 +19,11 @@ type change struct {
 }
 
 func prepare(families map[string]bool, versions int, m backends.Mutation, now int64) (*change, error) {
-	if err := checkKey(m.Key); err != nil {
+	if err := backends.CheckMutation(families, MaxKeyLen, &m); err != nil {
 		return nil, err
-	}
-	if !m.Delete && len(m.Cells) == 0 {
-		return nil, fmt.Errorf("%w: put with no cells", backends.ErrInvalidArgument)
 	}
 	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
 	for _, cell := range m.Cells {
-		if err := backends.CheckFamily(families, cell.Family); err != nil {
-			return nil, err
-		}
-		if cell.Timestamp < 0 {
-			return nil, fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, cell.Timestamp)
-		}
 		if m.Delete {
 			c.cells = append(c.cells, backends.Cell{Family: cell.Family, Qualifier: cell.Qualifier})
 			continue
@@ -59,7 +49,7 @@ func (c *change) apply(old []backends.Cell, versions int) []backends.Cell {
 	case c.delete:
 		return slices.DeleteFunc(slices.Clone(old), func(o backends.Cell) bool {
 			return slices.ContainsFunc(c.cells, func(d backends.Cell) bool {
-				return d.Family == o.Family && (d.Qualifier == "" || d.Qualifier == o.Qualifier)
+				return backends.Covers(d.Family, d.Qualifier, o.Family, o.Qualifier)
 			})
 		})
 	}
@@ -73,23 +63,11 @@ func compareColumn(a, b backends.Cell) int {
 	return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier))
 }
 
-func selected(c backends.Cell, cols []backends.Column) bool {
-	if len(cols) == 0 {
-		return true
-	}
-	for _, col := range cols {
-		if col.Family == c.Family && (col.Qualifier == "" || col.Qualifier == c.Qualifier) {
-			return true
-		}
-	}
-	return false
-}
-
 // visible returns the stored cells a read with opts returns, not copied.
 func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cells {
-		if selected(c, opts.Columns) {
+		if backends.Selected(opts.Columns, c.Family, c.Qualifier) {
 			out = append(out, c)
 		}
 	}
@@ -108,12 +86,4 @@ func copyCells(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell
 	return out
 }
 
-func checkKey(k []byte) error {
-	switch {
-	case len(k) == 0:
-		return fmt.Errorf("%w: empty key", backends.ErrInvalidKey)
-	case len(k) > MaxKeyLen:
-		return fmt.Errorf("%w: key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(k), MaxKeyLen)
-	}
-	return nil
-}
+func checkKey(k []byte) error { return backends.CheckKey(k, MaxKeyLen) }

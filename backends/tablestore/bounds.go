@@ -3,6 +3,8 @@ package tablestore
 import (
 	"math"
 	"unicode/utf8"
+
+	"github.com/brine-kv/brine/keys"
 )
 
 // Range bounds. Tablestore bounds are primary-key tuples while brine's are byte strings; for the keys a
@@ -162,7 +164,7 @@ func (s *keySchema) upperBound(b []byte) []pkVal {
 			case len(junk) > 0 && junk[0] == 0xFF:
 				// b continues past p with 0xFF and no valid escape after it: every value with prefix p
 				// may sort below b.
-				if p = increment(p); p == nil {
+				if p = keys.PrefixEnd(p); p == nil {
 					return pad(infMax)
 				}
 			case len(junk) > 1 && junk[1] != 0x00:
@@ -205,7 +207,7 @@ func (s *keySchema) upperBytes(i int, b []byte) pkVal {
 	if len(b) > maxPKValueLen {
 		// Keys have at most maxPKValueLen bytes: those below b are at most its prefix, and all of them
 		// sort before the prefix incremented.
-		inc := increment(b[:maxPKValueLen])
+		inc := keys.PrefixEnd(b[:maxPKValueLen])
 		if inc == nil {
 			return infMax
 		}
@@ -215,18 +217,6 @@ func (s *keySchema) upperBytes(i int, b []byte) pkVal {
 		return infMax
 	}
 	return s.valueOf(i, b)
-}
-
-// increment returns the shortest byte string above every string with prefix b, nil if there is none.
-func increment(b []byte) []byte {
-	p := append([]byte(nil), b...)
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] != 0xFF {
-			p[i]++
-			return p[:i+1]
-		}
-	}
-	return nil
 }
 
 func predInt(v pkVal) pkVal {

@@ -10,6 +10,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 )
 
 // KeyType is the type of one Tablestore primary-key column.
@@ -80,7 +81,7 @@ func ParsePrimaryKey(spec string) ([]KeyColumn, error) {
 // type tag. A logical key for such a table is AppendKeyHead(first) followed by AppendKeyTail(rest...);
 // a salt prefix that has no 0x00 or 0xFF byte (text: md5hex, none) then leaves the first column's
 // stored value as the salt followed by the caller's value.
-func AppendKeyHead(dst, v []byte) []byte { return appendBody(dst, v) }
+func AppendKeyHead(dst, v []byte) []byte { return keys.AppendEscaped(dst, v) }
 
 // AppendKeyTail appends the encoding of the primary-key columns after the first to dst: a logical key
 // for a multi-column table is the first column's bytes (less the salt) followed by this tail. Values
@@ -91,16 +92,16 @@ func AppendKeyTail(dst []byte, values ...any) ([]byte, error) {
 	for i, v := range values {
 		switch v := v.(type) {
 		case int64:
-			dst = appendInt(dst, v)
+			dst = keys.AppendInt64(dst, v)
 		case int:
-			dst = appendInt(dst, int64(v))
+			dst = keys.AppendInt64(dst, int64(v))
 		case string:
 			if !utf8.ValidString(v) {
 				return nil, fmt.Errorf("tablestore: key tail value %d: %w: STRING is not UTF-8", i, backends.ErrInvalidKey)
 			}
-			dst = appendText(dst, tagString, []byte(v))
+			dst = keys.AppendText(dst, keys.KindString, v)
 		case []byte:
-			dst = appendText(dst, tagBytes, v)
+			dst = keys.AppendText(dst, keys.KindBytes, v)
 		default:
 			return nil, fmt.Errorf("tablestore: key tail value %d: %w: type %T", i, backends.ErrInvalidKey, v)
 		}
@@ -126,48 +127,23 @@ func DecodeKey(cols []KeyColumn, key []byte) ([]any, error) {
 	return out, nil
 }
 
-// Tail fields use the wire format of package keys (ascending String, Bytes and Int64 fields): a tag
-// byte, then for INTEGER 8 bytes big-endian with the sign bit flipped, for STRING and BINARY the
-// bytes with 0x00 written 0x00 0xFF and 0xFF written 0xFF 0x00, then 0x00 0x01 (orderedcode's string
-// format). Every body sorts like its value and none is a prefix of another.
-const (
-	tagString  = 's'
-	tagBytes   = 'b'
-	tagInteger = 'i'
-)
+// Tail fields are package keys' ascending String, Bytes and Int64 fields, written by its encoder: a
+// tag byte, then for INTEGER 8 bytes big-endian with the sign bit flipped, for STRING and BINARY the
+// escaped, terminated body (keys.AppendEscaped). Every body sorts like its value and none is a prefix
+// of another.
 
-func fieldTag(t KeyType) byte {
+// fieldKind is the keys field kind a column of type t is encoded as.
+func fieldKind(t KeyType) keys.Kind {
 	switch t {
 	case KeyString:
-		return tagString
+		return keys.KindString
 	case KeyInteger:
-		return tagInteger
+		return keys.KindInt64
 	}
-	return tagBytes
+	return keys.KindBytes
 }
 
-func appendInt(dst []byte, v int64) []byte {
-	dst = append(dst, tagInteger)
-	return binary.BigEndian.AppendUint64(dst, uint64(v)^(1<<63))
-}
-
-func appendText(dst []byte, tag byte, v []byte) []byte {
-	return appendBody(append(dst, tag), v)
-}
-
-func appendBody(dst, v []byte) []byte {
-	for _, c := range v {
-		switch c {
-		case 0x00:
-			dst = append(dst, 0x00, 0xFF)
-		case 0xFF:
-			dst = append(dst, 0xFF, 0x00)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, 0x00, 0x01)
-}
+func fieldTag(t KeyType) byte { return fieldKind(t).Tag(false) }
 
 // keySchema maps physical keys to primary keys and back for one table.
 type keySchema struct {
@@ -412,17 +388,17 @@ func (s *keySchema) keyOf(pk *ots.PrimaryKey) ([]byte, error) {
 			b := bytesOf(pkVal{v: v})
 			switch {
 			case i == 0 && s.variable():
-				key = appendBody(key, b)
+				key = keys.AppendEscaped(key, b)
 			case i == 0:
 				key = append(key, b...)
 			default:
-				key = appendText(key, fieldTag(col.Type), b)
+				key = keys.AppendText(key, fieldKind(col.Type), b)
 			}
 		case int64:
 			if i == 0 {
 				return nil, fmt.Errorf("tablestore: row key column %s is INTEGER", col.Name)
 			}
-			key = appendInt(key, v)
+			key = keys.AppendInt64(key, v)
 		default:
 			return nil, fmt.Errorf("tablestore: row primary-key column %s has type %T", col.Name, c.Value)
 		}

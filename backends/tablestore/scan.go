@@ -55,59 +55,55 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 		// The key columns are named too, so that a row comes back with its key whatever it holds.
 		names = append(s.keyNames(), sel.names...)
 	}
-	startPK, endPK := s.primaryKey(start), s.primaryKey(end)
 	remaining := opts.Limit
-	for page := 0; ; page++ {
+	get := func(page int, crit *ots.RangeRowQueryCriteria) (*ots.GetRangeResponse, error) {
+		if page > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("tablestore: scan %q: %w", table, err)
+			}
+		}
 		limit := pageLimit(remaining, opts.BatchSize)
 		if page == 0 && opts.Reverse && len(r.End) > 0 && limit > 0 {
 			limit = min(limit+1, pageRowsCap) // room for the row at r.End, which is dropped
 		}
-		crit := &ots.RangeRowQueryCriteria{
-			TableName: table, StartPrimaryKey: startPK, EndPrimaryKey: endPK, Direction: dir,
-			MaxVersion: sel.versions, TimeRange: sel.timeRange, Limit: int32(limit), ColumnsToGet: names,
-		}
+		crit.Limit = int32(limit)
 		resp, err := sdkCall(ctx, b, func() (*ots.GetRangeResponse, error) {
 			return b.client.GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: crit})
 		})
 		if err != nil {
-			return mapError(fmt.Sprintf("scan %q", table), err, true)
+			return nil, mapError(fmt.Sprintf("scan %q", table), err, true)
 		}
-		for _, row := range resp.Rows {
-			key, err := s.keyOf(row.PrimaryKey)
-			if err != nil {
-				return fmt.Errorf("scan %q: %w", table, err)
-			}
-			// Bounds that could not be mapped exactly let a few rows outside r through, always at the
-			// beginning or the end of the scan: skip the former, stop at the latter.
-			before := len(r.Start) > 0 && bytes.Compare(key, r.Start) < 0
-			after := len(r.End) > 0 && bytes.Compare(key, r.End) >= 0
-			switch {
-			case !opts.Reverse && before, opts.Reverse && after:
-				continue
-			case !opts.Reverse && after, opts.Reverse && before:
-				return nil
-			}
-			cells := sel.cells(row.Columns)
-			if len(cells) == 0 {
-				continue
-			}
-			if !yield(backends.Row{Key: key, Cells: cells}, nil) {
-				return nil
-			}
-			if remaining > 0 {
-				if remaining--; remaining == 0 {
-					return nil
-				}
-			}
+		return resp, nil
+	}
+	keyOf := func(pk *ots.PrimaryKey) ([]byte, error) {
+		key, err := s.keyOf(pk)
+		if err != nil {
+			return nil, fmt.Errorf("scan %q: %w", table, err)
 		}
-		if resp.NextStartPrimaryKey == nil || len(resp.NextStartPrimaryKey.PrimaryKeys) == 0 {
+		return key, nil
+	}
+	crit := ots.RangeRowQueryCriteria{
+		TableName: table, StartPrimaryKey: s.primaryKey(start), EndPrimaryKey: s.primaryKey(end), Direction: dir,
+		MaxVersion: sel.versions, TimeRange: sel.timeRange, ColumnsToGet: names,
+	}
+	for rr, err := range PageRange(crit, r.Start, r.End, get, keyOf) {
+		if err != nil {
+			return err
+		}
+		cells := sel.cells(rr.Row.Columns)
+		if len(cells) == 0 {
+			continue
+		}
+		if !yield(backends.Row{Key: rr.Key, Cells: cells}, nil) {
 			return nil
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("tablestore: scan %q: %w", table, err)
+		if remaining > 0 {
+			if remaining--; remaining == 0 {
+				return nil
+			}
 		}
-		startPK = resp.NextStartPrimaryKey
 	}
+	return nil
 }
 
 // pageLimit is the row limit of the next GetRange request; 0 leaves the service's own page size.

@@ -76,8 +76,11 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 	}
 	fail := func(err error) (*client.Client, *client.Table, *keys.Schema, error) {
 		c.Close()
-		if errors.Is(err, client.ErrTableNotFound) {
+		switch {
+		case errors.Is(err, client.ErrTableNotFound):
 			err = fmt.Errorf("%w\n(no table %q in %s: 'brine tables' lists them; 'brine create' or 'brine import --create' makes one)", err, f.table, f.store)
+		case errors.Is(err, client.ErrNoSpec):
+			err = fmt.Errorf("%w\n(brine did not create table %q: give its spec with --salt, '--salt none' to read it unsalted)", err, f.table)
 		}
 		return nil, nil, nil, err
 	}
@@ -110,10 +113,16 @@ func (f *storeFlags) openClient(ctx context.Context, env *cliEnv) (*client.Clien
 // tableCommand parses a table command's flags and opens its table and key format.
 type tableCommand struct {
 	storeFlags
-	c   *client.Client
-	t   *client.Table
-	kf  keyFormat
-	pos []string
+	salt string // --salt: the spec of a table brine did not create (checked against a stored one)
+	c    *client.Client
+	t    *client.Table
+	kf   keyFormat
+	pos  []string
+}
+
+// registerSalt adds --salt, for tables without a stored spec (brine refuses to guess theirs).
+func (tc *tableCommand) registerSalt(fs *flag.FlagSet) {
+	fs.StringVar(&tc.salt, "salt", "", "salting spec of a table brine did not create ('none': unsalted); checked against the table's when it has one")
 }
 
 func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet, args []string, nargs func(int) bool, usage string) error {
@@ -129,7 +138,7 @@ func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet,
 	if _, err := tc.keyFormat(nil); err != nil { // flag errors before any store is opened
 		return err
 	}
-	c, t, stored, err := tc.openTable(ctx, env, "")
+	c, t, stored, err := tc.openTable(ctx, env, tc.salt)
 	if err != nil {
 		return err
 	}
@@ -195,6 +204,7 @@ func runPut(ctx context.Context, env *cliEnv, args []string) error {
 	var tc tableCommand
 	tc.register(fs)
 	tc.registerKeys(fs)
+	tc.registerSalt(fs)
 	ts := fs.Int64("ts", 0, "cell timestamp in ms (0: server time)")
 	const usage = "usage: brine put --table T [--key SCHEMA] KEY FAMILY:QUALIFIER=VALUE [FAMILY:QUALIFIER=VALUE ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 2 }, usage); err != nil {
@@ -225,6 +235,7 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	var tc tableCommand
 	tc.register(fs)
 	tc.registerKeys(fs)
+	tc.registerSalt(fs)
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY"); err != nil {
 		return err
 	}
@@ -246,6 +257,7 @@ func runDelete(ctx context.Context, env *cliEnv, args []string) error {
 	var tc tableCommand
 	tc.register(fs)
 	tc.registerKeys(fs)
+	tc.registerSalt(fs)
 	const usage = "usage: brine delete --table T [--key SCHEMA] KEY [FAMILY[:QUALIFIER] ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 1 }, usage); err != nil {
 		return err
@@ -279,6 +291,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	var tc tableCommand
 	tc.register(fs)
 	tc.registerKeys(fs)
+	tc.registerSalt(fs)
 	start := fs.String("start", "", "first key (inclusive)")
 	end := fs.String("end", "", "end key (exclusive)")
 	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values")

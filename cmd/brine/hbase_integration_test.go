@@ -8,7 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // TestMain quiets gohbase's global logrus logger as main does (the tests run run, not main).

@@ -76,6 +76,9 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	c.Close() // openTable opens its own
 	c, t, schema, err := sf.openTable(ctx, env, "")
+	if errors.Is(err, client.ErrNoSpec) { // describe any table: without a stored spec there is no salt to show
+		c, t, schema, err = sf.openTable(ctx, env, "none")
+	}
 	if err != nil {
 		return err
 	}
@@ -89,7 +92,7 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 	if _, ok := meta[client.MetaSaltSpec]; ok {
 		fmt.Fprintf(env.stdout, "salt    %s (%d buckets)\n", s.Spec(), s.Buckets())
 	} else {
-		fmt.Fprintln(env.stdout, "salt    none stored (not created by brine: read unsalted)")
+		fmt.Fprintln(env.stdout, "salt    none stored (not created by brine: get/scan need --salt, '--salt none' reads it unsalted)")
 	}
 	if schema != nil {
 		fmt.Fprintf(env.stdout, "key     %s (get/put/scan/delete take and print typed values)\n", schema)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -24,17 +24,13 @@ var (
 	ErrUnsupported = errors.New("dropin: unsupported")
 	// ErrNoSpec: the table has no salting spec stored with it (it was not created by brine), and the
 	// client was not told to use such tables unsalted (WithUnsalted).
-	ErrNoSpec = errors.New("dropin: table has no stored salting spec")
+	ErrNoSpec = salting.ErrNoSpec
 )
-
-// metaSaltSpec is the table-meta key under which package client stores a table's spec
-// (client.MetaSaltSpec; not imported, since wrappers of a driver do not depend on the user API).
-const metaSaltSpec = "brine.salt"
 
 // Defaults of the scan fan-out.
 const (
 	DefaultConcurrency = 16
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch
 )
 
 // Client is a salted gohbase.Client. It is safe for concurrent use.
@@ -184,21 +180,17 @@ func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, erro
 	if err != nil {
 		return nil, fmt.Errorf("dropin: salter of %q: %w", table, err)
 	}
-	spec, ok := meta[metaSaltSpec]
-	switch {
-	case !ok && !c.unsalted:
-		return nil, fmt.Errorf("%w: table %q (create it with brine, or use WithUnsalted)", ErrNoSpec, table)
-	case !ok:
-		spec = "none"
+	s, err = salting.Resolve(meta, nil, c.unsalted)
+	if errors.Is(err, ErrNoSpec) {
+		return nil, fmt.Errorf("dropin: table %q: %w (create it with brine, or use WithUnsalted)", table, err)
 	}
-	s, err = salting.ParseSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("dropin: table %q: stored spec %q: %w", table, spec, err)
+		return nil, fmt.Errorf("dropin: table %q: %w", table, err)
 	}
 	c.mu.Lock()
 	c.cache[table] = s
 	c.mu.Unlock()
-	c.log.DebugContext(ctx, "dropin: salter adopted", "table", table, "spec", spec)
+	c.log.DebugContext(ctx, "dropin: salter adopted", "table", table, "spec", s.Spec())
 	return s, nil
 }
 
@@ -315,8 +307,3 @@ func (c *Client) send(call string, m *hrpc.Mutate, send func(*hrpc.Mutate) (*hrp
 }
 
 func cloneKey(k []byte) []byte { return append([]byte(nil), k...) }
-
-// fanoutOptions are the merge settings of one Scan.
-func (c *Client) fanoutOptions(stop func()) fanout.Options {
-	return fanout.Options{Concurrency: c.concurrency, Prefetch: c.prefetch, Stop: stop}
-}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -47,12 +46,6 @@ func must[T any](t *testing.T) func(T, error) T {
 			t.Fatal(err)
 		}
 		return v
-	}
-}
-
-func TestMetaKeyMatchesClient(t *testing.T) {
-	if metaSaltSpec != client.MetaSaltSpec {
-		t.Fatalf("metaSaltSpec = %q, client stores the spec under %q", metaSaltSpec, client.MetaSaltSpec)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -120,6 +121,6 @@ func prefixRange(start, end []byte, pre [][]byte) (s, e []byte, empty bool) {
 // required prefix. It is a PrefixFilter longer than the row (HBase's FilterAllFilter would say it
 // plainly, but it lives in HBase's test jar, which servers do not load).
 func noRowFilter(phys []byte) *pb.Filter {
-	f, _ := filter.NewPrefixFilter(append(bytes.Clone(phys), 0)).ConstructPBFilter() // marshals bytes: cannot fail
+	f, _ := filter.NewPrefixFilter(keys.Successor(phys)).ConstructPBFilter() // marshals bytes: cannot fail
 	return f
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/fanout"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -138,19 +139,15 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 	return c.merge(ctx, table, ranges, stream, compareRows), nil
 }
 
-// merge runs one stream per bucket range under a context that the merge cancels when it stops, so a
-// bucket scanner blocked in an RPC returns at once.
+// merge runs one stream per bucket range, opened by fanout.MergeOpen under a context it cancels when
+// the merge stops, so a bucket scanner blocked in an RPC returns at once.
 func (c *Client) merge(ctx context.Context, table string, ranges []salting.BucketRange,
 	stream func(context.Context, salting.BucketRange) iter.Seq2[*hrpc.Result, error],
 	cmp func(a, b *hrpc.Result) int) iter.Seq2[*hrpc.Result, error] {
 	return func(yield func(*hrpc.Result, error) bool) {
-		bctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		streams := make([]iter.Seq2[*hrpc.Result, error], len(ranges))
-		for i, r := range ranges {
-			streams[i] = stream(bctx, r)
-		}
-		for res, err := range fanout.Merge(ctx, streams, cmp, c.fanoutOptions(cancel)) {
+		open := func(bctx context.Context, i int) iter.Seq2[*hrpc.Result, error] { return stream(bctx, ranges[i]) }
+		opts := fanout.Options{Concurrency: c.concurrency, Prefetch: c.prefetch}
+		for res, err := range fanout.MergeOpen(ctx, len(ranges), open, cmp, opts) {
 			if err != nil {
 				yield(nil, fmt.Errorf("dropin: Scan %q: %w", table, err))
 				return
@@ -246,7 +243,7 @@ func successor(k []byte) []byte {
 	if len(k) == 0 {
 		return nil
 	}
-	return append(bytes.Clone(k), 0)
+	return keys.Successor(k)
 }
 
 // checkBounds refuses physical scan bounds gohbase could never locate a region for.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -22,19 +23,15 @@ var (
 	ErrUnsupported = errors.New("dropin: request cannot be salted faithfully")
 	// ErrNoSpec: the table has no salting spec stored with it, no salter was given for it, and the
 	// client was not told to use such tables unsalted (WithUnsalted).
-	ErrNoSpec = errors.New("dropin: table has no stored salting spec")
+	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
-	ErrSpecMismatch = errors.New("dropin: salting spec does not match the table's")
+	ErrSpecMismatch = salting.ErrSpecMismatch
 )
-
-// metaSaltSpec is the table-meta key under which package client stores a table's spec
-// (client.MetaSaltSpec; not imported, since wrappers of a driver do not depend on the user API).
-const metaSaltSpec = "brine.salt"
 
 // Defaults of the GetRange fan-out.
 const (
 	DefaultConcurrency = 16
-	DefaultPrefetch    = 256
+	DefaultPrefetch    = fanout.DefaultPrefetch
 	// DefaultPageRows is the rows a GetRange without Limit returns: the service's own page cap.
 	DefaultPageRows = 5000
 	// bucketPageRows caps the rows one bucket request asks for, so that a bucket fetches little more
@@ -219,23 +216,11 @@ func (t *table) checkSalt() error {
 }
 
 func (c *Client) resolveSalter(name string, meta map[string]string) (salting.Salter, error) {
-	stored, hasStored := meta[metaSaltSpec]
-	given := c.salters[name]
-	switch {
-	case given != nil && hasStored && given.Spec() != stored:
-		return nil, fmt.Errorf("configured %q, table has %q: %w", given.Spec(), stored, ErrSpecMismatch)
-	case given != nil:
-		return given, nil
-	case hasStored:
-		s, err := salting.ParseSpec(stored)
-		if err != nil {
-			return nil, fmt.Errorf("stored spec %q: %w", stored, err)
-		}
-		return s, nil
-	case c.unsalted:
-		return salting.ParseSpec("none")
+	s, err := salting.Resolve(meta, c.salters[name], c.unsalted)
+	if errors.Is(err, ErrNoSpec) {
+		return nil, fmt.Errorf("%w (create it with brine, pass WithSalter, or use WithUnsalted)", err)
 	}
-	return nil, fmt.Errorf("%w (create it with brine, pass WithSalter, or use WithUnsalted)", ErrNoSpec)
+	return s, err
 }
 
 // sdkError returns the SDK's *OtsError as is when err carries one, so that callers' type assertions

@@ -11,7 +11,8 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -127,18 +128,15 @@ func (c *Client) scan(ctx context.Context, op string, crit *ots.RangeRowQueryCri
 			fail(badRequest(op, t.name, err))
 			return
 		}
-		sctx, stop := context.WithCancel(ctx)
-		defer stop()
-		streams := make([]iter.Seq2[item, error], len(ranges))
-		for i, br := range ranges {
-			streams[i] = c.bucket(sctx, t, crit, br, limit, acc)
+		open := func(sctx context.Context, i int) iter.Seq2[item, error] {
+			return c.bucket(sctx, t, crit, ranges[i], limit, acc)
 		}
 		cmp := func(a, b item) int { return bytes.Compare(a.key, b.key) }
 		if crit.Direction == ots.BACKWARD {
 			cmp = func(a, b item) int { return bytes.Compare(b.key, a.key) }
 		}
-		merged := fanout.Merge(ctx, streams, cmp, fanout.Options{
-			Concurrency: c.concurrency, Prefetch: c.prefetch, Limit: limit, Stop: stop,
+		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
+			Concurrency: c.concurrency, Prefetch: c.prefetch, Limit: limit,
 		})
 		for it, err := range merged {
 			if err != nil {
@@ -168,13 +166,10 @@ func (c *Client) bucket(ctx context.Context, t *table, crit *ots.RangeRowQueryCr
 		}
 		reverse := crit.Direction == ots.BACKWARD
 		got := 0
-		for page := 0; ; page++ {
+		get := func(page int, q *ots.RangeRowQueryCriteria) (*ots.GetRangeResponse, error) {
 			if err := ctx.Err(); err != nil {
-				yield(item{}, err)
-				return
+				return nil, err
 			}
-			q := *crit
-			q.StartPrimaryKey, q.EndPrimaryKey = start, end
 			q.Limit = bucketPageRows
 			if limit > 0 {
 				q.Limit = int32(min(limit-got, bucketPageRows))
@@ -183,45 +178,39 @@ func (c *Client) bucket(ctx context.Context, t *table, crit *ots.RangeRowQueryCr
 				}
 			}
 			resp, err := call(func() (*ots.GetRangeResponse, error) {
-				return c.sdk.GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: &q})
+				return c.sdk.GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: q})
 			})
+			if err != nil {
+				return nil, fmt.Errorf("bucket %d: %w", br.Bucket, err)
+			}
+			acc.add(resp)
+			return resp, nil
+		}
+		keyOf := func(pk *ots.PrimaryKey) ([]byte, error) {
+			phys, err := t.layout.Key(pk)
+			if err != nil {
+				return nil, fmt.Errorf("bucket %d: %w", br.Bucket, err)
+			}
+			return phys, nil
+		}
+		q := *crit
+		q.StartPrimaryKey, q.EndPrimaryKey = start, end
+		for rr, err := range tablestore.PageRange(q, br.Start, br.End, get, keyOf) {
+			if err != nil {
+				yield(item{}, err)
+				return
+			}
+			pk, logical, err := t.logicalPK(rr.Row.PrimaryKey)
 			if err != nil {
 				yield(item{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
 				return
 			}
-			acc.add(resp)
-			for _, row := range resp.Rows {
-				phys, err := t.layout.Key(row.PrimaryKey)
-				if err != nil {
-					yield(item{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
-					return
-				}
-				// Bounds that are looser than the bucket's range let rows outside it through, at the
-				// beginning or the end of the bucket's scan: skip the former, stop at the latter.
-				before := len(br.Start) > 0 && bytes.Compare(phys, br.Start) < 0
-				after := len(br.End) > 0 && bytes.Compare(phys, br.End) >= 0
-				switch {
-				case !reverse && before, reverse && after:
-					continue
-				case !reverse && after, reverse && before:
-					return
-				}
-				pk, logical, err := t.logicalPK(row.PrimaryKey)
-				if err != nil {
-					yield(item{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
-					return
-				}
-				if !yield(item{key: logical, row: &ots.Row{PrimaryKey: pk, Columns: row.Columns}}, nil) {
-					return
-				}
-				if got++; limit > 0 && got >= limit {
-					return
-				}
-			}
-			if resp.NextStartPrimaryKey == nil || len(resp.NextStartPrimaryKey.PrimaryKeys) == 0 {
+			if !yield(item{key: logical, row: &ots.Row{PrimaryKey: pk, Columns: rr.Row.Columns}}, nil) {
 				return
 			}
-			start = resp.NextStartPrimaryKey
+			if got++; limit > 0 && got >= limit {
+				return
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/keys"
 )
 
 // A logical key is the byte string the salter sees: the first column's value (for a multi-column
@@ -264,20 +265,6 @@ func infOf(c *ots.PrimaryKeyColumn) int {
 	return 0
 }
 
-// increment returns the shortest byte string above every string with prefix b, nil if there is none.
-func increment(b []byte) []byte {
-	p := bytes.Clone(b)
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] != 0xFF {
-			p[i]++
-			return p[:i+1]
-		}
-	}
-	return nil
-}
-
-func successor(b []byte) []byte { return append(bytes.Clone(b), 0) }
-
 // logicalRange maps GetRange bounds to the logical byte range [lo, hi) (empty lo: from the first key;
 // nil hi: to the last). empty reports that no key lies between the bounds.
 func (t *table) logicalRange(start, end *ots.PrimaryKey, dir ots.Direction) (lo, hi []byte, empty bool, err error) {
@@ -324,10 +311,10 @@ func lowerBound(prefix []byte, inf int, strict bool) (lo []byte, empty bool) {
 	case inf < 0:
 		return prefix, false
 	case inf > 0:
-		lo = increment(prefix)
+		lo = keys.PrefixEnd(prefix)
 		return lo, lo == nil
 	case strict:
-		return successor(prefix), false
+		return keys.Successor(prefix), false
 	}
 	return prefix, false
 }
@@ -339,9 +326,9 @@ func upperBound(prefix []byte, inf int, inclusive bool) (hi []byte, empty bool) 
 	case inf < 0:
 		return prefix, len(prefix) == 0
 	case inf > 0:
-		return increment(prefix), false
+		return keys.PrefixEnd(prefix), false
 	case inclusive:
-		return successor(prefix), false
+		return keys.Successor(prefix), false
 	}
 	return prefix, len(prefix) == 0
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/keys"
 )
 
 // The SDK calls below hold no row key in their requests, or one the drop-in rewrites as the row
@@ -90,7 +91,7 @@ func (t *table) partitionKey(pk *ots.PrimaryKey) (*ots.PrimaryKey, error) {
 	if t.variable() {
 		lo = tablestore.AppendKeyHead(nil, first)
 	}
-	hi := increment(lo)
+	hi := keys.PrefixEnd(lo)
 	ranges, err := t.salter.BucketRanges(lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", backends.ErrInvalidKey, err)

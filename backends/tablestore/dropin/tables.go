@@ -137,10 +137,10 @@ func (c *Client) Adopt(ctx context.Context, table string, s salting.Salter, key 
 	if err != nil {
 		return fmt.Errorf("dropin: %s %q: %w", op, table, err)
 	}
-	if stored, ok := meta[metaSaltSpec]; ok && stored != s.Spec() {
+	if stored, ok := meta[salting.MetaKey]; ok && stored != s.Spec() {
 		return fmt.Errorf("dropin: %s %q: given %q, table has %q: %w", op, table, s.Spec(), stored, ErrSpecMismatch)
 	}
-	adopt := map[string]string{metaSaltSpec: s.Spec()}
+	adopt := map[string]string{salting.MetaKey: s.Spec()}
 	if len(key) > 0 {
 		adopt[tablestore.MetaPrimaryKey] = tablestore.FormatPrimaryKey(key...)
 	}

@@ -12,7 +12,7 @@ import (
 
 // BenchmarkHBase is the Go-benchmark view of the same comparisons, on small tables:
 //
-//	BRINE_HBASE_ZK=127.0.0.1:2181 go test -tags integration -run '^$' -bench HBase ./bench/
+//	BRINE_HBASE_ZK=127.0.0.1:2181 go test -tags integration -run '^$' -bench HBase ./internal/bench/
 func BenchmarkHBase(b *testing.B) {
 	st := openHBase(b)
 	cfg := DefaultConfig()

@@ -646,7 +646,7 @@ func TestMergeRowsNotHeldBack(t *testing.T) {
 	}
 }
 
-// TestStopCalledOnce checks that Options.Stop runs exactly once however the merge ends, so a caller
+// TestStopCalledOnce checks that Options.stop runs exactly once however the merge ends, so MergeOpen
 // can cancel the streams' I/O with it.
 func TestStopCalledOnce(t *testing.T) {
 	for _, n := range []int{1, 3} {
@@ -663,14 +663,14 @@ func TestStopCalledOnce(t *testing.T) {
 			}
 			calls := 0
 			got := 0
-			for _, err := range Merge(context.Background(), streams, cmp.Compare[int], Options{Limit: limit, Stop: func() { calls++ }}) {
+			for _, err := range Merge(context.Background(), streams, cmp.Compare[int], Options{Limit: limit, stop: func() { calls++ }}) {
 				if err != nil {
 					t.Fatal(err)
 				}
 				got++
 			}
 			if calls != 1 {
-				t.Errorf("n=%d limit=%d: Stop called %d times, want 1 (%d rows)", n, limit, calls, got)
+				t.Errorf("n=%d limit=%d: stop called %d times, want 1 (%d rows)", n, limit, calls, got)
 			}
 		}
 	}

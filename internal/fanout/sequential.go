@@ -15,8 +15,8 @@ import (
 // when ctx ends first, and every started stream is stopped before the iterator returns.
 func MergeSequential[T any](ctx context.Context, streams []iter.Seq2[T, error], cmp func(a, b T) int, opts Options) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		if opts.Stop != nil {
-			defer opts.Stop()
+		if opts.stop != nil {
+			defer opts.stop()
 		}
 		var zero T
 		if err := ctx.Err(); err != nil {

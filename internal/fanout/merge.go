@@ -26,11 +26,9 @@ type Options struct {
 	// Limit stops the merge after Limit elements and stops every stream; 0 means no limit. Merge
 	// only truncates: push the limit down into each stream too, so none reads much more than Limit.
 	Limit int
-	// Stop, if set, is called once when the merge stops pulling (all streams ended, Limit, consumer
-	// break, error, ctx's end), before it waits for the streams' goroutines. Sources whose I/O runs
-	// under a context of their own should get one that Stop cancels: a source blocked in a read is
-	// otherwise only stopped at its next yield, and the merge would wait for that read.
-	Stop func()
+	// stop, set by MergeOpen, is called once when the merge stops pulling (all streams ended, Limit,
+	// consumer break, error, ctx's end), before it waits for the streams' goroutines.
+	stop func()
 }
 
 // Merge merges sorted streams, each pulled in its own goroutine, into one sorted sequence (see the
@@ -97,8 +95,8 @@ func mergeParallel[T any](ctx context.Context, streams []iter.Seq2[T, error], cm
 	defer func() {
 		if !waited { // a panic in cmp or in the consumer's loop body: still leave no goroutine behind
 			cancel()
-			if opts.Stop != nil {
-				opts.Stop()
+			if opts.stop != nil {
+				opts.stop()
 			}
 			_ = g.Wait()
 		}
@@ -118,8 +116,8 @@ func mergeParallel[T any](ctx context.Context, streams []iter.Seq2[T, error], cm
 		err = m.run(yield, opts.Limit, done, refill)
 	}
 	cancel()
-	if opts.Stop != nil {
-		opts.Stop()
+	if opts.stop != nil {
+		opts.stop()
 	}
 	gerr := g.Wait()
 	waited = true

@@ -10,7 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/hbasetest"
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 func openHBase(tb testing.TB) *Store {
