@@ -373,18 +373,25 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 	for _, fr := range w.report.rows {
 		reported[string(fr.Row.Key)] = true
 	}
-	stored := map[string]bool{}
-	for row, err := range tbl.Scan(ctx, client.Range{}) {
-		if err != nil {
-			return 0, 0, fmt.Errorf("scanning the table after the chaos: %w", err)
+	var stored map[string]bool
+	err = untilServed(ctx, "scanning the table after the chaos", func() error {
+		stored = map[string]bool{}
+		for row, err := range tbl.Scan(ctx, client.Range{}) {
+			if err != nil {
+				return err
+			}
+			if len(row.Cells) != 1 || !bytes.Equal(row.Cells[0].Value, value(row.Key)) {
+				return fmt.Errorf("row %q has wrong cells %+v", row.Key, row.Cells)
+			}
+			if stored[string(row.Key)] {
+				return fmt.Errorf("row %q scanned twice", row.Key)
+			}
+			stored[string(row.Key)] = true
 		}
-		if len(row.Cells) != 1 || !bytes.Equal(row.Cells[0].Value, value(row.Key)) {
-			return 0, 0, fmt.Errorf("row %q has wrong cells %+v", row.Key, row.Cells)
-		}
-		if stored[string(row.Key)] {
-			return 0, 0, fmt.Errorf("row %q scanned twice", row.Key)
-		}
-		stored[string(row.Key)] = true
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	for _, k := range base {
 		verified++
@@ -426,9 +433,13 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 	if err != nil || st.Written != int64(len(w.report.rows)) {
 		return lost, verified, fmt.Errorf("re-importing the %d reported rows: %+v, %v", len(w.report.rows), st, err)
 	}
-	imp, err := scanKeysOf(tbl.Scan(ctx, client.PrefixRange([]byte("imp"))))
+	var imp [][]byte
+	err = untilServed(ctx, "scanning the import rows after re-importing the report", func() (err error) {
+		imp, err = scanKeysOf(tbl.Scan(ctx, client.PrefixRange([]byte("imp"))))
+		return err
+	})
 	if err != nil {
-		return lost, verified, fmt.Errorf("scanning the import rows after re-importing the report: %w", err)
+		return lost, verified, err
 	}
 	if len(imp) != n {
 		return lost, verified, fmt.Errorf("after re-importing the report: %d import rows, want %d", len(imp), n)
@@ -439,4 +450,23 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 		}
 	}
 	return lost, verified, nil
+}
+
+// untilServed runs a read of the verification until it succeeds or fails with a non-retryable error,
+// for up to three minutes: the verification checks what the cluster kept, once it serves again (a
+// region of a server killed in the chaos's last seconds may still be reopening); how soon it serves
+// is measured elsewhere (TestHBaseRestartResume, the longest request wait). Any other error, a wrong
+// or duplicated row among them, fails at once.
+func untilServed(ctx context.Context, what string, read func() error) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		err := read()
+		if err == nil || !backends.IsRetryable(err) || time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			return nil
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
