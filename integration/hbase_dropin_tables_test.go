@@ -82,21 +82,25 @@ func (e *hbaseEnv) namespace(t *testing.T) string {
 			t.Errorf("DeleteNamespace %s: %v", ns, err)
 		}
 	})
-	// The namespace procedure finishes asynchronously: wait until a table can be created in it.
+	// The namespace procedure finishes asynchronously, and the master lists a new namespace before a
+	// CreateTable in it stops failing with NamespaceNotFoundException (seen 1 run in 5): wait until a
+	// probe table can be created in it.
+	probe := ns + ":brine_probe"
 	for {
-		msg, err := e.master(ctx, "ListNamespaceDescriptors", &pb.ListNamespaceDescriptorsRequest{},
-			func() proto.Message { return &pb.ListNamespaceDescriptorsResponse{} })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(msg.(*pb.ListNamespaceDescriptorsResponse).GetNamespaceDescriptor(),
-			func(d *pb.NamespaceDescriptor) bool { return string(d.GetName()) == ns }) {
+		err := e.backend.CreateTable(ctx, probe, backends.TableOptions{Families: []string{fam}})
+		if err == nil {
+			if err := e.backend.DeleteTable(ctx, probe); err != nil {
+				t.Fatalf("DeleteTable(%s): %v", probe, err)
+			}
 			return ns
+		}
+		if !strings.Contains(err.Error(), "NamespaceNotFoundException") {
+			t.Fatalf("CreateTable(%s): %v", probe, err)
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("namespace %s never listed", ns)
-		case <-time.After(50 * time.Millisecond):
+			t.Fatalf("namespace %s: no table can be created in it: %v", ns, err)
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
