@@ -84,12 +84,13 @@ func mergeParallel[T any](ctx context.Context, streams []iter.Seq2[T, error], cm
 	cctx, cancel := context.WithCancel(ctx)
 	g, gctx := errgroup.WithContext(cctx)
 	rings := make([]ring[T], len(streams))
+	heads := newHeadGate(len(streams))
 	for i, src := range streams {
 		r := &rings[i]
 		r.size = size
 		r.wakeMerge = make(chan struct{}, 1)
 		r.wakeProducer = make(chan struct{}, 1)
-		g.Go(func() error { return r.produce(ctx, gctx, i, src, sem) })
+		g.Go(func() error { return r.produce(ctx, gctx, i, src, sem, heads) })
 	}
 	waited := false
 	defer func() {
@@ -231,11 +232,19 @@ func (r *ring[T]) waitSpace(t uint64, done <-chan struct{}) (head uint64, ok boo
 // stream's head and so must never wait on a stream that waits for a slot held by a stream that waits
 // on the merge. It also gives the slot back every size/2 rows, so that every stream gets its turn,
 // and after its first element: the merge yields nothing before it has every stream's head, so with
-// more streams than slots, each stream's head comes before any stream reads on.
+// more streams than slots, each stream's head comes before any stream reads on. For the same reason,
+// with or without slots, a stream that has published its head waits at the head gate until every
+// stream has published one (or ended) before it pulls its second element.
 //
 // ctx is Merge's, gctx the group's (ctx plus first error plus our own cancel).
-func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, error], sem chan struct{}) error {
+func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, error], sem chan struct{}, heads *headGate) error {
 	done := gctx.Done()
+	arrived := false
+	defer func() {
+		if !arrived { // ended or failed before its first element: no head to wait for
+			heads.arrive()
+		}
+	}()
 	if !acquire(sem, done) {
 		return nil
 	}
@@ -274,12 +283,20 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 			head = r.head.Load()
 			full = t-head == uint64(r.size)
 		}
-		if left--; !full && (sem == nil || left > 0) {
+		if t == 1 {
+			heads.arrive()
+			arrived = true
+		}
+		if left--; !full && left > 0 {
 			continue
 		}
 		// Backpressure or end of turn: leave the slot while the source stays suspended here.
 		release(sem)
 		held = false
+		if t == 1 && !heads.wait(done) {
+			cut = true
+			break
+		}
 		if full {
 			var ok bool
 			if head, ok = r.waitSpace(t, done); !ok {
