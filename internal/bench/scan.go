@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/brine-kv/brine/client"
@@ -61,6 +63,10 @@ func (r *runner) scanPhase(ctx context.Context) error {
 	}
 	return nil
 }
+
+// firstBatch is the rows a bucket scan's first round trip asks for in brine's client (its
+// scanFirstBatch, unexported there).
+const firstBatch = 8
 
 // scanRun is one timed scan: rows, total time, time to the first row.
 type scanRun struct {
@@ -121,6 +127,15 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 		}
 		return run, err
 	}
+	// The floor of brine's first row: raw scanners over the same buckets' physical ranges, all opened
+	// at once with brine's first batch; the time until the last one has its first row.
+	parallel := func() (time.Duration, error) {
+		ranges, err := t.Salter().BucketRanges(start, end)
+		if err != nil {
+			return 0, err
+		}
+		return parallelFirstRows(ctx, r.store.Raw, t.Name(), ranges, firstBatch)
+	}
 	r.log.Info("bench: range scans", "buckets", buckets, "rows", want)
 	if _, err := raw(); err != nil { // warm-up, and a check of both sides' results
 		return ScanResult{}, err
@@ -129,8 +144,15 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 		return ScanResult{}, err
 	}
 	var rawRate, brineRate []float64
-	var rawFirst, brineFirst []time.Duration
+	var rawFirst, brineFirst, parallelFirst []time.Duration
 	for rep := range cfg.Repeat {
+		if buckets > 1 {
+			d, err := parallel()
+			if err != nil {
+				return ScanResult{}, err
+			}
+			parallelFirst = append(parallelFirst, d)
+		}
 		for side := range 2 {
 			if (rep+side)%2 == 0 {
 				run, err := raw()
@@ -156,7 +178,39 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 	}
 	res.Ratio = Ratio(res.BrineRowsPerS, res.RawRowsPerS)
 	res.FirstRowRatio = Ratio(res.BrineFirstRowMs, res.RawFirstRowMs)
+	if len(parallelFirst) > 0 {
+		res.RawParallelFirstRowMs = ms(MedianDuration(parallelFirst))
+		res.FirstRowOverParallel = Ratio(res.BrineFirstRowMs, res.RawParallelFirstRowMs)
+	}
 	return res, nil
+}
+
+// parallelFirstRows opens one raw scanner per range at once, each asking for first rows, and returns
+// the time until every one has its first row (or is empty). No scanner is closed before then, so
+// closing RPCs do not compete with the openings being timed.
+func parallelFirstRows(ctx context.Context, raw Raw, table string, ranges []salting.BucketRange, first int) (time.Duration, error) {
+	var wg sync.WaitGroup
+	heads := make(chan error, len(ranges))
+	release := make(chan struct{})
+	began := time.Now()
+	for _, br := range ranges {
+		wg.Go(func() {
+			for _, err := range raw.Scan(ctx, table, br.Start, br.End, first) {
+				heads <- err
+				<-release // the scanner stays open until every head is in
+				return
+			}
+			heads <- nil // an empty range
+		})
+	}
+	var err error
+	for range ranges {
+		err = cmp.Or(err, <-heads)
+	}
+	took := time.Since(began)
+	close(release)
+	wg.Wait()
+	return took, err
 }
 
 // limitScan runs a limited scan over t's buckets and counts the rows read for those returned: the
