@@ -79,6 +79,9 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
+	if err == nil {
+		err = cfg.read.Filter.Check(nil, cfg.read.Columns)
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
 	}
@@ -157,6 +160,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
 	cfg := newReadConfig(opts)
+	if err := cfg.read.Filter.Check(nil, cfg.read.Columns); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
 	phys := make([][]byte, len(keys))
 	buckets := make([]int, len(keys))
 	valid := make([]bool, len(keys))
@@ -230,6 +236,9 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			return // empty range: nothing to read
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
+		if err == nil {
+			err = cfg.read.Filter.Check(nil, cfg.read.Columns)
+		}
 		if err != nil {
 			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
 			return

@@ -34,7 +34,7 @@ type selector struct {
 
 func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	cols := opts.Columns
-	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
+	if err := backends.CheckRead(s.families, opts); err != nil {
 		return nil, fmt.Errorf("tablestore: %w", err)
 	}
 	tr := opts.TimeRange
