@@ -52,7 +52,8 @@ func (op CompareOp) Negate() CompareOp {
 // by a scan, and comes back with no cells from a read. It never changes the cells of a row that passes.
 //
 // A leaf tests the newest version of one column (Family and Qualifier both set) that the read sees;
-// a row without that column fails the leaf, whatever Op, so Not(leaf) passes it. Regexes use Go's
+// a row without that column fails the leaf, whatever Op, so Not(leaf) passes it. A family the table
+// does not have is such a missing column (HBase cannot tell it apart before it runs the filter). Regexes use Go's
 // RE2 syntax and match anywhere in the value unless anchored (HBase runs them as Java regexes, which
 // agree on RE2's syntax). The zero Filter is invalid; a nil *Filter in ReadOptions passes every row.
 type Filter struct {
@@ -82,10 +83,10 @@ func NewRegexFilter(col Column, pattern string) Filter {
 func (f *Filter) Regexp() *regexp.Regexp { return f.re }
 
 // Check validates a filter against a read's columns: every leaf names a column (family and
-// qualifier) that the table has and the read selects, every comparison is known, every pattern
+// qualifier) that the read selects, every comparison is known, every pattern
 // compiles, And/Or have at least one sub-filter and Not exactly one. Errors wrap ErrInvalidArgument.
 // Check does not modify f, so one filter can be checked and matched by many goroutines at once.
-func (f *Filter) Check(families map[string]bool, cols []Column) error {
+func (f *Filter) Check(cols []Column) error {
 	if f == nil {
 		return nil
 	}
@@ -93,9 +94,6 @@ func (f *Filter) Check(families map[string]bool, cols []Column) error {
 	case FilterCompare, FilterRegex:
 		if f.Column.Family == "" || f.Column.Qualifier == "" {
 			return fmt.Errorf("%w: filter on column %q:%q: family and qualifier are both needed", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
-		}
-		if err := CheckFamily(families, f.Column.Family); err != nil {
-			return fmt.Errorf("filter: %w", err)
 		}
 		if !Selected(cols, f.Column.Family, f.Column.Qualifier) {
 			return fmt.Errorf("%w: filter on column %s:%s, which the read does not select", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
@@ -115,7 +113,7 @@ func (f *Filter) Check(families map[string]bool, cols []Column) error {
 			return fmt.Errorf("%w: filter: %d sub-filters for kind %d", ErrInvalidArgument, len(f.Subs), f.Kind)
 		}
 		for i := range f.Subs {
-			if err := f.Subs[i].Check(families, cols); err != nil {
+			if err := f.Subs[i].Check(cols); err != nil {
 				return err
 			}
 		}
@@ -129,7 +127,7 @@ func CheckRead(families map[string]bool, opts ReadOptions) error {
 	if err := CheckColumnFamilies(families, opts.Columns); err != nil {
 		return err
 	}
-	return opts.Filter.Check(families, opts.Columns)
+	return opts.Filter.Check(opts.Columns)
 }
 
 // HasRegex reports whether a filter tests any regex (some stores cannot send those to the server).

@@ -80,7 +80,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err == nil {
-		err = cfg.read.Filter.Check(nil, cfg.read.Columns)
+		err = cfg.read.Filter.Check(cfg.read.Columns)
 	}
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
@@ -160,7 +160,7 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
 	cfg := newReadConfig(opts)
-	if err := cfg.read.Filter.Check(nil, cfg.read.Columns); err != nil {
+	if err := cfg.read.Filter.Check(cfg.read.Columns); err != nil {
 		return nil, fmt.Errorf("get many: %w", err)
 	}
 	phys := make([][]byte, len(keys))
@@ -237,7 +237,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
 		if err == nil {
-			err = cfg.read.Filter.Check(nil, cfg.read.Columns)
+			err = cfg.read.Filter.Check(cfg.read.Columns)
 		}
 		if err != nil {
 			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
