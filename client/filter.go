@@ -30,7 +30,9 @@ func ValueFilter(col Column, op CompareOp, value []byte) Filter {
 // ValueRegexFilter passes rows whose column col holds a value the RE2 pattern matches (anywhere in
 // the value unless anchored). A bad pattern fails the read with ErrInvalidArgument before anything
 // is sent.
-func ValueRegexFilter(col Column, pattern string) Filter { return backends.NewRegexFilter(col, pattern) }
+func ValueRegexFilter(col Column, pattern string) Filter {
+	return backends.NewRegexFilter(col, pattern)
+}
 
 // AllFilters passes rows that every one of fs passes (AND).
 func AllFilters(fs ...Filter) Filter { return Filter{Kind: backends.FilterAnd, Subs: fs} }
