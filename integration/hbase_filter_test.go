@@ -21,7 +21,9 @@ func TestDropinValueFilters(t *testing.T) {
 	e := openHBase(t)
 	ctx := testCtx(t, 2*time.Minute)
 	sides := bothSides(t, e, "hash:8", scanKeys())
-	binEq := func(v string) filter.Comparator { return filter.NewBinaryComparator(filter.NewByteArrayComparable([]byte(v))) }
+	binEq := func(v string) filter.Comparator {
+		return filter.NewBinaryComparator(filter.NewByteArrayComparable([]byte(v)))
+	}
 	scvf := func(q string, op filter.CompareType, c filter.Comparator, ifMissing bool) filter.Filter {
 		return filter.NewSingleColumnValueFilter([]byte(fam), []byte(q), op, c, ifMissing, true)
 	}
