@@ -16,6 +16,9 @@ const (
 	FilterAnd                           // every one of Subs passes
 	FilterOr                            // at least one of Subs passes
 	FilterNot                           // Subs[0] does not pass
+	// FilterKeyRegex: the row's logical key matched by Pattern. Package client evaluates it, after
+	// stripping the salt; Check refuses it, since a driver sees physical keys only.
+	FilterKeyRegex
 )
 
 // CompareOp is a comparison of a column's value (left) with a filter's Value (right), bytewise
@@ -64,7 +67,7 @@ type Filter struct {
 	Pattern string
 	Subs    []Filter
 
-	re *regexp.Regexp // compiled Pattern, set by NewRegexFilter
+	re *regexp.Regexp // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
 }
 
 // NewCompareFilter returns the leaf "column op value".
@@ -79,18 +82,35 @@ func NewRegexFilter(col Column, pattern string) Filter {
 	return f
 }
 
-// Regexp returns the compiled pattern of a FilterRegex leaf made by NewRegexFilter.
+// NewKeyRegexFilter returns the leaf "logical row key matches pattern"; see FilterKeyRegex.
+func NewKeyRegexFilter(pattern string) Filter {
+	f := Filter{Kind: FilterKeyRegex, Pattern: pattern}
+	f.re, _ = regexp.Compile(pattern)
+	return f
+}
+
+// Regexp returns the compiled pattern of a regex leaf made by NewRegexFilter or NewKeyRegexFilter.
 func (f *Filter) Regexp() *regexp.Regexp { return f.re }
 
 // Check validates a filter against a read's columns: every leaf names a column (family and
 // qualifier) that the read selects, every comparison is known, every pattern
 // compiles, And/Or have at least one sub-filter and Not exactly one. Errors wrap ErrInvalidArgument.
 // Check does not modify f, so one filter can be checked and matched by many goroutines at once.
-func (f *Filter) Check(cols []Column) error {
+func (f *Filter) Check(cols []Column) error { return f.check(cols, false) }
+
+// CheckLogical is Check for package client, which evaluates FilterKeyRegex leaves itself.
+func (f *Filter) CheckLogical(cols []Column) error { return f.check(cols, true) }
+
+func (f *Filter) check(cols []Column, keys bool) error {
 	if f == nil {
 		return nil
 	}
 	switch f.Kind {
+	case FilterKeyRegex:
+		if !keys {
+			return fmt.Errorf("%w: filter on row keys: package client evaluates those, on logical keys", ErrInvalidArgument)
+		}
+		return checkRegex(f)
 	case FilterCompare, FilterRegex:
 		if f.Column.Family == "" || f.Column.Qualifier == "" {
 			return fmt.Errorf("%w: filter on column %q:%q: family and qualifier are both needed", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
@@ -101,11 +121,8 @@ func (f *Filter) Check(cols []Column) error {
 		if f.Kind == FilterCompare && (f.Op < Equal || f.Op > GreaterOrEqual) {
 			return fmt.Errorf("%w: filter: unknown comparison %v", ErrInvalidArgument, f.Op)
 		}
-		if f.Kind == FilterRegex && f.re == nil {
-			if _, err := regexp.Compile(f.Pattern); err != nil {
-				return fmt.Errorf("%w: filter: %w", ErrInvalidArgument, err)
-			}
-			return fmt.Errorf("%w: filter: regex leaf not built by NewRegexFilter", ErrInvalidArgument)
+		if f.Kind == FilterRegex {
+			return checkRegex(f)
 		}
 		return nil
 	case FilterAnd, FilterOr, FilterNot:
@@ -113,13 +130,23 @@ func (f *Filter) Check(cols []Column) error {
 			return fmt.Errorf("%w: filter: %d sub-filters for kind %d", ErrInvalidArgument, len(f.Subs), f.Kind)
 		}
 		for i := range f.Subs {
-			if err := f.Subs[i].Check(cols); err != nil {
+			if err := f.Subs[i].check(cols, keys); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	return fmt.Errorf("%w: filter: unknown kind %d", ErrInvalidArgument, f.Kind)
+}
+
+func checkRegex(f *Filter) error {
+	if f.re != nil {
+		return nil
+	}
+	if _, err := regexp.Compile(f.Pattern); err != nil {
+		return fmt.Errorf("%w: filter: %w", ErrInvalidArgument, err)
+	}
+	return fmt.Errorf("%w: filter: regex leaf not built by NewRegexFilter or NewKeyRegexFilter", ErrInvalidArgument)
 }
 
 // CheckRead validates a read's columns and filter against a table's families (nil: any family).
@@ -130,16 +157,17 @@ func CheckRead(families map[string]bool, opts ReadOptions) error {
 	return opts.Filter.Check(opts.Columns)
 }
 
-// HasRegex reports whether a filter tests any regex (some stores cannot send those to the server).
-func (f *Filter) HasRegex() bool {
+// Has reports whether a filter has a leaf of this kind (some stores cannot send regexes to the
+// server; no store gets row-key leaves).
+func (f *Filter) Has(kind FilterKind) bool {
 	if f == nil {
 		return false
 	}
-	if f.Kind == FilterRegex {
+	if f.Kind == kind {
 		return true
 	}
 	for i := range f.Subs {
-		if f.Subs[i].HasRegex() {
+		if f.Subs[i].Has(kind) {
 			return true
 		}
 	}
@@ -149,11 +177,16 @@ func (f *Filter) HasRegex() bool {
 // Match reports whether a row with these cells (sorted as a Row's are) passes f; a nil f passes
 // every row. It is the one evaluator of the filter semantics: the embedded and memory stores run it,
 // and the other stores run it on what they cannot send to the server. f must have passed Check.
-func (f *Filter) Match(cells []Cell) bool {
+func (f *Filter) Match(cells []Cell) bool { return f.MatchRow(nil, cells) }
+
+// MatchRow is Match for a row with this logical key, which FilterKeyRegex leaves test.
+func (f *Filter) MatchRow(key []byte, cells []Cell) bool {
 	if f == nil {
 		return true
 	}
 	switch f.Kind {
+	case FilterKeyRegex:
+		return f.re.Match(key)
 	case FilterCompare, FilterRegex:
 		v, ok := newest(cells, f.Column)
 		if !ok {
@@ -180,20 +213,20 @@ func (f *Filter) Match(cells []Cell) bool {
 		return false
 	case FilterAnd:
 		for i := range f.Subs {
-			if !f.Subs[i].Match(cells) {
+			if !f.Subs[i].MatchRow(key, cells) {
 				return false
 			}
 		}
 		return true
 	case FilterOr:
 		for i := range f.Subs {
-			if f.Subs[i].Match(cells) {
+			if f.Subs[i].MatchRow(key, cells) {
 				return true
 			}
 		}
 		return false
 	case FilterNot:
-		return !f.Subs[0].Match(cells)
+		return !f.Subs[0].MatchRow(key, cells)
 	}
 	return false
 }

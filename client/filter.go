@@ -46,3 +46,43 @@ func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: 
 // RowFilter makes a read return only the rows f passes. Every column f tests must be one the read
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
 func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
+
+// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. The
+// client evaluates it, in each bucket's stream before the merge: the stores see salted keys only.
+// Combined with AND, the other conditions still run in the store; anywhere else (under OR or NOT)
+// the whole filter runs in the client. Either way the buckets read without the limit pushed down (a
+// row may still fail on its key), in batches that grow from a few rows, until the merge has its
+// limit. A key range or PrefixRange, which become ranges per bucket, is cheaper where it can say
+// the same.
+func KeyRegexFilter(pattern string) Filter { return backends.NewKeyRegexFilter(pattern) }
+
+// splitFilter separates what the store evaluates from what the client evaluates on logical keys: a
+// filter without row-key leaves goes to the store whole; of a top-level AND, the conjuncts without
+// them do; otherwise everything stays in the client.
+func splitFilter(f *Filter) (store, local *Filter) {
+	if !f.Has(backends.FilterKeyRegex) {
+		return f, nil
+	}
+	if f.Kind != backends.FilterAnd {
+		return nil, f
+	}
+	var s, l []Filter
+	for _, sub := range f.Subs {
+		if sub.Has(backends.FilterKeyRegex) {
+			l = append(l, sub)
+		} else {
+			s = append(s, sub)
+		}
+	}
+	join := func(fs []Filter) *Filter {
+		switch len(fs) {
+		case 0:
+			return nil
+		case 1:
+			return &fs[0]
+		}
+		and := AllFilters(fs...)
+		return &and
+	}
+	return join(s), join(l)
+}

@@ -156,6 +156,7 @@ func testFilterInvalid(e *env) {
 		{"not with two", backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{fEq("d:status", "a"), fEq("d:status", "b")}}, nil},
 		{"zero filter", backends.Filter{}, nil},
 		{"bad leaf inside", fOr(fEq("d:status", "a"), fNot(fRe("d:status", "["))), nil},
+		{"row-key leaf (the client evaluates those)", fAnd(fEq("d:status", "a"), backends.NewKeyRegexFilter("k")), nil},
 	}
 	for _, tt := range tests {
 		ropts := backends.ReadOptions{Columns: tt.cols, Filter: &tt.f}

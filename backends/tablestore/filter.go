@@ -23,7 +23,7 @@ var comparators = [...]ots.ComparatorType{
 // serverFilter returns the condition to send for opts' filter, nil when none is sent.
 func serverFilter(opts backends.ReadOptions) (ots.ColumnFilter, error) {
 	f := opts.Filter
-	if f == nil || f.HasRegex() || opts.TimeRange != (backends.TimeRange{}) {
+	if f == nil || f.Has(backends.FilterRegex) || opts.TimeRange != (backends.TimeRange{}) {
 		return nil, nil
 	}
 	return toCondition(f)
