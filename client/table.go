@@ -263,7 +263,9 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		if cfg.reverse {
 			cmp = compareKeysDesc
 		}
-		open := func(sctx context.Context, i int) iter.Seq2[Row, error] { return t.bucketScan(sctx, ranges[i], sopts, local) }
+		open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
+			return t.bucketScan(sctx, ranges[i], sopts, local)
+		}
 		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
 			Concurrency: t.c.concurrency,
 			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),

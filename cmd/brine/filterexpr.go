@@ -15,9 +15,13 @@ import (
 //	unary  = "not" unary | "(" expr ")" | column op value
 //	op     = "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (RE2 regex, matches anywhere unless anchored)
 //
-// A column is family:qualifier, or a qualifier in the default family. A value is a bare word or a
+// A column is family:qualifier, or a qualifier in the default family; @key is the row key, which
+// takes ~ only (the client evaluates it on logical keys; ranges are --start, --end and --prefix). A value is a bare word or a
 // quoted string ("..." or '...', Go escapes inside double quotes); values compare as bytes, so
 // numbers compare as text: write them with a fixed width (0100 < 0250). Keywords are case-insensitive.
+
+// keyPseudoColumn names the row key (the logical key, as --start and --end take it).
+const keyPseudoColumn = "@key"
 
 // maxFilterDepth bounds nesting, so that a hostile expression cannot exhaust the stack.
 const maxFilterDepth = 64
@@ -188,12 +192,12 @@ func (p *filterParser) comparison() (client.Filter, error) {
 	if p.i >= len(p.toks) || isFilterPunct(p.toks[p.i]) {
 		return client.Filter{}, p.errorf("expected a column name")
 	}
-	name := p.toks[p.i].text
+	name, isKey := p.toks[p.i].text, p.toks[p.i].text == keyPseudoColumn && !p.toks[p.i].quoted
 	col := client.Column{Family: p.family, Qualifier: name}
 	if fam, qual, ok := strings.Cut(name, ":"); ok {
 		col = client.Column{Family: fam, Qualifier: qual}
 	}
-	if col.Family == "" || col.Qualifier == "" {
+	if !isKey && (col.Family == "" || col.Qualifier == "") {
 		return client.Filter{}, p.errorf("column %q: want family:qualifier or qualifier", name)
 	}
 	p.i++
@@ -211,6 +215,16 @@ func (p *filterParser) comparison() (client.Filter, error) {
 	}
 	val := p.toks[p.i].text
 	p.i++
+	if isKey {
+		if op != "~" {
+			return client.Filter{}, fmt.Errorf("--filter: %s %s: row keys take ~ only (use --start, --end or --prefix for ranges)", name, op)
+		}
+		f := client.KeyRegexFilter(val)
+		if f.Regexp() == nil {
+			return client.Filter{}, fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex", name, val)
+		}
+		return f, nil
+	}
 	if op == "~" {
 		f := client.ValueRegexFilter(col, val)
 		if f.Regexp() == nil {

@@ -20,6 +20,8 @@ func formatFilter(f client.Filter) string {
 	switch f.Kind {
 	case backends.FilterCompare:
 		return fmt.Sprintf("%s %s %q", col, f.Op, f.Value)
+	case backends.FilterKeyRegex:
+		return fmt.Sprintf("@key ~ %q", f.Pattern)
 	case backends.FilterRegex:
 		return fmt.Sprintf("%s ~ %q", col, f.Pattern)
 	case backends.FilterNot:
@@ -48,6 +50,8 @@ func TestParseFilter(t *testing.T) {
 		{"v = and", `d:v = "and"`},
 		{"'not' = x", `d:not = "x"`},
 		{"a=1 and b=2 and c=3", `(d:a = "1" and d:b = "2" and d:c = "3")`},
+		{"@key ~ ^o[12] and not status = new", `(@key ~ "^o[12]" and not d:status = "new")`},
+		{`"@key" = x`, `d:@key = "x"`},
 	}
 	for _, tt := range tests {
 		f, err := parseFilter(tt.expr, "d")
@@ -77,6 +81,8 @@ func TestParseFilterErrors(t *testing.T) {
 		{"a ~ '('", "not a valid RE2 regex"},
 		{":q = 1", "want family:qualifier or qualifier"},
 		{"f: = 1", "want family:qualifier or qualifier"},
+		{"@key = o1", "row keys take ~ only"},
+		{"@key ~ '['", "not a valid RE2 regex"},
 		{strings.Repeat("not ", 70) + "a = 1", "nested more than 64 deep"},
 		{strings.Repeat("(", 70) + "a = 1" + strings.Repeat(")", 70), "nested more than 64 deep"},
 	}
@@ -92,7 +98,7 @@ func TestParseFilterErrors(t *testing.T) {
 // store accepts, and prints back to an expression that parses to the same filter.
 func FuzzParseFilter(f *testing.F) {
 	for _, s := range []string{"status = paid and ts > 2026-01-01", "(a=1 or b>=2) and not c<=3",
-		`x:n ~ "^a.*b$" or y:z != 'q'`, "not (a = 1)", `a = "\x00\xff"`} {
+		`x:n ~ "^a.*b$" or y:z != 'q'`, "not (a = 1)", "@key ~ ^k and a < 2", `a = "\x00\xff"`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
@@ -100,7 +106,7 @@ func FuzzParseFilter(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := flt.Check(nil); err != nil {
+		if err := flt.CheckLogical(nil); err != nil {
 			t.Fatalf("parseFilter(%q) = a filter Check refuses: %v", expr, err)
 		}
 		text := formatFilter(flt)
@@ -123,6 +129,10 @@ func TestScanFilterCLI(t *testing.T) {
 	out := c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "status = paid and day > 2026-01-01")
 	if got := strings.Fields(out); strings.Join(got, " ") != "o2 o4" {
 		t.Fatalf("filtered scan: %q, want o2 o4", out)
+	}
+	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "@key ~ '[0-2]$' and status = paid")
+	if got := strings.Fields(out); strings.Join(got, " ") != "o0 o2" {
+		t.Fatalf("filtered scan on keys: %q, want o0 o2", out)
 	}
 	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--limit", "2", "--filter", "not status ~ '^p'")
 	if got := strings.Fields(out); strings.Join(got, " ") != "o1 o3" {
