@@ -283,7 +283,8 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 }
 
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
-// bucket's own goroutine so that the merge only compares.
+// bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
+// on logical keys, nil for none) fails.
 func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
 	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
