@@ -91,6 +91,8 @@ type ReadOptions struct {
 	// TimeRange keeps all. A row with no cell left is not returned by a scan, and has no cells in a
 	// read.
 	TimeRange TimeRange
+	// Filter, when not nil, keeps only the rows it passes (see Filter); drivers check it with CheckRead.
+	Filter *Filter
 }
 
 // ScanOptions control one physical range scan.

@@ -79,9 +79,14 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
+	if err == nil {
+		err = cfg.read.Filter.CheckLogical(cfg.read.Columns)
+	}
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
 	}
+	var local *Filter
+	cfg.read.Filter, local = splitFilter(cfg.read.Filter)
 	rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, cfg.read)
 	if err != nil {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
@@ -90,7 +95,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 		// A driver that breaks its contract is a bug to report, not a missing row.
 		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", keyText(key), len(rows))
 	}
-	if len(rows[0].Cells) == 0 {
+	if len(rows[0].Cells) == 0 || !local.MatchRow(key, rows[0].Cells) {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
@@ -157,6 +162,11 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
 	cfg := newReadConfig(opts)
+	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+		return nil, fmt.Errorf("get many: %w", err)
+	}
+	var local *Filter
+	cfg.read.Filter, local = splitFilter(cfg.read.Filter)
 	phys := make([][]byte, len(keys))
 	buckets := make([]int, len(keys))
 	valid := make([]bool, len(keys))
@@ -184,6 +194,9 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 				continue
 			}
 			rows[i] = Row{Key: keys[i], Cells: got[j].Cells}
+			if !local.MatchRow(keys[i], rows[i].Cells) {
+				rows[i].Cells = nil
+			}
 		}
 	})
 	for i, e := range errs {
@@ -230,6 +243,9 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			return // empty range: nothing to read
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
+		if err == nil {
+			err = cfg.read.Filter.CheckLogical(cfg.read.Columns)
+		}
 		if err != nil {
 			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
 			return
@@ -238,11 +254,18 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
 			FirstBatch: cfg.firstBatch(len(ranges)),
 		}
+		var local *Filter
+		if sopts.Filter, local = splitFilter(cfg.read.Filter); local != nil {
+			// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
+			sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
+		}
 		cmp := compareKeys
 		if cfg.reverse {
 			cmp = compareKeysDesc
 		}
-		open := func(sctx context.Context, i int) iter.Seq2[Row, error] { return t.bucketScan(sctx, ranges[i], sopts) }
+		open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
+			return t.bucketScan(sctx, ranges[i], sopts, local)
+		}
 		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
 			Concurrency: t.c.concurrency,
 			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
@@ -260,8 +283,9 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 }
 
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
-// bucket's own goroutine so that the merge only compares.
-func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions) iter.Seq2[Row, error] {
+// bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
+// on logical keys, nil for none) fails.
+func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
 	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
 		for row, err := range src {
@@ -275,6 +299,9 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 				return
 			}
 			row.Key = logical
+			if !local.MatchRow(logical, row.Cells) {
+				continue
+			}
 			if !yield(row, nil) {
 				return
 			}

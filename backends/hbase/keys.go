@@ -152,7 +152,13 @@ func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, error) {
 	if opts.MaxVersions < 0 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
 		return nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
+	if err := opts.Filter.Check(opts.Columns); err != nil {
+		return nil, fmt.Errorf("hbase: %w", err)
+	}
 	var out []func(hrpc.Call) error
+	if opts.Filter != nil {
+		out = append(out, hrpc.Filters(serverFilter(opts.Filter)))
+	}
 	if fams != nil {
 		out = append(out, hrpc.Families(fams))
 	}

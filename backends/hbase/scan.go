@@ -94,7 +94,13 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if s.reverse {
 		s.options = append(s.options, hrpc.Reversed())
 		if len(r.Start) > 0 {
-			s.options = append(s.options, hrpc.Filters(filter.NewInclusiveStopFilter(r.Start)))
+			var stop filter.Filter = filter.NewInclusiveStopFilter(r.Start)
+			if opts.Filter != nil { // one Filters option per call: the last replaces the row filter
+				stop = filter.NewList(filter.MustPassAll, stop, serverFilter(opts.Filter))
+			}
+			s.options = append(s.options, hrpc.Filters(stop))
+		} else if opts.Filter != nil {
+			s.options = append(s.options, hrpc.Filters(reverseFilter(opts.Filter)))
 		}
 	}
 	return s.run()

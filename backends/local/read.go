@@ -32,7 +32,7 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	if err != nil {
 		return nil, err
 	}
-	if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+	if err := backends.CheckRead(ti.families, opts); err != nil {
 		return nil, fmt.Errorf("local: read %q: %w", table, err)
 	}
 	out := make([]backends.Row, len(keys))
@@ -86,7 +86,7 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 			yield(backends.Row{}, err)
 			return
 		}
-		if err := backends.CheckColumnFamilies(ti.families, opts.Columns); err != nil {
+		if err := backends.CheckRead(ti.families, opts.ReadOptions); err != nil {
 			fail(err)
 			return
 		}
@@ -270,7 +270,8 @@ func (cp *copier) str(b []byte) string {
 	return s
 }
 
-// cells decodes a stored row and returns copies of the cells a read with opts returns.
+// cells decodes a stored row and returns copies of the cells a read with opts returns: none when
+// opts.Filter fails the row.
 func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, error) {
 	refs, err := decodeCells(cp.scratch[:0], v)
 	cp.scratch = refs
@@ -294,7 +295,12 @@ func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, e
 			Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
 		})
 	}
-	return cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)], nil
+	cells := cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)]
+	if !opts.Filter.Match(cells) {
+		cp.cellBuf = cp.cellBuf[:start]
+		return nil, nil
+	}
+	return cells, nil
 }
 
 // row copies one stored row; ok is false when opts selects none of its cells.

@@ -282,7 +282,7 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	if err != nil {
 		return nil, err
 	}
-	if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+	if err := backends.CheckRead(t.families, opts); err != nil {
 		return nil, fmt.Errorf("memory: read %q: %w", name, err)
 	}
 	found := make([]*row, len(keys))

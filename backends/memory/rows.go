@@ -63,7 +63,8 @@ func compareColumn(a, b backends.Cell) int {
 	return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier))
 }
 
-// visible returns the stored cells a read with opts returns, not copied.
+// visible returns the stored cells a read with opts returns, not copied: none when opts.Filter
+// fails the row.
 func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cells {
@@ -71,7 +72,11 @@ func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 			out = append(out, c)
 		}
 	}
-	return backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
+	out = backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
+	if !opts.Filter.Match(out) {
+		return nil
+	}
+	return out
 }
 
 // copyCells returns copies of the cells a read with opts returns; stored values are never handed out.

@@ -26,7 +26,7 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 			yield(backends.Row{}, err)
 			return
 		}
-		if err := backends.CheckColumnFamilies(t.families, opts.Columns); err != nil {
+		if err := backends.CheckRead(t.families, opts.ReadOptions); err != nil {
 			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 			return
 		}

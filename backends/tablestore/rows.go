@@ -30,11 +30,14 @@ type selector struct {
 	// versions and timeRange are the criteria's max_versions and time_range (nil: none).
 	versions  int32
 	timeRange *ots.TimeRange
+	// filter is evaluated on every row's cells; server is the part sent to the service (filter.go).
+	filter *backends.Filter
+	server ots.ColumnFilter
 }
 
 func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	cols := opts.Columns
-	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
+	if err := backends.CheckRead(s.families, opts); err != nil {
 		return nil, fmt.Errorf("tablestore: %w", err)
 	}
 	tr := opts.TimeRange
@@ -72,6 +75,12 @@ func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	if len(sel.families) > 0 {
 		sel.names = nil
 	}
+	sel.filter = opts.Filter
+	server, err := serverFilter(opts)
+	if err != nil {
+		return nil, err
+	}
+	sel.server = server
 	// Always max_versions: with a time range alone the service returns every version in it.
 	sel.versions = int32(backends.Versions(opts.MaxVersions))
 	if tr != (backends.TimeRange{}) {
@@ -92,7 +101,7 @@ func (sel *selector) match(name string) bool {
 }
 
 // cells converts the attribute columns of one row, keeps the selected ones and sorts them by family,
-// qualifier, then newest first.
+// qualifier, then newest first; none when the read's filter fails the row.
 func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cols {
@@ -105,6 +114,9 @@ func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	slices.SortStableFunc(out, func(a, b backends.Cell) int {
 		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier), cmp.Compare(b.Timestamp, a.Timestamp))
 	})
+	if !sel.filter.Match(out) {
+		return nil
+	}
 	return out
 }
 
@@ -235,7 +247,7 @@ func (b *Backend) readBatch(ctx context.Context, table string, sel *selector, pk
 		pending[i] = i
 	}
 	for attempt := 1; ; attempt++ {
-		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: int(sel.versions), TimeRange: sel.timeRange, ColumnsToGet: sel.names}
+		crit := &ots.MultiRowQueryCriteria{TableName: table, MaxVersion: int(sel.versions), TimeRange: sel.timeRange, ColumnsToGet: sel.names, Filter: sel.server}
 		for _, i := range pending {
 			crit.AddRow(pks[i])
 		}

@@ -84,7 +84,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	}
 	crit := ots.RangeRowQueryCriteria{
 		TableName: table, StartPrimaryKey: s.primaryKey(start), EndPrimaryKey: s.primaryKey(end), Direction: dir,
-		MaxVersion: sel.versions, TimeRange: sel.timeRange, ColumnsToGet: names,
+		MaxVersion: sel.versions, TimeRange: sel.timeRange, ColumnsToGet: names, Filter: sel.server,
 	}
 	for rr, err := range PageRange(crit, r.Start, r.End, get, keyOf) {
 		if err != nil {

@@ -299,6 +299,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
+	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; @key ~ regex for the row key)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
 	}
@@ -332,6 +333,13 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var opts []client.ReadOption
+	if *filterExpr != "" {
+		f, err := parseFilter(*filterExpr, client.DefaultFamily)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, client.RowFilter(f))
+	}
 	if *limit > 0 {
 		opts = append(opts, client.Limit(*limit))
 	}

@@ -1,0 +1,242 @@
+package backends
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+)
+
+// FilterKind says what a Filter node tests.
+type FilterKind uint8
+
+// The filter kinds. The leaves test one column's value; And, Or and Not combine other filters.
+const (
+	FilterCompare FilterKind = iota + 1 // the column's value compared with Value by Op
+	FilterRegex                         // the column's value matched by Pattern
+	FilterAnd                           // every one of Subs passes
+	FilterOr                            // at least one of Subs passes
+	FilterNot                           // Subs[0] does not pass
+	// FilterKeyRegex: the row's logical key matched by Pattern. Package client evaluates it, after
+	// stripping the salt; Check refuses it, since a driver sees physical keys only.
+	FilterKeyRegex
+)
+
+// CompareOp is a comparison of a column's value (left) with a filter's Value (right), bytewise
+// (unsigned, shorter prefix first), as HBase's BinaryComparator and Tablestore's BINARY compare.
+type CompareOp uint8
+
+// The comparisons.
+const (
+	Equal CompareOp = iota + 1
+	NotEqual
+	Less
+	LessOrEqual
+	Greater
+	GreaterOrEqual
+)
+
+var opText = [...]string{Equal: "=", NotEqual: "!=", Less: "<", LessOrEqual: "<=", Greater: ">", GreaterOrEqual: ">="}
+
+func (op CompareOp) String() string {
+	if op >= Equal && op <= GreaterOrEqual {
+		return opText[op]
+	}
+	return fmt.Sprintf("CompareOp(%d)", uint8(op))
+}
+
+// Negate returns the comparison that holds exactly when op does not (for a value that is present).
+func (op CompareOp) Negate() CompareOp {
+	return [...]CompareOp{Equal: NotEqual, NotEqual: Equal, Less: GreaterOrEqual, LessOrEqual: Greater,
+		Greater: LessOrEqual, GreaterOrEqual: Less}[op]
+}
+
+// Filter is a predicate on a row, applied by the store to every row a read or scan would return (the
+// cells left after ReadOptions' Columns, TimeRange and MaxVersions): a row that fails is not returned
+// by a scan, and comes back with no cells from a read. It never changes the cells of a row that passes.
+//
+// A leaf tests the newest version of one column (Family and Qualifier both set) that the read sees;
+// a row without that column fails the leaf, whatever Op, so Not(leaf) passes it. A family the table
+// does not have is such a missing column (HBase cannot tell it apart before it runs the filter). Regexes use Go's
+// RE2 syntax and match anywhere in the value unless anchored (HBase runs them as Java regexes, which
+// agree on RE2's syntax). The zero Filter is invalid; a nil *Filter in ReadOptions passes every row.
+type Filter struct {
+	Kind    FilterKind
+	Column  Column
+	Op      CompareOp
+	Value   []byte
+	Pattern string
+	Subs    []Filter
+
+	re *regexp.Regexp // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
+}
+
+// NewCompareFilter returns the leaf "column op value".
+func NewCompareFilter(col Column, op CompareOp, value []byte) Filter {
+	return Filter{Kind: FilterCompare, Column: col, Op: op, Value: value}
+}
+
+// NewRegexFilter returns the leaf "column matches pattern"; a bad pattern is reported by Check.
+func NewRegexFilter(col Column, pattern string) Filter {
+	f := Filter{Kind: FilterRegex, Column: col, Pattern: pattern}
+	f.re, _ = regexp.Compile(pattern)
+	return f
+}
+
+// NewKeyRegexFilter returns the leaf "logical row key matches pattern"; see FilterKeyRegex.
+func NewKeyRegexFilter(pattern string) Filter {
+	f := Filter{Kind: FilterKeyRegex, Pattern: pattern}
+	f.re, _ = regexp.Compile(pattern)
+	return f
+}
+
+// Regexp returns the compiled pattern of a regex leaf made by NewRegexFilter or NewKeyRegexFilter.
+func (f *Filter) Regexp() *regexp.Regexp { return f.re }
+
+// Check validates a filter against a read's columns: every leaf names a column (family and
+// qualifier) that the read selects, every comparison is known, every pattern
+// compiles, And/Or have at least one sub-filter and Not exactly one. Errors wrap ErrInvalidArgument.
+// Check does not modify f, so one filter can be checked and matched by many goroutines at once.
+func (f *Filter) Check(cols []Column) error { return f.check(cols, false) }
+
+// CheckLogical is Check for package client, which evaluates FilterKeyRegex leaves itself.
+func (f *Filter) CheckLogical(cols []Column) error { return f.check(cols, true) }
+
+func (f *Filter) check(cols []Column, keys bool) error {
+	if f == nil {
+		return nil
+	}
+	switch f.Kind {
+	case FilterKeyRegex:
+		if !keys {
+			return fmt.Errorf("%w: filter on row keys: package client evaluates those, on logical keys", ErrInvalidArgument)
+		}
+		return checkRegex(f)
+	case FilterCompare, FilterRegex:
+		if f.Column.Family == "" || f.Column.Qualifier == "" {
+			return fmt.Errorf("%w: filter on column %q:%q: family and qualifier are both needed", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
+		}
+		if !Selected(cols, f.Column.Family, f.Column.Qualifier) {
+			return fmt.Errorf("%w: filter on column %s:%s, which the read does not select", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
+		}
+		if f.Kind == FilterCompare && (f.Op < Equal || f.Op > GreaterOrEqual) {
+			return fmt.Errorf("%w: filter: unknown comparison %v", ErrInvalidArgument, f.Op)
+		}
+		if f.Kind == FilterRegex {
+			return checkRegex(f)
+		}
+		return nil
+	case FilterAnd, FilterOr, FilterNot:
+		if len(f.Subs) == 0 || (f.Kind == FilterNot && len(f.Subs) != 1) {
+			return fmt.Errorf("%w: filter: %d sub-filters for kind %d", ErrInvalidArgument, len(f.Subs), f.Kind)
+		}
+		for i := range f.Subs {
+			if err := f.Subs[i].check(cols, keys); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: filter: unknown kind %d", ErrInvalidArgument, f.Kind)
+}
+
+func checkRegex(f *Filter) error {
+	if f.re != nil {
+		return nil
+	}
+	if _, err := regexp.Compile(f.Pattern); err != nil {
+		return fmt.Errorf("%w: filter: %w", ErrInvalidArgument, err)
+	}
+	return fmt.Errorf("%w: filter: regex leaf not built by NewRegexFilter or NewKeyRegexFilter", ErrInvalidArgument)
+}
+
+// CheckRead validates a read's columns and filter against a table's families (nil: any family).
+func CheckRead(families map[string]bool, opts ReadOptions) error {
+	if err := CheckColumnFamilies(families, opts.Columns); err != nil {
+		return err
+	}
+	return opts.Filter.Check(opts.Columns)
+}
+
+// Has reports whether a filter has a leaf of this kind (some stores cannot send regexes to the
+// server; no store gets row-key leaves).
+func (f *Filter) Has(kind FilterKind) bool {
+	if f == nil {
+		return false
+	}
+	if f.Kind == kind {
+		return true
+	}
+	for i := range f.Subs {
+		if f.Subs[i].Has(kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether a row with these cells (sorted as a Row's are) passes f; a nil f passes
+// every row. It is the one evaluator of the filter semantics: the embedded and memory stores run it,
+// and the other stores run it on what they cannot send to the server. f must have passed Check.
+func (f *Filter) Match(cells []Cell) bool { return f.MatchRow(nil, cells) }
+
+// MatchRow is Match for a row with this logical key, which FilterKeyRegex leaves test.
+func (f *Filter) MatchRow(key []byte, cells []Cell) bool {
+	if f == nil {
+		return true
+	}
+	switch f.Kind {
+	case FilterKeyRegex:
+		return f.re.Match(key)
+	case FilterCompare, FilterRegex:
+		v, ok := newest(cells, f.Column)
+		if !ok {
+			return false
+		}
+		if f.Kind == FilterRegex {
+			return f.re.Match(v)
+		}
+		c := bytes.Compare(v, f.Value)
+		switch f.Op {
+		case Equal:
+			return c == 0
+		case NotEqual:
+			return c != 0
+		case Less:
+			return c < 0
+		case LessOrEqual:
+			return c <= 0
+		case Greater:
+			return c > 0
+		case GreaterOrEqual:
+			return c >= 0
+		}
+		return false
+	case FilterAnd:
+		for i := range f.Subs {
+			if !f.Subs[i].MatchRow(key, cells) {
+				return false
+			}
+		}
+		return true
+	case FilterOr:
+		for i := range f.Subs {
+			if f.Subs[i].MatchRow(key, cells) {
+				return true
+			}
+		}
+		return false
+	case FilterNot:
+		return !f.Subs[0].MatchRow(key, cells)
+	}
+	return false
+}
+
+// newest returns the value of col's first cell, the newest version, in cells sorted as a Row's are.
+func newest(cells []Cell, col Column) ([]byte, bool) {
+	for _, c := range cells {
+		if c.Family == col.Family && c.Qualifier == col.Qualifier {
+			return c.Value, true
+		}
+	}
+	return nil, false
+}

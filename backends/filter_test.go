@@ -1,0 +1,69 @@
+package backends_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+func TestCompareOpNegate(t *testing.T) {
+	// For every pair of values, exactly one of op and op.Negate() holds.
+	vals := [][]byte{nil, []byte("a"), []byte("ab"), []byte("b")}
+	col := backends.Column{Family: "d", Qualifier: "q"}
+	for op := backends.Equal; op <= backends.GreaterOrEqual; op++ {
+		if op.Negate().Negate() != op {
+			t.Errorf("%v: negated twice is %v", op, op.Negate().Negate())
+		}
+		for _, v := range vals {
+			for _, w := range vals {
+				cells := []backends.Cell{{Family: "d", Qualifier: "q", Value: v}}
+				f, g := backends.NewCompareFilter(col, op, w), backends.NewCompareFilter(col, op.Negate(), w)
+				if f.Match(cells) == g.Match(cells) {
+					t.Errorf("%q %v %q and %q %v %q agree", v, op, w, v, op.Negate(), w)
+				}
+			}
+		}
+	}
+}
+
+func TestFilterCheck(t *testing.T) {
+	col := backends.Column{Family: "d", Qualifier: "q"}
+	key := backends.NewKeyRegexFilter("^a")
+	tests := []struct {
+		name    string
+		f       backends.Filter
+		cols    []backends.Column
+		logical bool   // CheckLogical instead of Check
+		want    string // "" for no error
+	}{
+		{"leaf", backends.NewCompareFilter(col, backends.Less, nil), nil, false, ""},
+		{"leaf in a selected family", backends.NewRegexFilter(col, "x"), []backends.Column{{Family: "d"}}, false, ""},
+		{"leaf not selected", backends.NewRegexFilter(col, "x"), []backends.Column{{Family: "e"}}, false, "which the read does not select"},
+		{"hand-built regex", backends.Filter{Kind: backends.FilterRegex, Column: col, Pattern: "x"}, nil, false, "not built by NewRegexFilter"},
+		{"bad regex", backends.NewRegexFilter(col, "a(b"), nil, false, "missing closing )"},
+		{"row key, driver", key, nil, false, "package client evaluates those"},
+		{"row key, client", key, nil, true, ""},
+		{"row key under not, driver", backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{key}}, nil, false, "package client evaluates those"},
+		{"unknown kind", backends.Filter{Kind: 99}, nil, true, "unknown kind"},
+		{"or without subs", backends.Filter{Kind: backends.FilterOr}, nil, false, "0 sub-filters"},
+	}
+	for _, tt := range tests {
+		check := tt.f.Check
+		if tt.logical {
+			check = tt.f.CheckLogical
+		}
+		err := check(tt.cols)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (!errors.Is(err, backends.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want ErrInvalidArgument saying %q", tt.name, err, tt.want)
+		}
+	}
+	var none *backends.Filter
+	if none.Check(nil) != nil || !none.Match(nil) || none.Has(backends.FilterRegex) {
+		t.Error("a nil filter must check, pass every row and have no leaf")
+	}
+}

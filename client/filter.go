@@ -1,0 +1,88 @@
+package client
+
+import "github.com/brine-kv/brine/backends"
+
+// Filter is a predicate on a row that the store evaluates in every bucket's scan and in Get and
+// GetMany: a row it fails is skipped by Scan, is ErrNotFound to Get and has no cells in GetMany. A
+// leaf tests the newest version of one column that the read returns (after Columns, TimeRange and
+// MaxVersions); a row without the column fails the leaf, so NotFilter of a leaf passes it. Values
+// compare bytewise. Which store evaluates what, where, is in the README ("Filters").
+type Filter = backends.Filter
+
+// CompareOp is a filter comparison: the column's value on the left, the filter's on the right.
+type CompareOp = backends.CompareOp
+
+// The comparisons.
+const (
+	Equal          = backends.Equal
+	NotEqual       = backends.NotEqual
+	Less           = backends.Less
+	LessOrEqual    = backends.LessOrEqual
+	Greater        = backends.Greater
+	GreaterOrEqual = backends.GreaterOrEqual
+)
+
+// ValueFilter passes rows whose column col (family and qualifier) holds a value v with "v op value".
+func ValueFilter(col Column, op CompareOp, value []byte) Filter {
+	return backends.NewCompareFilter(col, op, value)
+}
+
+// ValueRegexFilter passes rows whose column col holds a value the RE2 pattern matches (anywhere in
+// the value unless anchored). A bad pattern fails the read with ErrInvalidArgument before anything
+// is sent.
+func ValueRegexFilter(col Column, pattern string) Filter {
+	return backends.NewRegexFilter(col, pattern)
+}
+
+// AllFilters passes rows that every one of fs passes (AND).
+func AllFilters(fs ...Filter) Filter { return Filter{Kind: backends.FilterAnd, Subs: fs} }
+
+// AnyFilter passes rows that at least one of fs passes (OR).
+func AnyFilter(fs ...Filter) Filter { return Filter{Kind: backends.FilterOr, Subs: fs} }
+
+// NotFilter passes rows that f fails.
+func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: []Filter{f}} }
+
+// RowFilter makes a read return only the rows f passes. Every column f tests must be one the read
+// selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
+func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
+
+// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. The
+// client evaluates it, in each bucket's stream before the merge: the stores see salted keys only.
+// Combined with AND, the other conditions still run in the store; anywhere else (under OR or NOT)
+// the whole filter runs in the client. Either way the buckets read without the limit pushed down (a
+// row may still fail on its key), in batches that grow from a few rows, until the merge has its
+// limit. A key range or PrefixRange, which become ranges per bucket, is cheaper where it can say
+// the same.
+func KeyRegexFilter(pattern string) Filter { return backends.NewKeyRegexFilter(pattern) }
+
+// splitFilter separates what the store evaluates from what the client evaluates on logical keys: a
+// filter without row-key leaves goes to the store whole; of a top-level AND, the conjuncts without
+// them do; otherwise everything stays in the client.
+func splitFilter(f *Filter) (store, local *Filter) {
+	if !f.Has(backends.FilterKeyRegex) {
+		return f, nil
+	}
+	if f.Kind != backends.FilterAnd {
+		return nil, f
+	}
+	var s, l []Filter
+	for _, sub := range f.Subs {
+		if sub.Has(backends.FilterKeyRegex) {
+			l = append(l, sub)
+		} else {
+			s = append(s, sub)
+		}
+	}
+	join := func(fs []Filter) *Filter {
+		switch len(fs) {
+		case 0:
+			return nil
+		case 1:
+			return &fs[0]
+		}
+		and := AllFilters(fs...)
+		return &and
+	}
+	return join(s), join(l)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
+)
+
+// formatFilter writes f back in the --filter syntax, fully parenthesized, values quoted (column
+// names too when they hold what the lexer splits on).
+func formatFilter(f client.Filter) string {
+	col := f.Column.Family + ":" + f.Column.Qualifier
+	if strings.ContainsAny(col, " \t\n\r()~=!<>\"'") {
+		col = strconv.Quote(col)
+	}
+	switch f.Kind {
+	case backends.FilterCompare:
+		return fmt.Sprintf("%s %s %q", col, f.Op, f.Value)
+	case backends.FilterKeyRegex:
+		return fmt.Sprintf("@key ~ %q", f.Pattern)
+	case backends.FilterRegex:
+		return fmt.Sprintf("%s ~ %q", col, f.Pattern)
+	case backends.FilterNot:
+		return "not " + formatFilter(f.Subs[0])
+	}
+	parts := make([]string, len(f.Subs))
+	for i, s := range f.Subs {
+		parts[i] = formatFilter(s)
+	}
+	sep := " and "
+	if f.Kind == backends.FilterOr {
+		sep = " or "
+	}
+	return "(" + strings.Join(parts, sep) + ")"
+}
+
+func TestParseFilter(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{"status = paid", `d:status = "paid"`},
+		{"status = paid and ts > 2026-01-01", `(d:status = "paid" and d:ts > "2026-01-01")`},
+		{"a=1 or b!=2 and c<3", `(d:a = "1" or (d:b != "2" and d:c < "3"))`},
+		{"(a=1 or b>=2) and not c<=3", `((d:a = "1" or d:b >= "2") and not d:c <= "3")`},
+		{"x:note ~ '^urg(ent)?'", `x:note ~ "^urg(ent)?"`},
+		{`m:v = "two words" AND NOT NOT k = ''`, `(m:v = "two words" and not not d:k = "")`},
+		{`v = "a\"b\x00"`, `d:v = "a\"b\x00"`},
+		{"v = and", `d:v = "and"`},
+		{"'not' = x", `d:not = "x"`},
+		{"a=1 and b=2 and c=3", `(d:a = "1" and d:b = "2" and d:c = "3")`},
+		{"@key ~ ^o[12] and not status = new", `(@key ~ "^o[12]" and not d:status = "new")`},
+		{`"@key" = x`, `d:@key = "x"`},
+	}
+	for _, tt := range tests {
+		f, err := parseFilter(tt.expr, "d")
+		if err != nil {
+			t.Errorf("parseFilter(%q): %v", tt.expr, err)
+			continue
+		}
+		if got := formatFilter(f); got != tt.want {
+			t.Errorf("parseFilter(%q) = %s, want %s", tt.expr, got, tt.want)
+		}
+	}
+}
+
+func TestParseFilterErrors(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{"", "empty expression"},
+		{"status", "expected one of = != < <= > >= ~ after status"},
+		{"status =", "expected a value after status ="},
+		{"status paid", `after status, got "paid"`},
+		{"= paid", "at 0: expected a column name"},
+		{"a = 1 and", "at the end: expected a column name"},
+		{"(a = 1", "expected )"},
+		{"a = 1)", `unexpected ")"`},
+		{"a ! 1", "'!' must be followed by '='"},
+		{`a = "open`, "unterminated string"},
+		{`a = "\q"`, "bad string"},
+		{"a ~ '('", "not a valid RE2 regex"},
+		{":q = 1", "want family:qualifier or qualifier"},
+		{"f: = 1", "want family:qualifier or qualifier"},
+		{"@key = o1", "row keys take ~ only"},
+		{"@key ~ '['", "not a valid RE2 regex"},
+		{strings.Repeat("not ", 70) + "a = 1", "nested more than 64 deep"},
+		{strings.Repeat("(", 70) + "a = 1" + strings.Repeat(")", 70), "nested more than 64 deep"},
+	}
+	for _, tt := range tests {
+		_, err := parseFilter(tt.expr, "d")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseFilter(%q) error = %v, want it to contain %q", tt.expr, err, tt.want)
+		}
+	}
+}
+
+// FuzzParseFilter: any input parses or fails with an error (no panic); what parses is a filter the
+// store accepts, and prints back to an expression that parses to the same filter.
+func FuzzParseFilter(f *testing.F) {
+	for _, s := range []string{"status = paid and ts > 2026-01-01", "(a=1 or b>=2) and not c<=3",
+		`x:n ~ "^a.*b$" or y:z != 'q'`, "not (a = 1)", "@key ~ ^k and a < 2", `a = "\x00\xff"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		flt, err := parseFilter(expr, "d")
+		if err != nil {
+			return
+		}
+		if err := flt.CheckLogical(nil); err != nil {
+			t.Fatalf("parseFilter(%q) = a filter Check refuses: %v", expr, err)
+		}
+		text := formatFilter(flt)
+		again, err := parseFilter(text, "other")
+		if err != nil {
+			t.Fatalf("parseFilter(%q) printed as %s, which does not parse: %v", expr, text, err)
+		}
+		if got := formatFilter(again); got != text {
+			t.Fatalf("round trip of %q: %s, then %s", expr, text, got)
+		}
+	})
+}
+
+func TestScanFilterCLI(t *testing.T) {
+	c := newCLI(t)
+	c.ok("create", "--store", c.store, "--table", "orders", "--salt", "hash:4")
+	for i, st := range []string{"paid", "new", "paid", "shipped", "paid"} {
+		c.ok("put", "--store", c.store, "--table", "orders", "--", fmt.Sprintf("o%d", i), "d:status="+st, fmt.Sprintf("d:day=2026-01-0%d", i+1))
+	}
+	out := c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "status = paid and day > 2026-01-01")
+	if got := strings.Fields(out); strings.Join(got, " ") != "o2 o4" {
+		t.Fatalf("filtered scan: %q, want o2 o4", out)
+	}
+	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "@key ~ '[0-2]$' and status = paid")
+	if got := strings.Fields(out); strings.Join(got, " ") != "o0 o2" {
+		t.Fatalf("filtered scan on keys: %q, want o0 o2", out)
+	}
+	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--limit", "2", "--filter", "not status ~ '^p'")
+	if got := strings.Fields(out); strings.Join(got, " ") != "o1 o3" {
+		t.Fatalf("filtered scan with a limit: %q, want o1 o3", out)
+	}
+	if _, _, err := c.run(t.Context(), "scan", "--store", c.store, "--table", "orders", "--filter", "status = "); err == nil ||
+		!strings.Contains(err.Error(), "expected a value after status =") {
+		t.Fatalf("bad --filter: %v", err)
+	}
+}
