@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/salting"
 )
@@ -103,7 +105,7 @@ type PartitionedConfig struct {
 	// stored with the table: it records "func", and every open must pass TimeOf again.
 	TimeOf func(key []byte) (time.Time, error)
 	// Table is what each period's table is created with unless CreatePeriod is given another;
-	// Table.Salter is required.
+	// Table.Salter is required. Table.Meta is stored with the partitioned table as well.
 	Table TableConfig
 	// Retention is which periods Expire drops.
 	Retention Retention
@@ -143,11 +145,18 @@ func (cfg PartitionedConfig) validate() error {
 		return fmt.Errorf("%w: negative retention", backends.ErrInvalidArgument)
 	}
 	for k := range cfg.Table.Meta {
-		if strings.HasPrefix(k, "brine.") {
+		if k == MetaSaltSpec || strings.HasPrefix(k, "brine.partitioned.") || strings.HasPrefix(k, "brine.period.") {
 			return fmt.Errorf("%w: Meta key %q is reserved", backends.ErrInvalidArgument, k)
 		}
 	}
 	return nil
+}
+
+// IsPartitioned reports whether a table's meta is that of a partitioned table (OpenPartitioned opens
+// it by its logical name).
+func IsPartitioned(meta map[string]string) bool {
+	_, ok := meta[metaPeriod]
+	return ok
 }
 
 // configFromMeta rebuilds a declaration from the partitioned table's meta.
@@ -215,7 +224,9 @@ func (c *Client) CreatePartitioned(ctx context.Context, name string, cfg Partiti
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
 	}
-	err := c.backend.CreateTable(ctx, name, backends.TableOptions{Families: []string{DefaultFamily}, Meta: cfg.meta()})
+	meta := cfg.meta()
+	maps.Copy(meta, cfg.Table.Meta) // tools' meta (a key schema) belongs to the logical table too
+	err := c.backend.CreateTable(ctx, name, backends.TableOptions{Families: []string{DefaultFamily}, Meta: meta})
 	if err != nil {
 		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
 	}
@@ -435,24 +446,42 @@ func (p *Partitioned) adoptPeriod(ctx context.Context, info PeriodInfo) error {
 }
 
 // CreateAhead makes sure the period holding now and the ahead periods after it exist, so writers
-// never meet a period boundary without a table. It returns the periods it created.
-func (p *Partitioned) CreateAhead(ctx context.Context, now time.Time, ahead int) ([]PeriodInfo, error) {
+// never meet a period boundary without a table; the periods it creates get cfg as CreatePeriod
+// gives it (nil: the table's default). It returns the periods it created.
+func (p *Partitioned) CreateAhead(ctx context.Context, now time.Time, ahead int, cfg *TableConfig) ([]PeriodInfo, error) {
 	if ahead < 0 {
 		return nil, fmt.Errorf("partitioned table %q: create ahead: %w: ahead %d", p.name, backends.ErrInvalidArgument, ahead)
 	}
-	var created []PeriodInfo
-	at := p.cfg.Period.Start(now)
-	for range ahead + 1 {
-		if _, ok := p.periodAt(at); !ok {
-			info, err := p.CreatePeriod(ctx, at, nil)
-			if err != nil {
-				return created, err
-			}
-			created = append(created, info)
-		}
-		at = p.cfg.Period.Next(at)
+	var starts []time.Time
+	for at := p.cfg.Period.Start(now); len(starts) <= ahead; at = p.cfg.Period.Next(at) {
+		starts = append(starts, at)
 	}
-	return created, nil
+	// At once: a store may take a second per table, and a year ahead is twelve.
+	infos := make([]PeriodInfo, len(starts))
+	made := make([]bool, len(starts))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.c.concurrency)
+	for i, at := range starts {
+		if _, ok := p.periodAt(at); ok {
+			continue
+		}
+		g.Go(func() error {
+			info, err := p.CreatePeriod(gctx, at, cfg)
+			if err != nil {
+				return err
+			}
+			infos[i], made[i] = info, true
+			return nil
+		})
+	}
+	err := g.Wait()
+	var created []PeriodInfo
+	for i, ok := range made {
+		if ok {
+			created = append(created, infos[i])
+		}
+	}
+	return created, err
 }
 
 // Expired returns the periods that the retention drops at now, oldest first.
@@ -513,12 +542,16 @@ func (p *Partitioned) Expire(ctx context.Context, now time.Time) ([]PeriodInfo, 
 	return dropped, nil
 }
 
-// Drop deletes every period and then the partitioned table itself.
+// Drop deletes every period, several at once (a store may take seconds per table), and then the
+// partitioned table itself.
 func (p *Partitioned) Drop(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.c.concurrency)
 	for _, info := range p.Periods() {
-		if err := p.DropPeriod(ctx, info.Table); err != nil {
-			return err
-		}
+		g.Go(func() error { return p.DropPeriod(gctx, info.Table) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return p.c.DeleteTable(ctx, p.name)
 }

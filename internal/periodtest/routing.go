@@ -17,7 +17,7 @@ func tableName(s Store, base string, lt layout) string {
 // testRouting writes keys at the edges of periods, in both time directions, and checks the table
 // each lands in.
 func testRouting(t *testing.T, s Store) {
-	for _, lt := range layouts {
+	for _, lt := range s.layouts() {
 		t.Run(lt.name, func(t *testing.T) {
 			ctx := ctxFor(t)
 			c := client.New(s.Open(t))
@@ -28,7 +28,7 @@ func testRouting(t *testing.T, s Store) {
 			}
 			base := tableName(s, "route", lt)
 			p := newPartitioned(t, c, base, lt.field)
-			created, err := p.CreateAhead(ctx, date(2026, 10, 15), 1)
+			created, err := p.CreateAhead(ctx, date(2026, 10, 15), 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
