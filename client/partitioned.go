@@ -504,8 +504,9 @@ func (p *Partitioned) Expired(now time.Time) []PeriodInfo {
 	return out
 }
 
-// DropPeriod drops one period: first its record, so no client that refreshes routes to it again,
-// then its table and data. Dropping a period that is already gone is not an error.
+// DropPeriod drops one period this handle knows (ErrTableNotFound otherwise): first its record, so
+// no client that refreshes routes to it again, then its table and data. A table already gone (a
+// drop interrupted after the record went, or another process's drop) is not an error.
 func (p *Partitioned) DropPeriod(ctx context.Context, table string) error {
 	p.mu.RLock()
 	i := slices.IndexFunc(p.periods, func(o periodTable) bool { return o.info.Table == table })

@@ -47,8 +47,9 @@ func (p *Partitioned) periodAt(t time.Time) (periodTable, bool) {
 }
 
 // route returns the table a key's row lives in. A key outside every period this handle knows makes it
-// reload the list once, since another process may have created the period since.
-func (p *Partitioned) route(ctx context.Context, key []byte) (*Table, error) {
+// reload the list, since another process may have created the period since; *refreshed says whether
+// the calling operation did so already (once is enough for a whole batch).
+func (p *Partitioned) route(ctx context.Context, key []byte, refreshed *bool) (*Table, error) {
 	t, err := p.timeOf(key)
 	if err != nil {
 		return nil, err
@@ -56,18 +57,21 @@ func (p *Partitioned) route(ctx context.Context, key []byte) (*Table, error) {
 	if pt, ok := p.periodAt(t); ok {
 		return pt.t, nil
 	}
-	if err := p.Refresh(ctx); err != nil {
-		return nil, err
-	}
-	if pt, ok := p.periodAt(t); ok {
-		return pt.t, nil
+	if !*refreshed {
+		*refreshed = true
+		if err := p.Refresh(ctx); err != nil {
+			return nil, err
+		}
+		if pt, ok := p.periodAt(t); ok {
+			return pt.t, nil
+		}
 	}
 	return nil, fmt.Errorf("key %s: time %s: %w of %q", keyText(key), t.Format(time.RFC3339Nano), ErrNoPeriod, p.name)
 }
 
 // Put writes cells to one row, in the period of the key's time.
 func (p *Partitioned) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	t, err := p.route(ctx, key)
+	t, err := p.route(ctx, key, new(bool))
 	if err != nil {
 		return fmt.Errorf("put: %w", err)
 	}
@@ -76,7 +80,7 @@ func (p *Partitioned) Put(ctx context.Context, key []byte, cells ...Cell) error 
 
 // Delete deletes columns of a row, or the whole row, as Table.Delete does.
 func (p *Partitioned) Delete(ctx context.Context, key []byte, columns ...Column) error {
-	t, err := p.route(ctx, key)
+	t, err := p.route(ctx, key, new(bool))
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)
 	}
@@ -85,7 +89,7 @@ func (p *Partitioned) Delete(ctx context.Context, key []byte, columns ...Column)
 
 // Get reads one row from the period of the key's time; ErrNotFound if it has no cells.
 func (p *Partitioned) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
-	t, err := p.route(ctx, key)
+	t, err := p.route(ctx, key, new(bool))
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
 	}
@@ -97,8 +101,9 @@ func (p *Partitioned) Get(ctx context.Context, key []byte, opts ...ReadOption) (
 func (p *Partitioned) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
 	errs := make([]error, len(muts))
 	groups := map[*Table][]int{}
+	refreshed := false
 	for i, m := range muts {
-		t, err := p.route(ctx, m.Key)
+		t, err := p.route(ctx, m.Key, &refreshed)
 		if err != nil {
 			errs[i] = fmt.Errorf("row %d: %w", i, err)
 			continue
