@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
@@ -76,7 +77,8 @@ func dropTableOrPeriods(ctx context.Context, c *client.Client, name string) erro
 const periodsUsage = `usage: brine periods SUBCOMMAND TABLE [flags]
   declare TABLE --period month --time-field N --salt SPEC [--retain keep=12|older=720h] [--key SCHEMA]
   list TABLE [--now TIME]                    the periods, and which the retention expires at --now
-  create-ahead TABLE [--ahead N] [--now TIME] [--salt SPEC] [--ttl D] [--compression C]
+  create-ahead TABLE [--ahead N] [--now TIME] [--salt SPEC] [--ttl D] [--compression C] [--read-cu N --write-cu N]
+  tune TABLE PERIOD_TABLE [--read-cu N] [--write-cu N] [--ttl D]   Tablestore: cool an old period
   expire TABLE [--now TIME] [--export DIR --format jsonl|csv]   export (when asked), then drop`
 
 func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
@@ -88,27 +90,50 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	var sf storeFlags
 	sf.register(fs)
 	now := fs.String("now", "", "the time retention and create-ahead count from, RFC 3339 (default: the clock)")
-	var run func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time) error
+	// run gets the partitioned table and, for tune, the period's table (the second argument).
+	var run func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error
+	nargs := 1
 	switch sub {
 	case "declare":
 		return runPeriodsDeclare(ctx, env, fs, &sf, args)
 	case "list":
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time) error {
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
 			return periodsList(env, p, at)
 		}
 	case "create-ahead":
 		ahead := fs.Int("ahead", 1, "periods to create after the current one")
 		salt := fs.String("salt", "", "salting spec of the new periods (default: the table's)")
-		ttl := fs.Duration("ttl", 0, "cell TTL of the new periods' families (HBase), e.g. 2160h")
+		ttl := fs.Duration("ttl", 0, "data TTL of the new periods (HBase: per family; Tablestore: the table's), e.g. 2160h")
 		compression := fs.String("compression", "", "store-file compression of the new periods' families (HBase): GZ, SNAPPY, LZ4, ZSTD...")
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time) error {
-			return periodsCreateAhead(ctx, env, p, at, *ahead, *salt, *ttl, *compression)
+		tune := registerTuning(fs)
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+			tn := *tune
+			if *ttl > 0 {
+				tn.TTL = *ttl
+			}
+			return periodsCreateAhead(ctx, env, c, p, at, *ahead, *salt, *ttl, *compression, tn)
+		}
+	case "tune":
+		tune := registerTuning(fs)
+		ttl := fs.Duration("ttl", -1, "data TTL of the period's table (Tablestore), 0: forever")
+		nargs = 2
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error {
+			if _, err := p.PeriodTable(period); err != nil {
+				return err
+			}
+			tn := *tune
+			tn.TTL = *ttl
+			if err := c.TuneTable(ctx, period, tn); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "tuned %s\n", period)
+			return nil
 		}
 	case "expire":
 		dir := fs.String("export", "", "directory to export each expired period to before it is dropped")
 		format := fs.String("format", "jsonl", "export format: jsonl or csv")
 		var kf keyFormat
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time) error {
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
 			return periodsExpire(ctx, env, c, p, at, *dir, *format, kf)
 		}
 		fs.BoolVar(&kf.hex, "hex", false, "write keys in hex (default: with the table's key schema, else as text)")
@@ -120,9 +145,10 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	env.applyVerbose(sf.verbose)
-	if len(pos) != 1 {
+	if len(pos) != nargs {
 		return errors.New(periodsUsage)
 	}
+	pos = append(pos, "")
 	at := time.Now()
 	if *now != "" {
 		if at, err = time.Parse(time.RFC3339Nano, *now); err != nil {
@@ -138,7 +164,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	return run(ctx, c, p, at)
+	return run(ctx, c, p, at, pos[1])
 }
 
 func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *storeFlags, args []string) error {
@@ -211,9 +237,21 @@ func periodsList(env *cliEnv, p *client.Partitioned, now time.Time) error {
 	return nil
 }
 
-func periodsCreateAhead(ctx context.Context, env *cliEnv, p *client.Partitioned, now time.Time, ahead int, salt string, ttl time.Duration, compression string) error {
+// registerTuning adds the reserved-throughput flags (Tablestore); -1 leaves a setting as it is.
+func registerTuning(fs *flag.FlagSet) *client.Tuning {
+	t := backends.Keep
+	fs.IntVar(&t.ReadCU, "read-cu", -1, "reserved read capacity units (Tablestore)")
+	fs.IntVar(&t.WriteCU, "write-cu", -1, "reserved write capacity units (Tablestore)")
+	return &t
+}
+
+func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, ahead int, salt string, ttl time.Duration, compression string, tune client.Tuning) error {
 	if ahead < 0 {
 		return fmt.Errorf("--ahead %d: want 0 or more", ahead)
+	}
+	_, tunable := c.Backend().(backends.Tuner)
+	if !tunable && (tune.ReadCU >= 0 || tune.WriteCU >= 0) {
+		return fmt.Errorf("--read-cu/--write-cu: %w", backends.ErrNotTunable)
 	}
 	cfg := p.Config().Table
 	if salt != "" {
@@ -236,6 +274,13 @@ func periodsCreateAhead(ctx context.Context, env *cliEnv, p *client.Partitioned,
 	}
 	if err != nil {
 		return err
+	}
+	if tunable && tune != backends.Keep {
+		for _, info := range created {
+			if err := c.TuneTable(ctx, info.Table, tune); err != nil {
+				return err
+			}
+		}
 	}
 	fmt.Fprintf(env.stderr, "%d periods created\n", len(created))
 	return nil

@@ -119,6 +119,11 @@ func checkCLIPeriods(t *testing.T, c *cli) {
 	if !strings.Contains(out, "created "+tab+"_2027_01\t2027-01-01T00:00:00Z\t2027-02-01T00:00:00Z\thash:8") {
 		t.Errorf("create-ahead for January:\n%s", out)
 	}
+	// November cools down: no reserved throughput (Tablestore only; the other stores say so).
+	_, _, err := c.run(ctx, "periods", "tune", tab, tab+"_2026_11", "--store", c.store, "--read-cu", "0", "--write-cu", "0", "--ttl", "2160h")
+	if tunable := strings.HasPrefix(c.store, "tablestore"); tunable != (err == nil) || (err != nil && !strings.Contains(err.Error(), "cannot tune")) {
+		t.Errorf("periods tune on %s: %v", c.store, err)
+	}
 	out = c.ok("periods", "expire", tab, "--store", c.store, "--now", "2027-01-15T00:00:00Z", "--export", dir, "--format", "csv")
 	if !strings.Contains(out, "exported "+tab+"_2026_10 to "+filepath.Join(dir, tab+"_2026_10.csv")+": 2 rows") {
 		t.Errorf("csv expire:\n%s", out)
