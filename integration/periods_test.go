@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/periodtest"
 )
@@ -51,4 +52,48 @@ func TestPeriodsTablestore(t *testing.T) {
 			},
 		})
 	})
+}
+
+// TestPeriodsHBaseFamilySettings: a period created with its own family settings (the cold months'
+// TTL and compression) has them on the server, and the next period the table's defaults.
+func TestPeriodsHBaseFamilySettings(t *testing.T) {
+	e := openHBase(t)
+	ctx := testCtx(t, 2*time.Minute)
+	month, err := client.ParsePeriod("month")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := hbasetest.Table("per_fam")
+	p, err := e.client.CreatePartitioned(ctx, name, client.PartitionedConfig{
+		Period: month, TimeField: 0, Table: client.TableConfig{Salter: mustSpec(t, "hash:2")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Drop(context.Background()); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	oct := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	cold := &client.TableConfig{FamilyOptions: map[string]client.FamilyOptions{
+		"d": {TTL: 90 * 24 * time.Hour, Compression: "GZ"},
+	}}
+	if _, err := p.CreatePeriod(ctx, oct, cold); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.CreatePeriod(ctx, oct.AddDate(0, 1, 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	for table, want := range map[string]map[string]string{
+		name + "_2026_10": {"TTL": "7776000", "COMPRESSION": "GZ"},
+		name + "_2026_11": {"TTL": "2147483647", "COMPRESSION": "NONE"}, // HBase's "forever",
+	} {
+		got := e.familySchema(t, "default", table)["d"]
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: family d %s = %q, want %q (all: %v)", table, k, got[k], v, got)
+			}
+		}
+	}
 }
