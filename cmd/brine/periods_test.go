@@ -137,3 +137,45 @@ func checkCLIPeriods(t *testing.T, c *cli) {
 		t.Errorf("tables after drop:\n%s", out)
 	}
 }
+
+// TestCLIPeriodsRefusesBadInput: each bad command line fails with a message naming the problem, and
+// leaves the store as it was.
+func TestCLIPeriodsRefusesBadInput(t *testing.T) {
+	c := newCLI(t)
+	c.ok("periods", "declare", "p", "--store", c.store, "--period", "day", "--key", "ts:int64,id", "--salt", "hash:2")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"periods"}, "usage: brine periods"},
+		{[]string{"periods", "rotate", "p"}, `unknown periods subcommand "rotate"`},
+		{[]string{"periods", "declare", "q", "--period", "year"}, `period "year"`},
+		{[]string{"periods", "declare", "q", "--retain", "keep=-2"}, "--retain"},
+		{[]string{"periods", "declare", "q", "--key", "host,ts:int64", "--time-field", "0"}, "field 0 of key"},
+		{[]string{"periods", "declare", "q", "--salt", "hash:0"}, "--salt"},
+		{[]string{"periods", "list"}, "usage: brine periods"},
+		{[]string{"periods", "list", "p", "--now", "yesterday"}, "--now"},
+		{[]string{"periods", "create-ahead", "p", "--ahead", "-1"}, "--ahead -1"},
+		{[]string{"periods", "create-ahead", "p", "--read-cu", "5"}, "cannot tune"},
+		{[]string{"periods", "create-ahead", "p", "--ttl", "1500ms"}, "TTL"},
+		{[]string{"periods", "tune", "p"}, "usage: brine periods"},
+		{[]string{"periods", "tune", "p", "p_2030_01_01", "--read-cu", "1"}, "table not found"},
+		{[]string{"periods", "expire", "p", "--format", "xml"}, `--format "xml"`},
+		{[]string{"periods", "list", "nothing"}, "table not found"},
+	} {
+		args := append(tc.args, "--store", c.store)
+		if len(tc.args) == 1 {
+			args = tc.args
+		}
+		_, _, err := c.run(context.Background(), args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("brine %q: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+	if out := c.ok("periods", "list", "p", "--store", c.store); out != "" {
+		t.Errorf("periods after the refused commands:\n%s", out)
+	}
+	if out := c.ok("tables", "--store", c.store); strings.TrimSpace(out) != "p\tsalt none, key ts:int64,id" {
+		t.Errorf("tables after the refused commands:\n%s", out)
+	}
+}
