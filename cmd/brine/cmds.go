@@ -115,7 +115,7 @@ type tableCommand struct {
 	storeFlags
 	salt string // --salt: the spec of a table brine did not create (checked against a stored one)
 	c    *client.Client
-	t    *client.Table
+	t    rowTable // a salted table, or a partitioned one by its logical name
 	kf   keyFormat
 	pos  []string
 }
@@ -142,7 +142,11 @@ func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet,
 	if err != nil {
 		return err
 	}
-	tc.c, tc.t = c, t
+	tc.c = c
+	if tc.t, err = partitionedOrTable(ctx, c, tc.table, t); err != nil {
+		c.Close()
+		return err
+	}
 	if tc.kf, err = tc.keyFormat(stored); err != nil {
 		c.Close()
 		return err

@@ -32,3 +32,5 @@ func TestHBaseCLIImportDuplicateKeys(t *testing.T) { checkCLIDuplicates(t, hbase
 func TestHBaseCLIImportInterruptResumes(t *testing.T) { checkCLIInterrupt(t, hbaseCLI(t), 8_000, true) }
 
 func TestHBaseCLITablesDescribeDrop(t *testing.T) { checkTablesDescribeDrop(t, hbaseCLI(t), true) }
+
+func TestHBaseCLIPeriods(t *testing.T) { checkCLIPeriods(t, hbaseCLI(t)) }

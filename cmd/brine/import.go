@@ -244,6 +244,10 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *key
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := refusePartitioned(ctx, c, f.table); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
 		if stored != nil && stored.String() != schema.String() {
 			c.Close()
 			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)

@@ -160,7 +160,7 @@ func runDrop(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer c.Close()
-	if err := c.DeleteTable(ctx, sf.table); err != nil {
+	if err := dropTableOrPeriods(ctx, c, sf.table); err != nil {
 		if errors.Is(err, client.ErrTableNotFound) {
 			return fmt.Errorf("%w ('brine tables' lists the tables of %s)", err, sf.store)
 		}

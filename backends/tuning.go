@@ -1,0 +1,29 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotTunable: the store has no per-table capacity or lifetime to change (see Tuner).
+var ErrNotTunable = errors.New("brine: the store cannot tune a table's throughput or lifetime")
+
+// Tuning is what a store that prices or expires whole tables can change on a live one: the
+// Tablestore guide gives the current period's table a high reserved throughput and older ones less,
+// and lets old data expire by the table's TTL. A negative field leaves that setting as it is.
+type Tuning struct {
+	// ReadCU and WriteCU are the reserved read and write capacity units.
+	ReadCU, WriteCU int
+	// TTL is how long data lives after its timestamp, in whole seconds; 0 means forever.
+	TTL time.Duration
+}
+
+// Keep is a Tuning that changes nothing; set the fields to change on a copy.
+var Keep = Tuning{ReadCU: -1, WriteCU: -1, TTL: -1}
+
+// Tuner is implemented by drivers whose tables have a reserved throughput and a table-wide TTL
+// (Tablestore). HBase's TTL and compression are per family and set at creation (FamilyOptions).
+type Tuner interface {
+	Tune(ctx context.Context, table string, t Tuning) error
+}

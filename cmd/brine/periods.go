@@ -1,0 +1,394 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/salting"
+)
+
+// rowTable is what put, get, delete and scan need of a table: a salted table or a partitioned one.
+type rowTable interface {
+	Put(ctx context.Context, key []byte, cells ...client.Cell) error
+	Get(ctx context.Context, key []byte, opts ...client.ReadOption) (client.Row, error)
+	Delete(ctx context.Context, key []byte, columns ...client.Column) error
+	Scan(ctx context.Context, r client.Range, opts ...client.ReadOption) iter.Seq2[client.Row, error]
+}
+
+// partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
+// then read and write a partitioned table by its logical name.
+func partitionedOrTable(ctx context.Context, c *client.Client, name string, t *client.Table) (rowTable, error) {
+	meta, err := c.Backend().TableMeta(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !client.IsPartitioned(meta) {
+		return t, nil
+	}
+	return c.OpenPartitioned(ctx, name, nil)
+}
+
+// refusePartitioned stops a command that works on one salted table (import) from writing a
+// partitioned table's period list as if it were data.
+func refusePartitioned(ctx context.Context, c *client.Client, name string) error {
+	meta, err := c.Backend().TableMeta(ctx, name)
+	if err != nil {
+		return err
+	}
+	if client.IsPartitioned(meta) {
+		return fmt.Errorf("%s is a partitioned table: import into one is not supported (write with put or the Go API)", name)
+	}
+	return nil
+}
+
+// dropTableOrPeriods drops a table, or a partitioned table with every period.
+func dropTableOrPeriods(ctx context.Context, c *client.Client, name string) error {
+	meta, err := c.Backend().TableMeta(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !client.IsPartitioned(meta) {
+		return c.DeleteTable(ctx, name)
+	}
+	p, err := c.OpenPartitioned(ctx, name, nil)
+	if err != nil {
+		return err
+	}
+	return p.Drop(ctx)
+}
+
+const periodsUsage = `usage: brine periods SUBCOMMAND TABLE [flags]
+  declare TABLE --period month --time-field N --salt SPEC [--retain keep=12|older=720h] [--key SCHEMA]
+  list TABLE [--now TIME]                    the periods, and which the retention expires at --now
+  create-ahead TABLE [--ahead N] [--now TIME] [--salt SPEC] [--ttl D] [--compression C] [--read-cu N --write-cu N]
+  tune TABLE PERIOD_TABLE [--read-cu N] [--write-cu N] [--ttl D]   Tablestore: cool an old period
+  expire TABLE [--now TIME] [--export DIR --format jsonl|csv]   export (when asked), then drop`
+
+func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 {
+		return errors.New(periodsUsage)
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlagSet(env, "periods "+sub)
+	var sf storeFlags
+	sf.register(fs)
+	now := fs.String("now", "", "the time retention and create-ahead count from, RFC 3339 (default: the clock)")
+	// run gets the partitioned table and, for tune, the period's table (the second argument).
+	var run func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error
+	nargs := 1
+	switch sub {
+	case "declare":
+		return runPeriodsDeclare(ctx, env, fs, &sf, args)
+	case "list":
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+			return periodsList(env, p, at)
+		}
+	case "create-ahead":
+		ahead := fs.Int("ahead", 1, "periods to create after the current one")
+		salt := fs.String("salt", "", "salting spec of the new periods (default: the table's)")
+		ttl := fs.Duration("ttl", 0, "data TTL of the new periods (HBase: per family; Tablestore: the table's), e.g. 2160h")
+		compression := fs.String("compression", "", "store-file compression of the new periods' families (HBase): GZ, SNAPPY, LZ4, ZSTD...")
+		tune := registerTuning(fs)
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+			tn := *tune
+			if *ttl > 0 {
+				tn.TTL = *ttl
+			}
+			return periodsCreateAhead(ctx, env, c, p, at, *ahead, *salt, *ttl, *compression, tn)
+		}
+	case "tune":
+		tune := registerTuning(fs)
+		ttl := fs.Duration("ttl", -1, "data TTL of the period's table (Tablestore), 0: forever")
+		nargs = 2
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error {
+			if _, err := p.PeriodTable(period); err != nil {
+				return err
+			}
+			tn := *tune
+			tn.TTL = *ttl
+			if err := c.TuneTable(ctx, period, tn); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "tuned %s\n", period)
+			return nil
+		}
+	case "expire":
+		dir := fs.String("export", "", "directory to export each expired period to before it is dropped")
+		format := fs.String("format", "jsonl", "export format: jsonl or csv")
+		var kf keyFormat
+		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+			return periodsExpire(ctx, env, c, p, at, *dir, *format, kf)
+		}
+		fs.BoolVar(&kf.hex, "hex", false, "write keys in hex (default: with the table's key schema, else as text)")
+	default:
+		return fmt.Errorf("unknown periods subcommand %q\n%s", sub, periodsUsage)
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	env.applyVerbose(sf.verbose)
+	if len(pos) != nargs {
+		return errors.New(periodsUsage)
+	}
+	pos = append(pos, "")
+	at := time.Now()
+	if *now != "" {
+		if at, err = time.Parse(time.RFC3339Nano, *now); err != nil {
+			return fmt.Errorf("--now: %w", err)
+		}
+	}
+	c, err := sf.openClient(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p, err := c.OpenPartitioned(ctx, pos[0], nil)
+	if err != nil {
+		return err
+	}
+	return run(ctx, c, p, at, pos[1])
+}
+
+func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *storeFlags, args []string) error {
+	period := fs.String("period", "month", "period of one table: day, week, month, or a duration (6h)")
+	field := fs.Int("time-field", 0, "index of the key field holding the time (int64 milliseconds since 1970)")
+	salt := fs.String("salt", "hash:16", "salting spec of every period (create-ahead --salt changes it for new ones)")
+	retain := fs.String("retain", "", "retention: keep=N (periods), older=DURATION, or both comma-separated")
+	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64'")
+	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	env.applyVerbose(sf.verbose)
+	if len(pos) != 1 {
+		return errors.New(periodsUsage)
+	}
+	cfg := client.PartitionedConfig{TimeField: *field, Table: client.TableConfig{Families: strings.Split(*families, ",")}}
+	if cfg.Period, err = client.ParsePeriod(*period); err != nil {
+		return fmt.Errorf("--period: %w", err)
+	}
+	if cfg.Table.Salter, err = salting.ParseSpec(*salt); err != nil {
+		return fmt.Errorf("--salt: %w", err)
+	}
+	if cfg.Retention, err = client.ParseRetention(*retain); err != nil {
+		return fmt.Errorf("--retain: %w", err)
+	}
+	if *keySpec != "" {
+		ks, err := keys.ParseSchema(*keySpec)
+		if err != nil {
+			return fmt.Errorf("--key: %w", err)
+		}
+		if *field >= ks.Len() || ks.Fields()[*field].Kind != keys.KindInt64 {
+			return fmt.Errorf("--time-field %d: field %d of key %s is not an int64", *field, *field, ks)
+		}
+		cfg.Table.Meta = map[string]string{MetaKeySchema: ks.String()}
+	}
+	b, err := openStore(ctx, env, sf.store, false)
+	if err != nil {
+		return err
+	}
+	c := client.New(b, client.WithLogger(env.logger))
+	defer c.Close()
+	if _, err := c.CreatePartitioned(ctx, pos[0], cfg); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "declared %s: a table per %s, time in key field %d, salt %s, retention %q\n",
+		pos[0], cfg.Period, cfg.TimeField, cfg.Table.Salter.Spec(), cfg.Retention.String())
+	return nil
+}
+
+func periodsList(env *cliEnv, p *client.Partitioned, now time.Time) error {
+	expired := map[string]bool{}
+	for _, info := range p.Expired(now) {
+		expired[info.Table] = true
+	}
+	for _, info := range p.Periods() {
+		state := "live"
+		switch {
+		case expired[info.Table]:
+			state = "expired"
+		case info.Start.After(now):
+			state = "ahead"
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\t%s\t%s\t%s\n", info.Table, info.Start.Format(time.RFC3339),
+			info.End.Format(time.RFC3339), info.Spec, state)
+	}
+	fmt.Fprintf(env.stderr, "%d periods, %d expired at %s (retention %q)\n", len(p.Periods()), len(expired),
+		now.UTC().Format(time.RFC3339), p.Config().Retention.String())
+	return nil
+}
+
+// registerTuning adds the reserved-throughput flags (Tablestore); -1 leaves a setting as it is.
+func registerTuning(fs *flag.FlagSet) *client.Tuning {
+	t := backends.Keep
+	fs.IntVar(&t.ReadCU, "read-cu", -1, "reserved read capacity units (Tablestore)")
+	fs.IntVar(&t.WriteCU, "write-cu", -1, "reserved write capacity units (Tablestore)")
+	return &t
+}
+
+func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, ahead int, salt string, ttl time.Duration, compression string, tune client.Tuning) error {
+	if ahead < 0 {
+		return fmt.Errorf("--ahead %d: want 0 or more", ahead)
+	}
+	_, tunable := c.Backend().(backends.Tuner)
+	if !tunable && (tune.ReadCU >= 0 || tune.WriteCU >= 0) {
+		return fmt.Errorf("--read-cu/--write-cu: %w", backends.ErrNotTunable)
+	}
+	cfg := p.Config().Table
+	if salt != "" {
+		s, err := salting.ParseSpec(salt)
+		if err != nil {
+			return fmt.Errorf("--salt: %w", err)
+		}
+		cfg.Salter = s
+	}
+	if ttl != 0 || compression != "" {
+		cfg.FamilyOptions = map[string]client.FamilyOptions{}
+		for _, f := range cfg.Families {
+			cfg.FamilyOptions[f] = client.FamilyOptions{TTL: ttl, Compression: compression}
+		}
+	}
+	created, err := p.CreateAhead(ctx, now, ahead, &cfg)
+	for _, info := range created {
+		fmt.Fprintf(env.stdout, "created %s\t%s\t%s\t%s\n", info.Table, info.Start.Format(time.RFC3339),
+			info.End.Format(time.RFC3339), info.Spec)
+	}
+	if err != nil {
+		return err
+	}
+	if tunable && tune != backends.Keep {
+		for _, info := range created {
+			if err := c.TuneTable(ctx, info.Table, tune); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(env.stderr, "%d periods created\n", len(created))
+	return nil
+}
+
+func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, dir, format string, kf keyFormat) error {
+	if format != "jsonl" && format != "csv" {
+		return fmt.Errorf("--format %q: want jsonl or csv", format)
+	}
+	if !kf.hex {
+		meta, err := c.Backend().TableMeta(ctx, p.Name())
+		if err != nil {
+			return err
+		}
+		if spec, ok := meta[MetaKeySchema]; ok {
+			if kf.schema, err = keys.ParseSchema(spec); err != nil {
+				return fmt.Errorf("stored key schema %q: %w", spec, err)
+			}
+		}
+	}
+	expired := p.Expired(now)
+	for _, info := range expired {
+		if dir != "" {
+			if err := exportPeriod(ctx, env, p, info, dir, format, kf); err != nil {
+				return fmt.Errorf("export %s (nothing dropped): %w", info.Table, err)
+			}
+		}
+		if err := p.DropPeriod(ctx, info.Table); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "dropped %s\n", info.Table)
+	}
+	fmt.Fprintf(env.stderr, "%d periods expired at %s\n", len(expired), now.UTC().Format(time.RFC3339))
+	return nil
+}
+
+// exportPeriod streams one period's rows to DIR/TABLE.FORMAT (written under a temporary name and
+// renamed once synced, so a file with the final name is always whole) and prints its row count and
+// SHA-256. Values, and keys in the "raw" field, are base64 so that any bytes survive.
+func exportPeriod(ctx context.Context, env *cliEnv, p *client.Partitioned, info client.PeriodInfo, dir, format string, kf keyFormat) error {
+	t, err := p.PeriodTable(info.Table)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, info.Table+"."+format)
+	f, err := os.CreateTemp(dir, info.Table+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
+	defer f.Close()
+	sum := sha256.New()
+	w := io.MultiWriter(f, sum)
+	var put func(row client.Row) error
+	if format == "csv" {
+		cw := csv.NewWriter(w)
+		if err := cw.Write([]string{"key", "raw", "family", "qualifier", "timestamp", "value"}); err != nil {
+			return err
+		}
+		put = func(row client.Row) error {
+			for _, c := range row.Cells {
+				if err := cw.Write([]string{kf.format(row.Key), base64.StdEncoding.EncodeToString(row.Key), c.Family, c.Qualifier,
+					strconv.FormatInt(c.Timestamp, 10), base64.StdEncoding.EncodeToString(c.Value)}); err != nil {
+					return err
+				}
+			}
+			cw.Flush()
+			return cw.Error()
+		}
+	} else {
+		enc := json.NewEncoder(w)
+		type cell struct {
+			Family    string `json:"family"`
+			Qualifier string `json:"qualifier"`
+			Timestamp int64  `json:"ts"`
+			Value     []byte `json:"value"`
+		}
+		put = func(row client.Row) error {
+			line := struct {
+				Key   string `json:"key"`
+				Raw   []byte `json:"raw"`
+				Cells []cell `json:"cells"`
+			}{Key: kf.format(row.Key), Raw: row.Key}
+			for _, c := range row.Cells {
+				line.Cells = append(line.Cells, cell{c.Family, c.Qualifier, c.Timestamp, c.Value})
+			}
+			return enc.Encode(line)
+		}
+	}
+	rows := 0
+	for row, err := range t.Scan(ctx, client.Range{}) {
+		if err != nil {
+			return err
+		}
+		if err := put(row); err != nil {
+			return err
+		}
+		rows++
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "exported %s to %s: %d rows, sha256 %s\n", info.Table, path, rows, hex.EncodeToString(sum.Sum(nil)))
+	return nil
+}
