@@ -10,10 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/internal/fanout"
 	"github.com/brine-kv/brine/keys"
-	"github.com/brine-kv/brine/salting"
 )
 
 // timeOf is the time a logical key routes by.
@@ -157,46 +154,19 @@ func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) ite
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return
 		}
-		type stream struct {
-			pt periodTable
-			br salting.BucketRange
-		}
-		var streams []stream
+		var parts []scanPart
 		for _, pt := range p.overlapping(r) {
 			ranges, err := pt.t.salter.BucketRanges(r.Start, r.End)
 			if err != nil {
 				yield(Row{}, fmt.Errorf("scan %s: period %s: %w", p.name, pt.info.Table, err))
 				return
 			}
+			wrap := func(rows iter.Seq2[Row, error]) iter.Seq2[Row, error] { return periodErrors(pt.info.Table, rows) }
 			for _, br := range ranges {
-				streams = append(streams, stream{pt, br})
+				parts = append(parts, scanPart{t: pt.t, br: br, wrap: wrap})
 			}
 		}
-		sopts := backends.ScanOptions{
-			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
-			FirstBatch: cfg.firstBatch(len(streams)),
-		}
-		cmp := compareKeys
-		if cfg.reverse {
-			cmp = compareKeysDesc
-		}
-		open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
-			s := streams[i]
-			return periodErrors(s.pt.info.Table, s.pt.t.bucketScan(sctx, s.br, sopts))
-		}
-		merged := fanout.MergeOpen(ctx, len(streams), open, cmp, fanout.Options{
-			Concurrency: p.c.concurrency,
-			Prefetch:    cfg.prefetch(p.c.prefetch, len(streams)),
-			Limit:       cfg.limit,
-		})
-		for row, err := range merged {
-			if err != nil {
-				err = fmt.Errorf("scan %s: %w", p.name, err)
-			}
-			if !yield(row, err) || err != nil {
-				return
-			}
-		}
+		p.c.fanScan(ctx, p.name, cfg, parts, yield)
 	}
 }
 

@@ -243,41 +243,66 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			return // empty range: nothing to read
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
-		if err == nil {
-			err = cfg.read.Filter.CheckLogical(cfg.read.Columns)
-		}
 		if err != nil {
 			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
 			return
 		}
-		sopts := backends.ScanOptions{
-			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
-			FirstBatch: cfg.firstBatch(len(ranges)),
+		parts := make([]scanPart, len(ranges))
+		for i, br := range ranges {
+			parts[i] = scanPart{t: t, br: br}
 		}
-		var local *Filter
-		if sopts.Filter, local = splitFilter(cfg.read.Filter); local != nil {
-			// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
-			sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
+		t.c.fanScan(ctx, t.name, cfg, parts, yield)
+	}
+}
+
+// scanPart is one stream of a fan-out scan: one bucket range of one physical table, and what wraps
+// its errors (nil: nothing).
+type scanPart struct {
+	t    *Table
+	br   salting.BucketRange
+	wrap func(iter.Seq2[Row, error]) iter.Seq2[Row, error]
+}
+
+// fanScan is the fan-out of Table.Scan and Partitioned.Scan: it checks the read before anything is
+// sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
+// the parts in logical order, yielding at most one error, last, prefixed with the logical name.
+func (c *Client) fanScan(ctx context.Context, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+		yield(Row{}, fmt.Errorf("scan %s: %w", name, err))
+		return
+	}
+	sopts := backends.ScanOptions{
+		ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
+		FirstBatch: cfg.firstBatch(len(parts)),
+	}
+	var local *Filter
+	if sopts.Filter, local = splitFilter(cfg.read.Filter); local != nil {
+		// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
+		sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
+	}
+	cmp := compareKeys
+	if cfg.reverse {
+		cmp = compareKeysDesc
+	}
+	open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
+		p := parts[i]
+		rows := p.t.bucketScan(sctx, p.br, sopts, local)
+		if p.wrap != nil {
+			rows = p.wrap(rows)
 		}
-		cmp := compareKeys
-		if cfg.reverse {
-			cmp = compareKeysDesc
+		return rows
+	}
+	merged := fanout.MergeOpen(ctx, len(parts), open, cmp, fanout.Options{
+		Concurrency: c.concurrency,
+		Prefetch:    cfg.prefetch(c.prefetch, len(parts)),
+		Limit:       cfg.limit,
+	})
+	for row, err := range merged {
+		if err != nil {
+			err = fmt.Errorf("scan %s: %w", name, err)
 		}
-		open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
-			return t.bucketScan(sctx, ranges[i], sopts, local)
-		}
-		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
-			Concurrency: t.c.concurrency,
-			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
-			Limit:       cfg.limit,
-		})
-		for row, err := range merged {
-			if err != nil {
-				err = fmt.Errorf("scan %s: %w", t.name, err)
-			}
-			if !yield(row, err) || err != nil {
-				return
-			}
+		if !yield(row, err) || err != nil {
+			return
 		}
 	}
 }
