@@ -1,0 +1,307 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// maxIndexedAttempts bounds how often a write re-reads its row after another writer changed it
+// between the read and the data write.
+const maxIndexedAttempts = 16
+
+// ErrIndexContention: a write through the index protocol lost its row to other writers
+// maxIndexedAttempts times in a row. It is retryable: nothing of it is acknowledged.
+var ErrIndexContention = errors.New("brine: row changed by other writers on every attempt")
+
+// newToken is a write's identity: its start time in ms (how readers age a pending entry), then 8
+// random bytes, so that no two writes share one and a compare-and-set on it never meets an ABA.
+func newToken() []byte {
+	tok := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(time.Now().UnixMilli()))
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+	return append(tok, r[:]...)
+}
+
+// tokenAge is how long ago the write of token started (0 for a malformed token: never repaired as
+// dead on its age alone).
+func tokenAge(tok []byte) time.Duration {
+	if len(tok) != 16 {
+		return 0
+	}
+	return time.Since(time.UnixMilli(int64(binary.BigEndian.Uint64(tok))))
+}
+
+func status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) }
+
+// indexedMutation reports whether m must go through the index protocol, or fails for a mutation
+// the protocol cannot apply atomically with its version bump.
+func (t *Table) indexedMutation(m Mutation) (bool, error) {
+	touched := false
+	for _, ix := range t.indexes {
+		if ix.touches(m) {
+			touched = true
+			if m.Delete && len(m.Cells) > 0 {
+				// A row mutation is a put or a delete: the deleted columns and the version column
+				// could not change together, and a reader could pair the new version with old values.
+				return false, fmt.Errorf("%w: deleting columns of index %q (indexed or covered): delete the row or put new values", backends.ErrInvalidArgument, ix.cfg.Name)
+			}
+		}
+	}
+	return touched, nil
+}
+
+// entryChange is what one write does to one index: the entry its row had and the one it will have.
+type entryChange struct {
+	ix             *Index
+	oldKey, newKey []byte
+	oldOK, newOK   bool
+	cells          []Cell // the new entry's cells
+}
+
+func (c entryChange) moves() bool { return c.oldOK && (!c.newOK || !bytes.Equal(c.oldKey, c.newKey)) }
+
+// writeIndexed applies one mutation of an indexed table through the protocol described in the
+// package documentation. touch rewrites the row's entries without changing its data (rebuild).
+func (t *Table) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
+	pk, _, err := t.physical(m.Key)
+	if err != nil {
+		return err
+	}
+	ra, err := t.rowAtomic("indexed write")
+	if err != nil {
+		return err
+	}
+	for range maxIndexedAttempts {
+		// Step 1: the row as it is, and its version.
+		rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, backends.ReadOptions{})
+		if err != nil {
+			return fmt.Errorf("read row: %w", err)
+		}
+		if len(rows) != 1 {
+			return fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+		}
+		old := rows[0].Cells
+		if touch && len(dataCells(old)) == 0 {
+			return nil // nothing to index
+		}
+		oldV, _ := newest(old, Column{Family: t.indexFamily, Qualifier: versionQual})
+		merged := mergeCells(old, m)
+		tok := newToken()
+		pending := status(statusPending, tok)
+
+		changes := make([]entryChange, 0, len(t.indexes))
+		for _, ix := range t.indexes {
+			if !touch && !ix.touches(m) {
+				continue
+			}
+			c := entryChange{ix: ix}
+			if c.oldKey, c.oldOK, err = ix.entryKey(m.Key, old); err != nil {
+				return err
+			}
+			if c.newKey, c.newOK, err = ix.entryKey(m.Key, merged); err != nil {
+				return err
+			}
+			if c.newOK {
+				c.cells = []Cell{
+					{Family: indexFamily, Qualifier: statusQual, Value: pending},
+					{Family: indexFamily, Qualifier: mainKeyQual, Value: m.Key},
+					{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(merged)},
+				}
+			}
+			changes = append(changes, c)
+		}
+
+		// Step 2: every entry the write creates or leaves is pending before the data changes.
+		if err := t.markPending(ctx, m.Key, changes, pending); err != nil {
+			return err
+		}
+
+		// Step 3: the data, only if no other writer changed the row since step 1.
+		dm := Mutation{Key: pk, Delete: m.Delete && !touch}
+		if !dm.Delete {
+			dm.Cells = append(dm.Cells, m.Cells...)
+			dm.Cells = append(dm.Cells, Cell{Family: t.indexFamily, Qualifier: versionQual, Value: tok})
+		}
+		applied, err := ra.CheckAndMutate(ctx, t.name, Condition{Family: t.indexFamily, Qualifier: versionQual, Value: oldV}, dm)
+		if err != nil {
+			return fmt.Errorf("data write: %w", err)
+		}
+		if !applied {
+			continue // the entries left pending are answered from the row and repaired by readers
+		}
+
+		// Step 4: verify the new entries, delete the ones left; only if no later writer took them.
+		if err := t.settle(ctx, changes, pending, status(statusVerified, tok)); err != nil {
+			// The write is durable and its entries are answered from the row until repaired.
+			t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", t.name, "key", keyText(m.Key), "err", err)
+		}
+		return nil
+	}
+	return backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+}
+
+// markPending is step 2: the old entries moving away are marked pending (if still this row's), the
+// new entries written pending (a unique one only if free or stale).
+func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range changes {
+		if c.moves() {
+			g.Go(func() error {
+				_, err := c.ix.table.CheckAndMutate(gctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
+					Mutation{Key: c.oldKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: pending}}})
+				return err
+			})
+		}
+		if c.newOK {
+			g.Go(func() error {
+				if c.ix.cfg.Unique {
+					return c.ix.claim(gctx, c.newKey, mainKey, c.cells)
+				}
+				return c.ix.table.Put(gctx, c.newKey, c.cells...)
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("index write: %w", err)
+	}
+	return nil
+}
+
+// claim writes a unique entry if its key is free, this row's, or held by an entry no row matches.
+func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) error {
+	for range maxIndexedAttempts {
+		holder, err := ix.table.Get(ctx, key, Columns(Column{Family: indexFamily, Qualifier: mainKeyQual}))
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		owner, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
+			row, err := ix.t.Get(ctx, owner)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			if k, ok, err := ix.entryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
+				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
+			}
+		}
+		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: owner}, Mutation{Key: key, Cells: cells})
+		if err != nil || applied {
+			return err
+		}
+	}
+	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
+}
+
+// settle is step 4. Each compare-and-set succeeds only while the entry still holds this write's
+// pending status, so a later writer's entry is never verified or deleted by an earlier one.
+func (t *Table) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
+	run := func(ix *Index, m Mutation) {
+		defer wg.Done()
+		if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
+			mu.Lock()
+			first = cmpErr(first, err)
+			mu.Unlock()
+		}
+	}
+	for _, c := range changes {
+		if c.newOK {
+			wg.Add(1)
+			go run(c.ix, Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}})
+		}
+		if c.moves() {
+			wg.Add(1)
+			go run(c.ix, Mutation{Key: c.oldKey, Delete: true})
+		}
+	}
+	wg.Wait()
+	return first
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// mergeCells is the row after m: m's cells, then the row's other columns (nil for a row delete).
+func mergeCells(old []Cell, m Mutation) []Cell {
+	if m.Delete {
+		return nil
+	}
+	out := append([]Cell(nil), m.Cells...)
+	for _, c := range old {
+		if c.Qualifier == versionQual {
+			continue
+		}
+		if _, written := newest(m.Cells, Column{Family: c.Family, Qualifier: c.Qualifier}); !written {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
+// protocol one by one (in parallel), the others through the plain batched path.
+func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+	errs := make([]error, len(muts))
+	var plainIdx []int
+	var g errgroup.Group
+	g.SetLimit(t.c.concurrency)
+	for i, m := range muts {
+		indexed, err := t.indexedMutation(m)
+		switch {
+		case err != nil:
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+		case indexed:
+			g.Go(func() error {
+				if err := t.writeIndexed(ctx, m, false); err != nil {
+					errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+				}
+				return nil
+			})
+		default:
+			plainIdx = append(plainIdx, i)
+		}
+	}
+	if len(plainIdx) > 0 {
+		plain := *t
+		plain.indexes = nil
+		sub := make([]Mutation, len(plainIdx))
+		for j, i := range plainIdx {
+			sub[j] = muts[i]
+		}
+		rowErrs, err := plain.Apply(ctx, sub)
+		for j, i := range plainIdx {
+			switch {
+			case err != nil:
+				errs[i] = err
+			case rowErrs != nil && rowErrs[j] != nil:
+				errs[i] = rowErrs[j]
+			}
+		}
+	}
+	_ = g.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return errs, nil
+		}
+	}
+	return nil, nil
+}
