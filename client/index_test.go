@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -54,7 +55,7 @@ func indexStores(t *testing.T) map[string]func(t *testing.T) backends.Backend {
 
 func newOrders(t testing.TB, b backends.Backend) *Table {
 	t.Helper()
-	c := New(b, WithConcurrency(4))
+	c := New(b, WithConcurrency(4), WithLogger(slog.New(slog.DiscardHandler)))
 	t.Cleanup(func() { c.Close() })
 	s, _ := salting.ParseSpec("hash:4")
 	tbl, err := c.CreateTable(context.Background(), "orders", TableConfig{Salter: s, Indexes: orderIndexes(t)})

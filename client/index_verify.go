@@ -176,4 +176,3 @@ func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) 
 	}
 	return g.Wait()
 }
-

@@ -177,13 +177,17 @@ func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entry
 	return nil
 }
 
-// claim writes a unique entry if its key is free, this row's, or held by an entry no row matches.
+// claim writes a unique entry if its key is free, this row's, or left by a row that no longer has
+// it. A pending entry of another row whose write may still land (younger than the grace, its data not
+// in the row) holds the key too: two writes claiming one key at once must not both succeed. Each
+// claim is a compare-and-set on the exact status read, so two claimers never both take a key.
 func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) error {
 	for range maxIndexedAttempts {
-		holder, err := ix.table.Get(ctx, key, Columns(Column{Family: indexFamily, Qualifier: mainKeyQual}))
+		holder, err := ix.table.Get(ctx, key)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
+		st, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		owner, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
 			row, err := ix.t.Get(ctx, owner)
@@ -193,8 +197,12 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			if k, ok, err := ix.entryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
 				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
 			}
+			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
+			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
+				return backends.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
+			}
 		}
-		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: owner}, Mutation{Key: key, Cells: cells})
+		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: statusQual, Value: st}, Mutation{Key: key, Cells: cells})
 		if err != nil || applied {
 			return err
 		}
