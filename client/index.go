@@ -20,7 +20,7 @@ import (
 const (
 	metaIndexPrefix = "brine.index."      // + index name: the definition (IndexConfig.spec)
 	metaIndexFamily = "brine.indexfamily" // the main table's family holding the version column
-	versionQual     = "_brine_v"          // main row: token of the last write through the protocol
+	versionQual     = IndexVersionQualifier
 	indexFamily     = "ix"                // the index table's only family
 	statusQual      = "s"                 // "v" verified, or "u" + the writer's token
 	mainKeyQual     = "k"                 // the main row's logical key
@@ -28,6 +28,11 @@ const (
 	statusVerified  = 'v'                 // + the token of the write or repair that verified it
 	statusPending   = 'u'                 // + the token of the write that left it pending
 )
+
+// IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps
+// the token of the row's last write through the index protocol. Reads of the table return it;
+// queries by index do not.
+const IndexVersionQualifier = "_brine_v"
 
 var (
 	// ErrIndexNotFound: the table has no index of that name.
@@ -305,10 +310,11 @@ func newest(cells []Cell, col Column) ([]byte, bool) {
 	return nil, false
 }
 
-// entryKey is the index entry's key for a main row with these cells; ok is false when the row has no
+// EntryKey is the index entry's key for a main row with these cells (what Scan returns as
+// IndexRow.IndexKey, and the reference a test or tool computes from the main table); ok is false when the row has no
 // entry (no cells, or a column part missing). A key field the key does not have is an error: the
 // index was declared over keys built otherwise.
-func (ix *Index) entryKey(mainKey []byte, cells []Cell) (key []byte, ok bool, err error) {
+func (ix *Index) EntryKey(mainKey []byte, cells []Cell) (key []byte, ok bool, err error) {
 	if len(dataCells(cells)) == 0 {
 		return nil, false, nil
 	}

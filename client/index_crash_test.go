@@ -1,4 +1,4 @@
-package client
+package client_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/client/indextest"
 )
 
 // lostReply applies a compare-and-set and then, by the seed, reports a failure: the crash right
@@ -35,39 +36,6 @@ func (l *lostReply) CheckAndMutate(ctx context.Context, table string, cond backe
 	return applied, err
 }
 
-// randomWrite is one write of the crash and concurrency tests: new values for some columns of one of
-// a few rows (sellers, buyers and unique ids drawn from small sets so that they collide), a row
-// delete, or a batch through Apply.
-func randomWrite(ctx context.Context, tbl *Table, rng *rand.Rand, rows int) error {
-	key := func() []byte { return orderKey(fmt.Sprint("o", rng.IntN(rows))) }
-	cells := func() []Cell {
-		var cs []Cell
-		if rng.IntN(2) == 0 {
-			cs = append(cs, Cell{Family: "d", Qualifier: "seller", Value: []byte([]string{"", "host1", "host12", "\xff"}[rng.IntN(4)])})
-		}
-		if rng.IntN(2) == 0 {
-			cs = append(cs, Cell{Family: "d", Qualifier: "buyer", Value: []byte(fmt.Sprint("b", rng.IntN(3)))})
-		}
-		if rng.IntN(3) == 0 {
-			cs = append(cs, Cell{Family: "d", Qualifier: "ext", Value: []byte(fmt.Sprint("e", rng.IntN(rows)))})
-		}
-		cs = append(cs,
-			Cell{Family: "d", Qualifier: "ts", Value: ts(uint64(rng.IntN(3)))},
-			Cell{Family: "d", Qualifier: "amount", Value: []byte(fmt.Sprint(rng.IntN(100)))})
-		return cs
-	}
-	switch rng.IntN(8) {
-	case 0:
-		return tbl.Delete(ctx, key())
-	case 1:
-		muts := []Mutation{{Key: key(), Cells: cells()}, {Key: key(), Cells: cells()}, {Key: key(), Delete: true}}
-		_, err := tbl.Apply(ctx, muts)
-		return err
-	default:
-		return tbl.Put(ctx, key(), cells()...)
-	}
-}
-
 // TestIndexCrashPoints fails the protocol's calls (the row read, the index writes, the data write,
 // the verify and delete steps: each before or, for compare-and-sets, after it is applied) by seed,
 // then checks that every query by index equals the main table's answer, and that after a
@@ -82,19 +50,19 @@ func TestIndexCrashPoints(t *testing.T) {
 		}})
 		lb := &lostReply{Backend: fb, rng: rand.New(rand.NewPCG(seed, 7))}
 		fb.SetActive(false)
-		tbl := newOrders(t, lb)
+		tbl := indextest.NewOrders(t, lb, "orders")
 		fb.SetActive(true)
 		lb.on.Store(true)
 		rng := rand.New(rand.NewPCG(seed, 1))
 		for range 30 {
-			if err := randomWrite(ctx, tbl, rng, 6); err != nil {
+			if err := indextest.RandomWrite(ctx, tbl, rng, 6); err != nil {
 				failed++
 			}
 		}
 		fb.SetActive(false)
 		lb.on.Store(false)
 		lost += lb.n.Load()
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { assertIndexes(t, tbl) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { indextest.AssertIndexes(t, tbl) })
 		if t.Failed() {
 			return
 		}

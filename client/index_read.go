@@ -146,7 +146,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		}
 		row := rows[0]
 		rows = rows[1:]
-		k, ok, err := ix.entryKey(mk, row.Cells)
+		k, ok, err := ix.EntryKey(mk, row.Cells)
 		match := err == nil && ok && bytes.Equal(k, e.Key)
 		if match {
 			if cells := project(dataCells(row.Cells), cfg.read.Columns); len(cells) > 0 {

@@ -50,7 +50,7 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
 		}
-		k, ok, err := ix.entryKey(row.Key, row.Cells)
+		k, ok, err := ix.EntryKey(row.Key, row.Cells)
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
 		}

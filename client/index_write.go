@@ -105,10 +105,10 @@ func (t *Table) writeIndexed(ctx context.Context, m Mutation, touch bool) error 
 				continue
 			}
 			c := entryChange{ix: ix}
-			if c.oldKey, c.oldOK, err = ix.entryKey(m.Key, old); err != nil {
+			if c.oldKey, c.oldOK, err = ix.EntryKey(m.Key, old); err != nil {
 				return err
 			}
-			if c.newKey, c.newOK, err = ix.entryKey(m.Key, merged); err != nil {
+			if c.newKey, c.newOK, err = ix.EntryKey(m.Key, merged); err != nil {
 				return err
 			}
 			if c.newOK {
@@ -194,7 +194,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
 			}
-			if k, ok, err := ix.entryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
+			if k, ok, err := ix.EntryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
 				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
 			}
 			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
