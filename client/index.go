@@ -21,12 +21,12 @@ const (
 	metaIndexPrefix = "brine.index."      // + index name: the definition (IndexConfig.spec)
 	metaIndexFamily = "brine.indexfamily" // the main table's family holding the version column
 	versionQual     = IndexVersionQualifier
-	indexFamily     = "ix"                // the index table's only family
-	statusQual      = "s"                 // "v" verified, or "u" + the writer's token
-	mainKeyQual     = "k"                 // the main row's logical key
-	coveredQual     = "c"                 // the covered columns, encoded by encodeCovered
-	statusVerified  = 'v'                 // + the token of the write or repair that verified it
-	statusPending   = 'u'                 // + the token of the write that left it pending
+	indexFamily     = "ix" // the index table's only family
+	statusQual      = "s"  // "v" verified, or "u" + the writer's token
+	mainKeyQual     = "k"  // the main row's logical key
+	coveredQual     = "c"  // the covered columns, encoded by encodeCovered
+	statusVerified  = 'v'  // + the token of the write or repair that verified it
+	statusPending   = 'u'  // + the token of the write that left it pending
 )
 
 // IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps

@@ -49,7 +49,9 @@ func TestIndexConcurrentWriters(t *testing.T) {
 			seeds, writers = seeds[:1], 4 // one bbolt writer at a time: the same interleavings, slower
 		}
 		for _, seed := range seeds {
-			t.Run(name, func(t *testing.T) { indextest.Concurrent(t, indextest.NewOrders(t, open(t), "orders"), seed, writers, 60) })
+			t.Run(name, func(t *testing.T) {
+				indextest.Concurrent(t, indextest.NewOrders(t, open(t), "orders"), seed, writers, 60)
+			})
 		}
 	}
 }
