@@ -165,8 +165,10 @@ func (cfg IndexConfig) spec() string {
 	return s
 }
 
-// parseIndexSpec reads back what spec wrote.
-func parseIndexSpec(name, s string) (IndexConfig, error) {
+// ParseIndexConfig reads an index definition in the form stored with a table (and shown by
+// Index.Spec): "salt=SPEC|key=PART,...|cover=FAMILY:QUALIFIER,...|unique", a PART being kN (field
+// N of the row key) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are optional.
+func ParseIndexConfig(name, s string) (IndexConfig, error) {
 	cfg := IndexConfig{Name: name}
 	bad := func(why string) (IndexConfig, error) {
 		return IndexConfig{}, fmt.Errorf("%w: index %q spec %q: %s", backends.ErrInvalidArgument, name, s, why)

@@ -71,7 +71,7 @@ func (c *Client) attachIndexes(t *Table, meta map[string]string) error {
 		if !ok {
 			continue
 		}
-		cfg, err := parseIndexSpec(name, meta[k])
+		cfg, err := ParseIndexConfig(name, meta[k])
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -102,7 +103,7 @@ func (r *IndexReport) note(n *int64, format string, args ...any) {
 	}
 }
 
-// RebuildProgress is reported by Rebuild after each bucket.
+// RebuildProgress is reported by Rebuild after each bucket, one call at a time.
 type RebuildProgress struct {
 	Index          string
 	Rows, Entries  int64 // main rows rewritten, entries checked
@@ -119,7 +120,10 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	p.Index = ix.cfg.Name
 	var rows, entries atomic.Int64
 	var done atomic.Int64
+	var mu sync.Mutex // progress is called by one bucket at a time
 	report := func(total int) {
+		mu.Lock()
+		defer mu.Unlock()
 		if progress != nil {
 			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
 		}
