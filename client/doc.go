@@ -95,8 +95,8 @@
 // wrong verified entry. A write losing its row 16 times in a row fails with ErrIndexContention
 // (retryable, nothing written). Limits: a write that deletes single indexed or covered columns is
 // refused (a row mutation cannot both delete them and bump the version; delete the row or put new
-// values); covered answers carry values without timestamps; an index key follows a row's newest
-// values, so writes with explicit timestamps older than the row's should not change indexed columns.
+// values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
+// value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
 // Index.Verify reports missing, stale and extra entries; Index.Rebuild rewrites every row's entries
 // through the protocol and repairs every entry, online, one goroutine per bucket.
 package client

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -95,5 +96,41 @@ func TestIndexDefinitions(t *testing.T) {
 	}
 	if names, _ := c.Tables(ctx); len(names) != 0 {
 		t.Fatalf("tables left: %q", names)
+	}
+}
+
+// TestIndexImport: Import keeps the indexes in step, and a key repeated in the input ends under the
+// index key of its last occurrence, whatever order the parallel batches land in.
+func TestIndexImport(t *testing.T) {
+	for name, open := range indexStores {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			tbl := indextest.NewOrders(t, open(t), "orders")
+			var rows []client.ImportRow
+			for i := range 60 {
+				no := fmt.Sprint("o", i%20) // each key three times, sellers s0, s1, s2 in input order
+				rows = append(rows, client.ImportRow{Mutation: client.Mutation{Key: indextest.OrderKey(no), Cells: []client.Cell{
+					{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "s%d", i/20)},
+					{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(i))},
+					{Family: "d", Qualifier: "amount", Value: fmt.Appendf(nil, "%d", i)},
+				}}})
+			}
+			input := func(yield func(client.ImportRow, error) bool) {
+				for _, r := range rows {
+					if !yield(r, nil) {
+						return
+					}
+				}
+			}
+			stats, err := tbl.Import(ctx, input, client.ImportOptions{Workers: 8, BatchRows: 1})
+			if err != nil || stats.Written != 60 {
+				t.Fatal(err, stats)
+			}
+			indextest.AssertIndexes(t, tbl)
+			p, _ := tbl.Index("by_seller").Prefix([]byte("s2"))
+			if got := indextest.Query(t, tbl.Index("by_seller"), client.PrefixRange(p)); len(got) != 20 {
+				t.Fatalf("seller s2 (every key's last occurrence) has %d orders, want 20", len(got))
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -248,17 +249,27 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-// mergeCells is the row after m: m's cells, then the row's other columns (nil for a row delete).
+// mergeCells is the row after m (nil for a row delete): per column, the newest of m's cell and the
+// row's, as the store keeps them. A cell stamped by the server (0) or at least as new as the row's
+// replaces it; an older explicit stamp (a repeated key in an import, its first occurrence landing
+// last) leaves the row's value newest, so the index follows what reads will see.
 func mergeCells(old []Cell, m Mutation) []Cell {
 	if m.Delete {
 		return nil
 	}
-	out := append([]Cell(nil), m.Cells...)
+	var out []Cell
+	for _, c := range m.Cells {
+		i := slices.IndexFunc(old, func(o Cell) bool { return o.Family == c.Family && o.Qualifier == c.Qualifier })
+		if c.Timestamp != 0 && i >= 0 && old[i].Timestamp > c.Timestamp {
+			continue
+		}
+		out = append(out, c)
+	}
 	for _, c := range old {
 		if c.Qualifier == versionQual {
 			continue
 		}
-		if _, written := newest(m.Cells, Column{Family: c.Family, Qualifier: c.Qualifier}); !written {
+		if _, written := newest(out, Column{Family: c.Family, Qualifier: c.Qualifier}); !written {
 			out = append(out, c)
 		}
 	}
