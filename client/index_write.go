@@ -91,69 +91,100 @@ func (t *Table) writeIndexed(ctx context.Context, m Mutation, touch bool) error 
 		if len(rows) != 1 {
 			return fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
 		}
-		old := rows[0].Cells
-		if touch && len(dataCells(old)) == 0 {
-			return nil // nothing to index
-		}
-		oldV, _ := newest(old, Column{Family: t.indexFamily, Qualifier: versionQual})
-		merged := mergeCells(old, m)
-		tok := newToken()
-		pending := status(statusPending, tok)
-
-		changes := make([]entryChange, 0, len(t.indexes))
-		for _, ix := range t.indexes {
-			if !touch && !ix.touches(m) {
-				continue
-			}
-			c := entryChange{ix: ix}
-			if c.oldKey, c.oldOK, err = ix.EntryKey(m.Key, old); err != nil {
-				return err
-			}
-			if c.newKey, c.newOK, err = ix.EntryKey(m.Key, merged); err != nil {
-				return err
-			}
-			if c.newOK {
-				c.cells = []Cell{
-					{Family: indexFamily, Qualifier: statusQual, Value: pending},
-					{Family: indexFamily, Qualifier: mainKeyQual, Value: m.Key},
-					{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(merged)},
-				}
-			}
-			changes = append(changes, c)
-		}
-
-		// Step 2: every entry the write creates or leaves is pending before the data changes.
-		if err := t.markPending(ctx, m.Key, changes, pending); err != nil {
+		p, err := t.planIndexed(m, pk, rows[0].Cells, touch)
+		if err != nil || p.skip {
 			return err
 		}
-
-		// Step 3: the data, only if no other writer changed the row since step 1.
-		dm := Mutation{Key: pk, Delete: m.Delete && !touch}
-		if !dm.Delete {
-			dm.Cells = append(dm.Cells, m.Cells...)
-			dm.Cells = append(dm.Cells, Cell{Family: t.indexFamily, Qualifier: versionQual, Value: tok})
+		// Step 2: every entry the write creates or leaves is pending before the data changes.
+		if err := t.markPending(ctx, m.Key, p.changes, p.pending, true); err != nil {
+			return err
 		}
-		applied, err := ra.CheckAndMutate(ctx, t.name, Condition{Family: t.indexFamily, Qualifier: versionQual, Value: oldV}, dm)
+		// Step 3: the data, only if no other writer changed the row since step 1.
+		applied, err := t.dataWrite(ctx, ra, p)
 		if err != nil {
-			return fmt.Errorf("data write: %w", err)
+			return err
 		}
 		if !applied {
 			continue // the entries left pending are answered from the row and repaired by readers
 		}
-
-		// Step 4: verify the new entries, delete the ones left; only if no later writer took them.
-		if err := t.settle(ctx, changes, pending, status(statusVerified, tok)); err != nil {
-			// The write is durable and its entries are answered from the row until repaired.
-			t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", t.name, "key", keyText(m.Key), "err", err)
-		}
+		t.finish(ctx, p)
 		return nil
 	}
 	return backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
 }
 
+// writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
+type writePlan struct {
+	m        Mutation // logical key
+	pk       []byte
+	oldV     []byte // the version read: step 3's condition
+	tok      []byte
+	pending  []byte
+	changes  []entryChange
+	skip     bool // a touch of a row that has no data: nothing to index
+	dataCell bool // a touch: the data write bumps the version only
+}
+
+// planIndexed works out the entries a write of m leaves and creates, given the row's cells.
+func (t *Table) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writePlan, error) {
+	p := writePlan{m: m, pk: pk, tok: newToken(), dataCell: touch}
+	if touch && len(dataCells(old)) == 0 {
+		p.skip = true
+		return p, nil
+	}
+	p.oldV, _ = newest(old, Column{Family: t.indexFamily, Qualifier: versionQual})
+	p.pending = status(statusPending, p.tok)
+	merged := mergeCells(old, m)
+	for _, ix := range t.indexes {
+		if !touch && !ix.touches(m) {
+			continue
+		}
+		c := entryChange{ix: ix}
+		var err error
+		if c.oldKey, c.oldOK, err = ix.EntryKey(m.Key, old); err != nil {
+			return p, err
+		}
+		if c.newKey, c.newOK, err = ix.EntryKey(m.Key, merged); err != nil {
+			return p, err
+		}
+		if c.newOK {
+			c.cells = []Cell{
+				{Family: indexFamily, Qualifier: statusQual, Value: p.pending},
+				{Family: indexFamily, Qualifier: mainKeyQual, Value: m.Key},
+				{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(merged)},
+			}
+		}
+		p.changes = append(p.changes, c)
+	}
+	return p, nil
+}
+
+// dataWrite is step 3: the data and the new version, if the row's version is still the one read.
+func (t *Table) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePlan) (bool, error) {
+	dm := Mutation{Key: p.pk, Delete: p.m.Delete && !p.dataCell}
+	if !dm.Delete {
+		dm.Cells = append(dm.Cells, p.m.Cells...)
+		dm.Cells = append(dm.Cells, Cell{Family: t.indexFamily, Qualifier: versionQual, Value: p.tok})
+	}
+	applied, err := ra.CheckAndMutate(ctx, t.name, Condition{Family: t.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
+	if err != nil {
+		return false, fmt.Errorf("data write: %w", err)
+	}
+	return applied, nil
+}
+
+// finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
+func (t *Table) finish(ctx context.Context, p writePlan) {
+	if err := t.settle(ctx, p.changes, p.pending, status(statusVerified, p.tok)); err != nil {
+		// The write is durable and its entries are answered from the row until repaired.
+		t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", t.name, "key", keyText(p.m.Key), "err", err)
+	}
+}
+
 // markPending is step 2: the old entries moving away are marked pending (if still this row's), the
 // new entries written pending (a unique one only if free or stale).
-func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte) error {
+// With puts false the non-unique new entries are left to the caller, which batches them.
+func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, puts bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range changes {
 		if c.moves() {
@@ -167,6 +198,9 @@ func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entry
 			g.Go(func() error {
 				if c.ix.cfg.Unique {
 					return c.ix.claim(gctx, c.newKey, mainKey, c.cells)
+				}
+				if !puts {
+					return nil
 				}
 				return c.ix.table.Put(gctx, c.newKey, c.cells...)
 			})
