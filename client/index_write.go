@@ -311,26 +311,30 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 }
 
 // applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
-// protocol one by one (in parallel), the others through the plain batched path.
+// protocol (batched by writeIndexedBatch), the others through the plain batched path.
 func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
-	var plainIdx []int
-	var g errgroup.Group
-	g.SetLimit(t.c.concurrency)
+	var plainIdx, indexedIdx []int
 	for i, m := range muts {
 		indexed, err := t.indexedMutation(m)
 		switch {
 		case err != nil:
 			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
 		case indexed:
-			g.Go(func() error {
-				if err := t.writeIndexed(ctx, m, false); err != nil {
-					errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
-				}
-				return nil
-			})
+			indexedIdx = append(indexedIdx, i)
 		default:
 			plainIdx = append(plainIdx, i)
+		}
+	}
+	if len(indexedIdx) > 0 {
+		sub := make([]Mutation, len(indexedIdx))
+		for j, i := range indexedIdx {
+			sub[j] = muts[i]
+		}
+		for j, err := range t.writeIndexedBatch(ctx, sub) {
+			if err != nil {
+				errs[indexedIdx[j]] = err
+			}
 		}
 	}
 	if len(plainIdx) > 0 {
@@ -350,7 +354,6 @@ func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, err
 			}
 		}
 	}
-	_ = g.Wait()
 	for _, e := range errs {
 		if e != nil {
 			return errs, nil
