@@ -107,8 +107,9 @@ func Reference(t testing.TB, tbl *client.Table, ix *client.Index, cols []client.
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok {
-			out = append(out, answerOf(k, row.Key, row.Cells, cols))
+		// A row with none of the columns asked for is not an answer, as in Table.Scan.
+		if a := answerOf(k, row.Key, row.Cells, cols); ok && (len(cols) == 0 || a.Cells != "") {
+			out = append(out, a)
 		}
 	}
 	slices.SortFunc(out, func(a, b Answer) int { return bytes.Compare([]byte(a.Entry), []byte(b.Entry)) })
