@@ -97,6 +97,8 @@
 // refused (a row mutation cannot both delete them and bump the version; delete the row or put new
 // values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
 // value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
+// Apply and Import batch step 1 (one GetMany) and the pending entries of non-unique indexes (one
+// Apply per index table); the compare-and-sets go one per row, in parallel.
 // Index.Verify reports missing, stale and extra entries; Index.Rebuild rewrites every row's entries
 // through the protocol and repairs every entry, online, one goroutine per bucket.
 package client
