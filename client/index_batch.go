@@ -12,8 +12,9 @@ import (
 // can be batched: the rows are read with one GetMany, and the pending entries of non-unique
 // indexes are written with one Apply per index table; the compare-and-sets (old entries, unique
 // claims, data, settle) go one per row, in parallel. A row whose data write loses to another writer
-// starts again alone through writeIndexed. errs[i] is muts[i]'s outcome.
-func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error {
+// starts again alone through writeIndexed. touch rewrites the rows' entries without changing their
+// data (Rebuild). errs[i] is muts[i]'s outcome.
+func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
 	fail := func(i int, err error) { errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err) }
 	ra, err := t.rowAtomic("indexed write")
@@ -39,11 +40,15 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 	for i, m := range muts {
 		pk, _, err := t.physical(m.Key)
 		if err == nil {
-			plans[i], err = t.planIndexed(m, pk, rows[i].Cells, false)
+			plans[i], err = t.planIndexed(m, pk, rows[i].Cells, touch)
 		}
 		if err != nil {
 			fail(i, err)
 		}
+	}
+	done := make([]bool, len(plans)) // failed, or nothing to do
+	for i := range plans {
+		done[i] = errs[i] != nil || plans[i].skip
 	}
 
 	// Step 2: the non-unique new entries in one Apply per index table, the rest one by one.
@@ -51,7 +56,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 	puts := map[*Index][]Mutation{}
 	refs := map[*Index][]entryRef{}
 	for i, p := range plans {
-		if errs[i] != nil {
+		if done[i] {
 			continue
 		}
 		for _, c := range p.changes {
@@ -60,10 +65,6 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 				refs[c.ix] = append(refs[c.ix], entryRef{i})
 			}
 		}
-	}
-	planned := make([]bool, len(plans)) // read while step 2's goroutines record failures
-	for i := range plans {
-		planned[i] = errs[i] == nil
 	}
 	var mu sync.Mutex
 	failLocked := func(i int, err error) {
@@ -90,7 +91,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 		})
 	}
 	for i, p := range plans {
-		if !planned[i] {
+		if done[i] { // read while step 2's goroutines record failures
 			continue
 		}
 		g.Go(func() error {
@@ -104,7 +105,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 
 	// Steps 3 and 4, one row at a time, in parallel; a lost race starts the row again alone.
 	for i, p := range plans {
-		if errs[i] != nil {
+		if done[i] || errs[i] != nil {
 			continue
 		}
 		g.Go(func() error {
@@ -113,7 +114,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation) []error 
 			case err != nil:
 				fail(i, err)
 			case !applied:
-				if err := t.writeIndexed(ctx, p.m, false); err != nil {
+				if err := t.writeIndexed(ctx, p.m, touch); err != nil {
 					fail(i, err)
 				}
 			default:

@@ -129,9 +129,18 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		}
 	}
 	only := ix.t.only(ix)
-	err := forEachBucket(ctx, ix.t, func(ctx context.Context, row Row) error {
-		rows.Add(1)
-		return only.writeIndexed(ctx, Mutation{Key: row.Key}, true)
+	err := forEachBucketBatch(ctx, ix.t, func(ctx context.Context, batch []Row) error {
+		muts := make([]Mutation, len(batch))
+		for i, row := range batch {
+			muts[i] = Mutation{Key: row.Key}
+		}
+		for _, err := range only.writeIndexedBatch(ctx, muts, true) {
+			if err != nil {
+				return err
+			}
+		}
+		rows.Add(int64(len(batch)))
+		return nil
 	}, report)
 	if err != nil {
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
@@ -153,6 +162,40 @@ func (t *Table) only(ix *Index) *Table {
 	c := *t
 	c.indexes = []*Index{ix}
 	return &c
+}
+
+// forEachBucketBatch is forEachBucket handing fn the rows in batches of the client's batch size.
+func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, []Row) error, done func(total int)) error {
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.c.concurrency)
+	for _, br := range ranges {
+		g.Go(func() error {
+			var batch []Row
+			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}) {
+				if err != nil {
+					return err
+				}
+				if batch = append(batch, row); len(batch) == t.c.batchRows {
+					if err := fn(gctx, batch); err != nil {
+						return err
+					}
+					batch = nil
+				}
+			}
+			if len(batch) > 0 {
+				if err := fn(gctx, batch); err != nil {
+					return err
+				}
+			}
+			done(len(ranges))
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // forEachBucket runs fn on every row of t, one goroutine per bucket (bounded by the client's

@@ -331,7 +331,7 @@ func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, err
 		for j, i := range indexedIdx {
 			sub[j] = muts[i]
 		}
-		for j, err := range t.writeIndexedBatch(ctx, sub) {
+		for j, err := range t.writeIndexedBatch(ctx, sub, false) {
 			if err != nil {
 				errs[indexedIdx[j]] = err
 			}
