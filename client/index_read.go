@@ -111,10 +111,13 @@ func (ix *Index) coveredOnly(cols []Column) bool {
 func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]IndexRow, error) {
 	covered := ix.coveredOnly(cfg.read.Columns)
 	var need [][]byte
-	for _, e := range entries {
+	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
+	for i, e := range entries {
 		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-		if len(mk) > 0 && !(covered && len(st) > 0 && st[0] == statusVerified) {
+		rowOf[i] = -1
+		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
+			rowOf[i] = len(need)
 			need = append(need, mk)
 		}
 	}
@@ -127,7 +130,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		}
 	}
 	out := make([]IndexRow, 0, len(entries))
-	for _, e := range entries {
+	for i, e := range entries {
 		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(mk) == 0 || len(st) == 0 {
@@ -144,8 +147,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 			}
 			continue
 		}
-		row := rows[0]
-		rows = rows[1:]
+		row := rows[rowOf[i]]
 		k, ok, err := ix.EntryKey(mk, row.Cells)
 		match := err == nil && ok && bytes.Equal(k, e.Key)
 		if match {
