@@ -34,7 +34,7 @@ func Concurrent(t *testing.T, tbl *client.Table, seed uint64, writers, writes in
 	}
 	for _, ix := range tbl.Indexes() {
 		scanners.Go(func() {
-			for !stop.Load() {
+			for first := true; first || !stop.Load(); first = false { // at least one scan, however fast the writers
 				for ir, err := range ix.Scan(ctx, client.Range{}) {
 					if err != nil {
 						errs <- err
@@ -56,6 +56,7 @@ func Concurrent(t *testing.T, tbl *client.Table, seed uint64, writers, writes in
 	for err := range errs {
 		t.Fatal(err)
 	}
+	t.Logf("seed %d: %d of %d writes acknowledged, %d answers checked", seed, ok.Load(), writers*writes, answers.Load())
 	if ok.Load() < int64(writers*writes/4) || answers.Load() == 0 {
 		t.Fatalf("seed %d: %d writes acknowledged, %d answers: too few to prove anything", seed, ok.Load(), answers.Load())
 	}
