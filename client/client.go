@@ -92,6 +92,9 @@ type TableConfig struct {
 	// bloom filter), keyed by a name in Families; a family without an entry, or without its own
 	// MaxVersions, keeps MaxVersions versions.
 	FamilyOptions map[string]FamilyOptions
+	// Indexes are kept in step with the table by every write (see the package documentation);
+	// each has its own table, "<name>__ix_<index>", created with this one.
+	Indexes []IndexConfig
 }
 
 // FamilyOptions are the settings of one column family; see backends.FamilyOptions.
@@ -121,6 +124,12 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 		meta = map[string]string{}
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
+	if err := checkIndexes(families, cfg.Indexes); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	if err := addIndexMeta(meta, families, cfg.Indexes); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	opts := backends.TableOptions{
 		Families:      families,
 		SplitKeys:     cfg.SplitKeys,
@@ -136,7 +145,14 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	}
 	c.logger.DebugContext(ctx, "brine: table created", "table", name, "salt", cfg.Salter.Spec(),
 		"splits", len(opts.SplitKeys))
-	return c.newTable(name, cfg.Salter), nil
+	if err := c.createIndexTables(ctx, name, cfg.Indexes); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	t := c.newTable(name, cfg.Salter)
+	if err := c.attachIndexes(t, meta); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	return t, nil
 }
 
 // OpenTable opens an existing table. With no salter given it adopts the spec stored with the table;
@@ -157,7 +173,11 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return c.newTable(name, s), nil
+	t := c.newTable(name, s)
+	if err := c.attachIndexes(t, meta); err != nil {
+		return nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return t, nil
 }
 
 // CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
@@ -166,7 +186,13 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
 	t, err := c.CreateTable(ctx, name, cfg)
 	if errors.Is(err, ErrTableExists) {
-		return c.OpenTable(ctx, name, cfg.Salter)
+		t, err = c.OpenTable(ctx, name, cfg.Salter)
+		if err == nil {
+			err = matchIndexes(t, cfg.Indexes)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return t, err
 }
@@ -183,6 +209,9 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
+	if err := c.deleteIndexTables(ctx, name); err != nil {
+		return fmt.Errorf("delete table %q: %w", name, err)
+	}
 	if err := c.backend.DeleteTable(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}

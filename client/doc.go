@@ -45,4 +45,60 @@
 // per row (Apply, like Bigtable's ApplyBulk): a bad row fails alone, since its neighbours may be
 // written already, and Apply's err is kept for a failure of the whole call, when no row was written
 // (a missing table, a context ended).
+//
+// # Index tables
+//
+// A table may declare indexes (TableConfig.Indexes): one record, several row-key orders, as the
+// guides' order tables by order number, buyer and seller. Each index is a salted table of its own,
+// "<table>__ix_<index>", with one entry per main row: its key is the index key built from the row
+// (fields of the logical key, column values), followed by the row's key unless the index is unique;
+// its cells are a status, the row's key, and the covered columns. The definitions are stored with
+// the table, beside the salting spec, and read back on open. Writes through Put, Delete, Apply and
+// Import keep every index in step; Index.Scan and Index.Get read by index.
+//
+// There are no transactions across tables (HBase has none), so the index follows Phoenix 5.1's
+// scheme (PHOENIX-5156): entries are written "pending" before the data, "verified" after, and a
+// reader trusts only verified entries, checking pending ones against the main row. Every write
+// carries a token (start time, random bytes); the main row keeps the token of its last write in a
+// version column (_brine_v, first family). A write that changes an indexed or covered column, or
+// deletes a row:
+//
+//  1. reads the row and its version;
+//  2. marks pending ("u"+token) the entries it leaves (only if they still name this row) and
+//     writes its new entries pending, with the covered values (a unique entry only if its key is
+//     free, its own, or left by a row that no longer has it);
+//  3. writes the data and the new version by compare-and-set on the version read in step 1;
+//     if another write came in between, it goes back to step 1;
+//  4. verifies ("v"+token) its new entries and deletes the ones it left, each by compare-and-set
+//     on its own pending status.
+//
+// Why the order is safe. Step 2 comes before step 3, so from the moment a row's values change, the
+// entries of its old and new values are pending: no reader trusts an entry that the data no longer
+// backs. Step 3's compare-and-set serializes the writers of one row: each write's step 2 was based
+// on the values it replaces. Step 4 changes only entries still holding this write's own status; a
+// later write touches an entry (step 2) before changing the data, so an earlier write can neither
+// verify nor delete an entry a later one needs. A verified entry therefore always matches its row,
+// and a reader may answer a covered query from it alone.
+//
+// Reads. A query by index reads entries, then the main rows of those that are pending (or of all,
+// when it needs more than covered columns), and answers a row only if its values, read after the
+// entry, still give that index key. So it never returns a row whose current values do not match
+// the key it was found under, and never misses a row whose write was acknowledged: that write's
+// entry is verified, or pending and checked against the row. Readers repair what they meet, each
+// change a compare-and-set on the exact status read: a pending entry whose write is in the row
+// (the row's version is its token) is verified or, when the row moved away, deleted; a pending
+// entry older than the index's grace (DefaultIndexGrace; the writer crashed) is verified with the
+// row's values or deleted; a verified entry the row no longer matches is deleted.
+//
+// Concurrent writers to one row: the row ends as the last successful data write left it, and the
+// index ends equal to the main table once pending entries are repaired; no interleaving leaves a
+// wrong verified entry. A write losing its row 16 times in a row fails with ErrIndexContention
+// (retryable, nothing written). Limits: a write that deletes single indexed or covered columns is
+// refused (a row mutation cannot both delete them and bump the version; delete the row or put new
+// values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
+// value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
+// Apply and Import batch step 1 (one GetMany) and the pending entries of non-unique indexes (one
+// Apply per index table); the compare-and-sets go one per row, in parallel.
+// Index.Verify reports missing, stale and extra entries; Index.Rebuild rewrites every row's entries
+// through the protocol and repairs every entry, online, one goroutine per bucket.
 package client

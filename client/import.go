@@ -350,7 +350,16 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 			muts[i] = r.phys
 		}
 		im.batches.Add(1)
-		rowErrs, err := im.t.c.backend.Apply(ctx, im.t.name, muts)
+		var rowErrs []error
+		var err error
+		if len(im.t.indexes) > 0 {
+			for i, r := range batch {
+				muts[i].Key = r.row.Key // the index protocol takes logical keys
+			}
+			rowErrs, err = im.t.applyIndexed(ctx, muts)
+		} else {
+			rowErrs, err = im.t.c.backend.Apply(ctx, im.t.name, muts)
+		}
 		var retry []importRow
 		var lastErr error
 		for i, r := range batch {

@@ -21,6 +21,9 @@ type Table struct {
 	c      *Client
 	name   string
 	salter salting.Salter
+	// indexes are kept in step by every write (index.go); indexFamily holds their version column.
+	indexes     []*Index
+	indexFamily string
 }
 
 // Name is the table's name in the store.
@@ -62,6 +65,15 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
+	}
+	if indexed, err := t.indexedMutation(m); err != nil || indexed {
+		if err == nil {
+			err = t.writeIndexed(ctx, m, false)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+		}
+		return nil
 	}
 	logical := m.Key
 	m.Key = pk
@@ -109,6 +121,9 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	if len(t.indexes) > 0 {
+		return t.applyIndexed(ctx, muts)
+	}
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))

@@ -162,6 +162,8 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
 	regions := fs.Int("regions", 0, "pre-split regions (0: one per bucket)")
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64' (get/put/scan then take typed values)")
+	var indexes indexFlags
+	fs.Var(&indexes, "index", "an index kept with the table, NAME=salt=SPEC|key=PART,...[|cover=F:Q,...][|unique], repeatable (README: Index tables)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -195,7 +197,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
 	if _, err := c.CreateTable(ctx, sf.table, client.TableConfig{
-		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta,
+		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta, Indexes: indexes,
 	}); err != nil {
 		return err
 	}

@@ -1,0 +1,212 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// IndexRow is one answer of a query by index: the entry's key (the cursor for ResumeAfter) and the
+// main row, or only its covered columns when the query asked for nothing else.
+type IndexRow struct {
+	IndexKey []byte
+	Row
+}
+
+// indexChunk is how many entries a scan checks against their main rows in one batched read.
+const indexChunk = 64
+
+// Scan returns the main rows whose index keys lie in r, in index-key order (descending with
+// Reverse), with the options of Table.Scan: Limit, Reverse, ResumeAfter (an IndexKey), Columns,
+// Families, MaxVersions, BatchSize. It scans every bucket of the index in parallel and merges them
+// as Table.Scan does. An entry is answered only if the main row, read after the entry, still has
+// that index key; when Columns names only covered columns, a verified entry is answered from the
+// index alone. Pending entries are repaired on the way (see the package documentation).
+func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
+	cfg := newReadConfig(opts)
+	return func(yield func(IndexRow, error) bool) {
+		// The index scan has no limit: entries that fail the check do not count.
+		var iopts []ReadOption
+		if cfg.reverse {
+			iopts = append(iopts, Reverse())
+		}
+		if cfg.after != nil {
+			iopts = append(iopts, ResumeAfter(cfg.after))
+		}
+		if cfg.batchSize > 0 || cfg.limit > 0 {
+			iopts = append(iopts, BatchSize(max(cfg.batchSize, min(cfg.limit, indexChunk))))
+		}
+		n := 0
+		chunk := make([]Row, 0, indexChunk)
+		flush := func() bool {
+			out, err := ix.resolve(ctx, chunk, cfg)
+			chunk = chunk[:0]
+			if err != nil {
+				yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+				return false
+			}
+			for _, ir := range out {
+				if !yield(ir, nil) {
+					return false
+				}
+				if n++; cfg.limit > 0 && n >= cfg.limit {
+					return false
+				}
+			}
+			return true
+		}
+		for e, err := range ix.table.Scan(ctx, r, iopts...) {
+			if err != nil {
+				yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+				return
+			}
+			chunk = append(chunk, e)
+			want := indexChunk
+			if cfg.limit > 0 {
+				want = min(want, cfg.limit-n)
+			}
+			if len(chunk) >= want && !flush() {
+				return
+			}
+		}
+		if len(chunk) > 0 {
+			flush()
+		}
+	}
+}
+
+// Get returns the main row whose unique index key is key (see Prefix): one index read and one row
+// read. ErrNotFound when no row has it.
+func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+	if !ix.cfg.Unique {
+		return Row{}, fmt.Errorf("index %s get: %w: the index is not unique (use Scan)", ix.cfg.Name, backends.ErrInvalidArgument)
+	}
+	e, err := ix.table.Get(ctx, key)
+	if err != nil {
+		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
+	}
+	out, err := ix.resolve(ctx, []Row{e}, newReadConfig(opts))
+	if err != nil {
+		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, keyText(key), err)
+	}
+	if len(out) == 0 {
+		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, keyText(key), ErrNotFound)
+	}
+	return out[0].Row, nil
+}
+
+// coveredOnly reports whether every column asked for is covered, so a verified entry answers alone.
+func (ix *Index) coveredOnly(cols []Column) bool {
+	return len(cols) > 0 && !slices.ContainsFunc(cols, func(c Column) bool {
+		return c.Qualifier == "" || !slices.Contains(ix.cfg.Covered, c)
+	})
+}
+
+// resolve checks entries against their main rows (read in one batch) and returns the answers, in
+// order, repairing what it can.
+func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]IndexRow, error) {
+	covered := ix.coveredOnly(cfg.read.Columns)
+	var need [][]byte
+	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
+	for i, e := range entries {
+		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		rowOf[i] = -1
+		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
+			rowOf[i] = len(need)
+			need = append(need, mk)
+		}
+	}
+	var rows []Row
+	if len(need) > 0 {
+		var err error
+		rows, err = ix.t.GetMany(ctx, need, MaxVersions(cfg.read.MaxVersions))
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]IndexRow, 0, len(entries))
+	for i, e := range entries {
+		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if len(mk) == 0 || len(st) == 0 {
+			continue // not written by the protocol
+		}
+		if covered && st[0] == statusVerified {
+			raw, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
+			cells, err := ix.decodeCovered(raw)
+			if err != nil {
+				return nil, err
+			}
+			if cells = project(cells, cfg.read.Columns); len(cells) > 0 {
+				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
+			}
+			continue
+		}
+		row := rows[rowOf[i]]
+		k, ok, err := ix.EntryKey(mk, row.Cells)
+		match := err == nil && ok && bytes.Equal(k, e.Key)
+		if match {
+			if cells := project(dataCells(row.Cells), cfg.read.Columns); len(cells) > 0 {
+				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
+			}
+		}
+		ix.repair(ctx, e.Key, st, mk, row.Cells, match)
+	}
+	return out, nil
+}
+
+// repair settles an entry the reader found pending or wrong, given the main row read after it. Each
+// change is a compare-and-set on the exact status read, so it never undoes a later writer's step.
+func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell, match bool) {
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: st}
+	rowV, _ := newest(row, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
+	var m Mutation
+	switch {
+	case st[0] == statusVerified && match:
+		return
+	case st[0] == statusVerified:
+		// No writer touched the entry since it was read (its status is unchanged) and the row read
+		// after it does not match: a leftover the protocol should not leave; remove it.
+		m = Mutation{Key: key, Delete: true}
+	case match && bytes.Equal(st[1:], rowV):
+		// The writer's data write is in the row and no later writer touched the entry: what its
+		// step 4 would have done.
+		m = Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, rowV)}}}
+	case bytes.Equal(st[1:], rowV):
+		m = Mutation{Key: key, Delete: true} // an entry the writer moved away from: its step 4
+	case tokenAge(st[1:]) < ix.grace:
+		return // its writer may still be between steps 2 and 3
+	case match:
+		m = Mutation{Key: key, Cells: []Cell{
+			{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, newToken())},
+			{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
+			{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
+		}}
+	default:
+		m = Mutation{Key: key, Delete: true}
+	}
+	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
+		ix.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
+	}
+}
+
+// project keeps the cells the columns select (all when none are given).
+func project(cells []Cell, cols []Column) []Cell {
+	if len(cols) == 0 {
+		return cells
+	}
+	var out []Cell
+	for _, c := range cells {
+		if slices.ContainsFunc(cols, func(col Column) bool {
+			return col.Family == c.Family && (col.Qualifier == "" || col.Qualifier == c.Qualifier)
+		}) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

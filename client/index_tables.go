@@ -1,0 +1,125 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// checkIndexes refuses bad or duplicate index definitions before anything is created.
+func checkIndexes(families []string, defs []IndexConfig) error {
+	seen := map[string]bool{}
+	for _, d := range defs {
+		if err := d.check(families); err != nil {
+			return err
+		}
+		if seen[d.Name] {
+			return fmt.Errorf("%w: index %q declared twice", backends.ErrInvalidArgument, d.Name)
+		}
+		seen[d.Name] = true
+	}
+	return nil
+}
+
+// addIndexMeta stores the definitions with the table, as the salting spec is.
+func addIndexMeta(meta map[string]string, families []string, defs []IndexConfig) error {
+	for k := range meta {
+		if strings.HasPrefix(k, metaIndexPrefix) || k == metaIndexFamily {
+			return fmt.Errorf("%w: Meta key %q is reserved for index definitions", backends.ErrInvalidArgument, k)
+		}
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	meta[metaIndexFamily] = families[0]
+	for _, d := range defs {
+		meta[metaIndexPrefix+d.Name] = d.spec()
+	}
+	return nil
+}
+
+// createIndexTables creates each index's table, pre-split at its own salter's buckets.
+func (c *Client) createIndexTables(ctx context.Context, table string, defs []IndexConfig) error {
+	for _, d := range defs {
+		s := d.Salter
+		if s == nil {
+			s, _ = salting.ParseSpec("none")
+		}
+		opts := backends.TableOptions{
+			Families:  []string{indexFamily},
+			SplitKeys: s.SplitKeys(0),
+			Meta:      map[string]string{MetaSaltSpec: s.Spec()},
+		}
+		if err := c.backend.CreateTable(ctx, IndexTableName(table, d.Name), opts); err != nil {
+			return fmt.Errorf("index %q: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+// attachIndexes gives t the indexes its meta declares, sorted by name.
+func (c *Client) attachIndexes(t *Table, meta map[string]string) error {
+	names := slices.Sorted(maps.Keys(meta))
+	for _, k := range names {
+		name, ok := strings.CutPrefix(k, metaIndexPrefix)
+		if !ok {
+			continue
+		}
+		cfg, err := ParseIndexConfig(name, meta[k])
+		if err != nil {
+			return err
+		}
+		t.indexes = append(t.indexes, c.newIndex(t, cfg))
+	}
+	t.indexFamily = meta[metaIndexFamily]
+	if len(t.indexes) > 0 && t.indexFamily == "" {
+		return fmt.Errorf("%w: indexes without %q in the table meta", backends.ErrInvalidArgument, metaIndexFamily)
+	}
+	return nil
+}
+
+func (c *Client) newIndex(t *Table, cfg IndexConfig) *Index {
+	if cfg.Salter == nil {
+		cfg.Salter, _ = salting.ParseSpec("none")
+	}
+	return &Index{t: t, cfg: cfg, table: c.newTable(IndexTableName(t.name, cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+}
+
+// matchIndexes is CreateOrOpenTable's check: the definitions given are the ones stored.
+func matchIndexes(t *Table, defs []IndexConfig) error {
+	want := make([]string, len(defs))
+	for i, d := range defs {
+		want[i] = d.Name + "=" + d.spec()
+	}
+	got := make([]string, len(t.indexes))
+	for i, ix := range t.indexes {
+		got[i] = ix.cfg.Name + "=" + ix.Spec()
+	}
+	slices.Sort(want)
+	if !slices.Equal(want, got) {
+		return fmt.Errorf("open table %q: configured %q, table has %q: %w", t.name, want, got, ErrIndexMismatch)
+	}
+	return nil
+}
+
+// deleteIndexTables removes the index tables of a table about to be deleted.
+func (c *Client) deleteIndexTables(ctx context.Context, table string) error {
+	meta, err := c.backend.TableMeta(ctx, table)
+	if err != nil {
+		return nil // DeleteTable reports it
+	}
+	for k := range meta {
+		if name, ok := strings.CutPrefix(k, metaIndexPrefix); ok {
+			if err := c.backend.DeleteTable(ctx, IndexTableName(table, name)); err != nil && !errors.Is(err, ErrTableNotFound) {
+				return fmt.Errorf("delete index %q: %w", name, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// IndexReport is what Verify found: entries the main table needs that the index lacks (Missing),
+// entries of a row that are pending or carry old covered values (Stale), and entries no row needs
+// (Extra). Examples holds the first few problems, for people.
+type IndexReport struct {
+	Index   string
+	Rows    int64 // main rows with an entry
+	Entries int64 // entries in the index table
+	Missing int64
+	Stale   int64
+	Extra   int64
+	// Examples are up to maxExamples problems, one line each.
+	Examples []string
+}
+
+const maxExamples = 10
+
+// Problems is Missing + Stale + Extra.
+func (r IndexReport) Problems() int64 { return r.Missing + r.Stale + r.Extra }
+
+func (r IndexReport) String() string {
+	return fmt.Sprintf("index %s: %d rows, %d entries, %d missing, %d stale, %d extra", r.Index, r.Rows, r.Entries, r.Missing, r.Stale, r.Extra)
+}
+
+type wantEntry struct {
+	mainKey []byte
+	covered []byte
+	seen    bool
+}
+
+// Verify compares the index with the answer computed from the main table alone. It reads both
+// tables whole and holds one entry per row in memory; run it while writers are quiet, or expect
+// the entries of writes in flight to show as stale.
+func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
+	rep := IndexReport{Index: ix.cfg.Name}
+	want := map[string]*wantEntry{}
+	for row, err := range ix.t.Scan(ctx, Range{}) {
+		if err != nil {
+			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
+		}
+		k, ok, err := ix.EntryKey(row.Key, row.Cells)
+		if err != nil {
+			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
+		}
+		if !ok {
+			continue
+		}
+		rep.Rows++
+		if prev, dup := want[string(k)]; dup {
+			rep.note(&rep.Extra, "rows %s and %s share unique key %s", keyText(prev.mainKey), keyText(row.Key), keyText(k))
+			continue
+		}
+		want[string(k)] = &wantEntry{mainKey: row.Key, covered: ix.encodeCovered(row.Cells)}
+	}
+	for e, err := range ix.table.Scan(ctx, Range{}) {
+		if err != nil {
+			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
+		}
+		rep.Entries++
+		w := want[string(e.Key)]
+		if w == nil {
+			rep.note(&rep.Extra, "extra entry %s", keyText(e.Key))
+			continue
+		}
+		w.seen = true
+		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		cov, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
+		switch {
+		case !bytes.Equal(mk, w.mainKey):
+			rep.note(&rep.Stale, "entry %s names row %s, want %s", keyText(e.Key), keyText(mk), keyText(w.mainKey))
+		case len(st) == 0 || st[0] != statusVerified:
+			rep.note(&rep.Stale, "entry %s pending", keyText(e.Key))
+		case !bytes.Equal(cov, w.covered):
+			rep.note(&rep.Stale, "entry %s has old covered values", keyText(e.Key))
+		}
+	}
+	for k, w := range want {
+		if !w.seen {
+			rep.note(&rep.Missing, "row %s has no entry %s", keyText(w.mainKey), keyText([]byte(k)))
+		}
+	}
+	return rep, nil
+}
+
+func (r *IndexReport) note(n *int64, format string, args ...any) {
+	*n++
+	if len(r.Examples) < maxExamples {
+		r.Examples = append(r.Examples, fmt.Sprintf(format, args...))
+	}
+}
+
+// RebuildProgress is reported by Rebuild after each bucket, one call at a time.
+type RebuildProgress struct {
+	Index          string
+	Rows, Entries  int64 // main rows rewritten, entries checked
+	Buckets, Total int   // buckets done, of
+}
+
+// Rebuild fills and repairs the index from the main table, online: every main row's entries are
+// rewritten through the write protocol (so a concurrent writer of the row is never undone), then
+// every entry is checked as a reader checks it, which removes the ones no row needs and repairs
+// pending ones older than the index's grace. Buckets run in parallel, main table then index table.
+// It is also how an index added to an existing table is filled.
+func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (RebuildProgress, error) {
+	var p RebuildProgress
+	p.Index = ix.cfg.Name
+	var rows, entries atomic.Int64
+	var done atomic.Int64
+	var mu sync.Mutex // progress is called by one bucket at a time
+	report := func(total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if progress != nil {
+			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
+		}
+	}
+	only := ix.t.only(ix)
+	err := forEachBucketBatch(ctx, ix.t, func(ctx context.Context, batch []Row) error {
+		muts := make([]Mutation, len(batch))
+		for i, row := range batch {
+			muts[i] = Mutation{Key: row.Key}
+		}
+		for _, err := range only.writeIndexedBatch(ctx, muts, true) {
+			if err != nil {
+				return err
+			}
+		}
+		rows.Add(int64(len(batch)))
+		return nil
+	}, report)
+	if err != nil {
+		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
+	}
+	done.Store(0)
+	err = forEachBucket(ctx, ix.table, func(ctx context.Context, e Row) error {
+		entries.Add(1)
+		_, err := ix.resolve(ctx, []Row{e}, readConfig{})
+		return err
+	}, report)
+	if err != nil {
+		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
+	}
+	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load()}, nil
+}
+
+// only is t with only ix among its indexes, so a rebuild rewrites one index's entries.
+func (t *Table) only(ix *Index) *Table {
+	c := *t
+	c.indexes = []*Index{ix}
+	return &c
+}
+
+// forEachBucketBatch is forEachBucket handing fn the rows in batches of the client's batch size.
+func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, []Row) error, done func(total int)) error {
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.c.concurrency)
+	for _, br := range ranges {
+		g.Go(func() error {
+			var batch []Row
+			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}) {
+				if err != nil {
+					return err
+				}
+				if batch = append(batch, row); len(batch) == t.c.batchRows {
+					if err := fn(gctx, batch); err != nil {
+						return err
+					}
+					batch = nil
+				}
+			}
+			if len(batch) > 0 {
+				if err := fn(gctx, batch); err != nil {
+					return err
+				}
+			}
+			done(len(ranges))
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// forEachBucket runs fn on every row of t, one goroutine per bucket (bounded by the client's
+// concurrency), logical keys; after each bucket it calls done with the bucket count.
+func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) error, done func(total int)) error {
+	ranges, err := t.salter.BucketRanges(nil, nil)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(t.c.concurrency)
+	for _, br := range ranges {
+		g.Go(func() error {
+			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}) {
+				if err != nil {
+					return err
+				}
+				if err := fn(gctx, row); err != nil {
+					return fmt.Errorf("row %s: %w", keyText(row.Key), err)
+				}
+			}
+			done(len(ranges))
+			return nil
+		})
+	}
+	return g.Wait()
+}

@@ -1,0 +1,363 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// maxIndexedAttempts bounds how often a write re-reads its row after another writer changed it
+// between the read and the data write.
+const maxIndexedAttempts = 16
+
+// ErrIndexContention: a write through the index protocol lost its row to other writers
+// maxIndexedAttempts times in a row. It is retryable: nothing of it is acknowledged.
+var ErrIndexContention = errors.New("brine: row changed by other writers on every attempt")
+
+// newToken is a write's identity: its start time in ms (how readers age a pending entry), then 8
+// random bytes, so that no two writes share one and a compare-and-set on it never meets an ABA.
+func newToken() []byte {
+	tok := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(time.Now().UnixMilli()))
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+	return append(tok, r[:]...)
+}
+
+// tokenAge is how long ago the write of token started (0 for a malformed token: never repaired as
+// dead on its age alone).
+func tokenAge(tok []byte) time.Duration {
+	if len(tok) != 16 {
+		return 0
+	}
+	return time.Since(time.UnixMilli(int64(binary.BigEndian.Uint64(tok))))
+}
+
+func status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) }
+
+// indexedMutation reports whether m must go through the index protocol, or fails for a mutation
+// the protocol cannot apply atomically with its version bump.
+func (t *Table) indexedMutation(m Mutation) (bool, error) {
+	touched := false
+	for _, ix := range t.indexes {
+		if ix.touches(m) {
+			touched = true
+			if m.Delete && len(m.Cells) > 0 {
+				// A row mutation is a put or a delete: the deleted columns and the version column
+				// could not change together, and a reader could pair the new version with old values.
+				return false, fmt.Errorf("%w: deleting columns of index %q (indexed or covered): delete the row or put new values", backends.ErrInvalidArgument, ix.cfg.Name)
+			}
+		}
+	}
+	return touched, nil
+}
+
+// entryChange is what one write does to one index: the entry its row had and the one it will have.
+type entryChange struct {
+	ix             *Index
+	oldKey, newKey []byte
+	oldOK, newOK   bool
+	cells          []Cell // the new entry's cells
+}
+
+func (c entryChange) moves() bool { return c.oldOK && (!c.newOK || !bytes.Equal(c.oldKey, c.newKey)) }
+
+// writeIndexed applies one mutation of an indexed table through the protocol described in the
+// package documentation. touch rewrites the row's entries without changing its data (rebuild).
+func (t *Table) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
+	pk, _, err := t.physical(m.Key)
+	if err != nil {
+		return err
+	}
+	ra, err := t.rowAtomic("indexed write")
+	if err != nil {
+		return err
+	}
+	for range maxIndexedAttempts {
+		// Step 1: the row as it is, and its version.
+		rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, backends.ReadOptions{})
+		if err != nil {
+			return fmt.Errorf("read row: %w", err)
+		}
+		if len(rows) != 1 {
+			return fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+		}
+		p, err := t.planIndexed(m, pk, rows[0].Cells, touch)
+		if err != nil || p.skip {
+			return err
+		}
+		// Step 2: every entry the write creates or leaves is pending before the data changes.
+		if err := t.markPending(ctx, m.Key, p.changes, p.pending, true); err != nil {
+			return err
+		}
+		// Step 3: the data, only if no other writer changed the row since step 1.
+		applied, err := t.dataWrite(ctx, ra, p)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			continue // the entries left pending are answered from the row and repaired by readers
+		}
+		t.finish(ctx, p)
+		return nil
+	}
+	return backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+}
+
+// writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
+type writePlan struct {
+	m        Mutation // logical key
+	pk       []byte
+	oldV     []byte // the version read: step 3's condition
+	tok      []byte
+	pending  []byte
+	changes  []entryChange
+	skip     bool // a touch of a row that has no data: nothing to index
+	dataCell bool // a touch: the data write bumps the version only
+}
+
+// planIndexed works out the entries a write of m leaves and creates, given the row's cells.
+func (t *Table) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writePlan, error) {
+	p := writePlan{m: m, pk: pk, tok: newToken(), dataCell: touch}
+	if touch && len(dataCells(old)) == 0 {
+		p.skip = true
+		return p, nil
+	}
+	p.oldV, _ = newest(old, Column{Family: t.indexFamily, Qualifier: versionQual})
+	p.pending = status(statusPending, p.tok)
+	merged := mergeCells(old, m)
+	for _, ix := range t.indexes {
+		if !touch && !ix.touches(m) {
+			continue
+		}
+		c := entryChange{ix: ix}
+		var err error
+		if c.oldKey, c.oldOK, err = ix.EntryKey(m.Key, old); err != nil {
+			return p, err
+		}
+		if c.newKey, c.newOK, err = ix.EntryKey(m.Key, merged); err != nil {
+			return p, err
+		}
+		if c.newOK {
+			c.cells = []Cell{
+				{Family: indexFamily, Qualifier: statusQual, Value: p.pending},
+				{Family: indexFamily, Qualifier: mainKeyQual, Value: m.Key},
+				{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(merged)},
+			}
+		}
+		p.changes = append(p.changes, c)
+	}
+	return p, nil
+}
+
+// dataWrite is step 3: the data and the new version, if the row's version is still the one read.
+func (t *Table) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePlan) (bool, error) {
+	dm := Mutation{Key: p.pk, Delete: p.m.Delete && !p.dataCell}
+	if !dm.Delete {
+		dm.Cells = append(dm.Cells, p.m.Cells...)
+		dm.Cells = append(dm.Cells, Cell{Family: t.indexFamily, Qualifier: versionQual, Value: p.tok})
+	}
+	applied, err := ra.CheckAndMutate(ctx, t.name, Condition{Family: t.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
+	if err != nil {
+		return false, fmt.Errorf("data write: %w", err)
+	}
+	return applied, nil
+}
+
+// finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
+func (t *Table) finish(ctx context.Context, p writePlan) {
+	if err := t.settle(ctx, p.changes, p.pending, status(statusVerified, p.tok)); err != nil {
+		// The write is durable and its entries are answered from the row until repaired.
+		t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", t.name, "key", keyText(p.m.Key), "err", err)
+	}
+}
+
+// markPending is step 2: the old entries moving away are marked pending (if still this row's), the
+// new entries written pending (a unique one only if free or stale).
+// With puts false the non-unique new entries are left to the caller, which batches them.
+func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, puts bool) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range changes {
+		if c.moves() {
+			g.Go(func() error {
+				_, err := c.ix.table.CheckAndMutate(gctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
+					Mutation{Key: c.oldKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: pending}}})
+				return err
+			})
+		}
+		if c.newOK {
+			g.Go(func() error {
+				if c.ix.cfg.Unique {
+					return c.ix.claim(gctx, c.newKey, mainKey, c.cells)
+				}
+				if !puts {
+					return nil
+				}
+				return c.ix.table.Put(gctx, c.newKey, c.cells...)
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("index write: %w", err)
+	}
+	return nil
+}
+
+// claim writes a unique entry if its key is free, this row's, or left by a row that no longer has
+// it. A pending entry of another row whose write may still land (younger than the grace, its data not
+// in the row) holds the key too: two writes claiming one key at once must not both succeed. Each
+// claim is a compare-and-set on the exact status read, so two claimers never both take a key.
+func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) error {
+	for range maxIndexedAttempts {
+		holder, err := ix.table.Get(ctx, key)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		st, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		owner, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
+			row, err := ix.t.Get(ctx, owner)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			if k, ok, err := ix.EntryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
+				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
+			}
+			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
+			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
+				return backends.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
+			}
+		}
+		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: statusQual, Value: st}, Mutation{Key: key, Cells: cells})
+		if err != nil || applied {
+			return err
+		}
+	}
+	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
+}
+
+// settle is step 4. Each compare-and-set succeeds only while the entry still holds this write's
+// pending status, so a later writer's entry is never verified or deleted by an earlier one.
+func (t *Table) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
+	run := func(ix *Index, m Mutation) {
+		defer wg.Done()
+		if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
+			mu.Lock()
+			first = cmpErr(first, err)
+			mu.Unlock()
+		}
+	}
+	for _, c := range changes {
+		if c.newOK {
+			wg.Add(1)
+			go run(c.ix, Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}})
+		}
+		if c.moves() {
+			wg.Add(1)
+			go run(c.ix, Mutation{Key: c.oldKey, Delete: true})
+		}
+	}
+	wg.Wait()
+	return first
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// mergeCells is the row after m (nil for a row delete): per column, the newest of m's cell and the
+// row's, as the store keeps them. A cell stamped by the server (0) or at least as new as the row's
+// replaces it; an older explicit stamp (a repeated key in an import, its first occurrence landing
+// last) leaves the row's value newest, so the index follows what reads will see.
+func mergeCells(old []Cell, m Mutation) []Cell {
+	if m.Delete {
+		return nil
+	}
+	var out []Cell
+	for _, c := range m.Cells {
+		i := slices.IndexFunc(old, func(o Cell) bool { return o.Family == c.Family && o.Qualifier == c.Qualifier })
+		if c.Timestamp != 0 && i >= 0 && old[i].Timestamp > c.Timestamp {
+			continue
+		}
+		out = append(out, c)
+	}
+	for _, c := range old {
+		if c.Qualifier == versionQual {
+			continue
+		}
+		if _, written := newest(out, Column{Family: c.Family, Qualifier: c.Qualifier}); !written {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
+// protocol (batched by writeIndexedBatch), the others through the plain batched path.
+func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+	errs := make([]error, len(muts))
+	var plainIdx, indexedIdx []int
+	for i, m := range muts {
+		indexed, err := t.indexedMutation(m)
+		switch {
+		case err != nil:
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+		case indexed:
+			indexedIdx = append(indexedIdx, i)
+		default:
+			plainIdx = append(plainIdx, i)
+		}
+	}
+	if len(indexedIdx) > 0 {
+		sub := make([]Mutation, len(indexedIdx))
+		for j, i := range indexedIdx {
+			sub[j] = muts[i]
+		}
+		for j, err := range t.writeIndexedBatch(ctx, sub, false) {
+			if err != nil {
+				errs[indexedIdx[j]] = err
+			}
+		}
+	}
+	if len(plainIdx) > 0 {
+		plain := *t
+		plain.indexes = nil
+		sub := make([]Mutation, len(plainIdx))
+		for j, i := range plainIdx {
+			sub[j] = muts[i]
+		}
+		rowErrs, err := plain.Apply(ctx, sub)
+		for j, i := range plainIdx {
+			switch {
+			case err != nil:
+				errs[i] = err
+			case rowErrs != nil && rowErrs[j] != nil:
+				errs[i] = rowErrs[j]
+			}
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return errs, nil
+		}
+	}
+	return nil, nil
+}

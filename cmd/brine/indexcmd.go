@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/brine-kv/brine/client"
+)
+
+// indexFlags collects create's repeatable --index NAME=SPEC.
+type indexFlags []client.IndexConfig
+
+func (f *indexFlags) String() string { return fmt.Sprint(len(*f), " index(es)") }
+
+func (f *indexFlags) Set(v string) error {
+	name, spec, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("want NAME=SPEC, got %q", v)
+	}
+	cfg, err := client.ParseIndexConfig(name, spec)
+	if err != nil {
+		return err
+	}
+	*f = append(*f, cfg)
+	return nil
+}
+
+const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grace DURATION] TABLE [INDEX]"
+
+// runIndex lists a table's indexes, verifies them against the main table (exit code 3 when a
+// problem is found), or rebuilds them online.
+func runIndex(ctx context.Context, env *cliEnv, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return errors.New(indexUsage)
+	}
+	verb := args[0]
+	if verb != "list" && verb != "verify" && verb != "rebuild" {
+		return fmt.Errorf("index %q: %s", verb, indexUsage)
+	}
+	fs := newFlagSet(env, "index "+verb)
+	var sf storeFlags
+	sf.register(fs)
+	grace := fs.Duration("grace", client.DefaultIndexGrace, "rebuild: repair pending entries older than this (0 when no writer runs)")
+	pos, err := parseArgs(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	env.applyVerbose(sf.verbose)
+	if len(pos) > 0 && sf.table == "" {
+		sf.table, pos = pos[0], pos[1:]
+	}
+	if sf.table == "" || len(pos) > 1 {
+		return errors.New(indexUsage)
+	}
+	c, t, _, err := sf.openTable(ctx, env, "")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	indexes := t.Indexes()
+	if len(pos) == 1 {
+		ix := t.Index(pos[0])
+		if ix == nil {
+			return fmt.Errorf("table %s: %w %q ('brine index list %s' lists them)", sf.table, client.ErrIndexNotFound, pos[0], sf.table)
+		}
+		indexes = []*client.Index{ix}
+	}
+	if len(indexes) == 0 {
+		fmt.Fprintf(env.stdout, "table %s has no indexes\n", sf.table)
+		return nil
+	}
+	problems := int64(0)
+	for _, ix := range indexes {
+		switch verb {
+		case "list":
+			fmt.Fprintf(env.stdout, "%s\t%s\ttable %s\n", ix.Name(), ix.Spec(), client.IndexTableName(sf.table, ix.Name()))
+		case "verify":
+			rep, err := ix.Verify(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(env.stdout, rep)
+			for _, e := range rep.Examples {
+				fmt.Fprintf(env.stdout, "  %s\n", e)
+			}
+			problems += rep.Problems()
+		case "rebuild":
+			start := time.Now()
+			p, err := ix.WithGrace(*grace).Rebuild(ctx, func(p client.RebuildProgress) {
+				fmt.Fprintf(env.stderr, "index %s: bucket %d/%d, %d rows, %d entries\n", p.Index, p.Buckets, p.Total, p.Rows, p.Entries)
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "index %s rebuilt: %d rows, %d entries checked in %s\n", p.Index, p.Rows, p.Entries, time.Since(start).Round(time.Millisecond))
+		}
+	}
+	if problems > 0 {
+		return &exitError{code: 3, err: fmt.Errorf("%d index problem(s): 'brine index rebuild %s' repairs them", problems, sf.table)}
+	}
+	return nil
+}

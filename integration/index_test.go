@@ -1,0 +1,35 @@
+//go:build integration
+
+package integration
+
+import (
+	"testing"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client/indextest"
+	"github.com/brine-kv/brine/internal/hbasetest"
+)
+
+// The index cases the embedded stores run (client/indextest), on HBase and on the Tablestore
+// server: the table-driven steps, the scan options, and writers racing index scans.
+func runIndexCases(t *testing.T, b backends.Backend, name func() string, scanOptions bool) {
+	t.Run("steps", func(t *testing.T) { indextest.Steps(t, indextest.NewOrders(t, b, name())) })
+	if scanOptions {
+		t.Run("scan options", func(t *testing.T) { indextest.ScanOptions(t, indextest.NewOrders(t, b, name())) })
+	}
+	t.Run("concurrent", func(t *testing.T) { indextest.Concurrent(t, indextest.NewOrders(t, b, name()), 1, 4, 25) })
+}
+
+func TestHBaseIndexCases(t *testing.T) {
+	e := openHBase(t)
+	// Scan options are client logic over the calls the steps already make: left to the other stores
+	// to keep HBase time (each case creates and drops four tables) near 15 s.
+	runIndexCases(t, e.backend, func() string { return hbasetest.Table("brine_ix") }, false)
+}
+
+func TestTablestoreIndexCases(t *testing.T) {
+	tsTargets(t, func(t *testing.T, tg *tsTarget) {
+		e := tg.open(t, nil)
+		runIndexCases(t, e.backend, func() string { return tsTableName("ix") }, true)
+	})
+}
