@@ -22,13 +22,17 @@ const indexChunk = 64
 
 // Scan returns the main rows whose index keys lie in r, in index-key order (descending with
 // Reverse), with the options of Table.Scan: Limit, Reverse, ResumeAfter (an IndexKey), Columns,
-// Families, MaxVersions, BatchSize. It scans every bucket of the index in parallel and merges them
+// Families, MaxVersions, BatchSize, RowFilter (applied to the main rows, in the client). It scans every bucket of the index in parallel and merges them
 // as Table.Scan does. An entry is answered only if the main row, read after the entry, still has
 // that index key; when Columns names only covered columns, a verified entry is answered from the
 // index alone. Pending entries are repaired on the way (see the package documentation).
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(IndexRow, error) bool) {
+		if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+			return
+		}
 		// The index scan has no limit: entries that fail the check do not count.
 		var iopts []ReadOption
 		if cfg.reverse {
@@ -85,11 +89,15 @@ func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, 
 	if !ix.cfg.Unique {
 		return Row{}, fmt.Errorf("index %s get: %w: the index is not unique (use Scan)", ix.cfg.Name, backends.ErrInvalidArgument)
 	}
+	cfg := newReadConfig(opts)
+	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
+	}
 	e, err := ix.table.Get(ctx, key)
 	if err != nil {
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
-	out, err := ix.resolve(ctx, []Row{e}, newReadConfig(opts))
+	out, err := ix.resolve(ctx, []Row{e}, cfg)
 	if err != nil {
 		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, keyText(key), err)
 	}
@@ -109,7 +117,10 @@ func (ix *Index) coveredOnly(cols []Column) bool {
 // resolve checks entries against their main rows (read in one batch) and returns the answers, in
 // order, repairing what it can.
 func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]IndexRow, error) {
-	covered := ix.coveredOnly(cfg.read.Columns)
+	f := cfg.read.Filter
+	// A filter is applied to the main row, read even when the columns asked for are covered: it may
+	// look at columns the index does not copy.
+	covered := f == nil && ix.coveredOnly(cfg.read.Columns)
 	var need [][]byte
 	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
 	for i, e := range entries {
@@ -150,7 +161,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		row := rows[rowOf[i]]
 		k, ok, err := ix.EntryKey(mk, row.Cells)
 		match := err == nil && ok && bytes.Equal(k, e.Key)
-		if match {
+		if match && (f == nil || f.MatchRow(mk, dataCells(row.Cells))) {
 			if cells := project(dataCells(row.Cells), cfg.read.Columns); len(cells) > 0 {
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}

@@ -175,7 +175,7 @@ func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, 
 	for _, br := range ranges {
 		g.Go(func() error {
 			var batch []Row
-			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}) {
+			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
 				if err != nil {
 					return err
 				}
@@ -209,7 +209,7 @@ func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) 
 	g.SetLimit(t.c.concurrency)
 	for _, br := range ranges {
 		g.Go(func() error {
-			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}) {
+			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
 				if err != nil {
 					return err
 				}

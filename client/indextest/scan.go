@@ -66,6 +66,30 @@ func ScanOptions(t *testing.T, tbl *client.Table) {
 	if len(cols) != 1 || cols[0].Cells != `d:buyer="b";` {
 		t.Fatalf("columns: %q", cols)
 	}
+	// A row filter applies to the main rows, also when the columns asked for are covered.
+	amount := client.Column{Family: "d", Qualifier: "amount"}
+	for _, tc := range []struct {
+		name string
+		opts []client.ReadOption
+		want string
+	}{
+		{"main rows", []client.ReadOption{client.RowFilter(client.ValueFilter(client.Column{Family: "d", Qualifier: "ext"}, client.Equal, []byte("e5")))}, "o05"},
+		{"covered columns", []client.ReadOption{client.Columns(amount), client.RowFilter(client.ValueFilter(amount, client.Equal, []byte("7")))}, "o07"},
+	} {
+		got := Query(t, ix, client.Range{}, tc.opts...)
+		if len(got) != 1 || got[0].Main != string(OrderKey(tc.want)) {
+			t.Fatalf("filter, %s: got %q, want only %s", tc.name, got, tc.want)
+		}
+	}
+	bad := client.RowFilter(client.ValueRegexFilter(amount, "("))
+	for _, err := range ix.Scan(ctx, client.Range{}, bad) {
+		if !errors.Is(err, backends.ErrInvalidArgument) {
+			t.Fatalf("a bad filter on an index scan: %v", err)
+		}
+	}
+	if _, err := tbl.Index("by_ext").Get(ctx, []byte("e1"), bad); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("a bad filter on an index get: %v", err)
+	}
 	if _, err := tbl.Index("by_buyer").Get(ctx, []byte("x")); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("Get on a non-unique index: %v", err)
 	}
