@@ -58,7 +58,9 @@ func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error
 	return t.applyOne(ctx, "delete", m)
 }
 
-func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
+func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error) {
+	ctx, c := t.c.tel.begin(ctx, op, t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -76,7 +78,9 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 }
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
-func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row, err error) {
+	ctx, c := t.c.tel.begin(ctx, "get", t.name)
+	defer func() { c.end(ctx, err, rowsIf(err, 1), 0) }()
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err != nil {
@@ -104,6 +108,8 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	ctx, c := t.c.tel.begin(ctx, "apply", t.name)
+	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))
@@ -155,7 +161,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
-func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) (_ []Row, err error) {
+	ctx, c := t.c.tel.begin(ctx, "get_many", t.name)
+	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
 	phys := make([][]byte, len(keys))
 	buckets := make([]int, len(keys))
@@ -225,15 +233,21 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
+		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
+		var rows int64
+		var err error
+		defer func() { c.end(ctx, err, rows, 0) }()
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return // empty range: nothing to read
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
 		if err != nil {
-			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
+			err = fmt.Errorf("scan %s: %w", t.name, err)
+			yield(Row{}, err)
 			return
 		}
+		c.scanBuckets(len(ranges), t.salter.Buckets())
 		sopts := backends.ScanOptions{
 			ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
 			FirstBatch: cfg.firstBatch(len(ranges)),
@@ -248,11 +262,14 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
 			Limit:       cfg.limit,
 		})
-		for row, err := range merged {
-			if err != nil {
-				err = fmt.Errorf("scan %s: %w", t.name, err)
+		for row, rerr := range merged {
+			if rerr != nil {
+				err = fmt.Errorf("scan %s: %w", t.name, rerr)
+				yield(Row{}, err)
+				return
 			}
-			if !yield(row, err) || err != nil {
+			rows++
+			if !yield(row, nil) {
 				return
 			}
 		}
@@ -262,16 +279,21 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
 // bucket's own goroutine so that the merge only compares.
 func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions) iter.Seq2[Row, error] {
-	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
-		for row, err := range src {
-			if err != nil {
-				yield(Row{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
+		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
+		var err error
+		defer func() { bc.end(ctx, err) }()
+		for row, rerr := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
+			if rerr != nil {
+				err = fmt.Errorf("bucket %d: %w", br.Bucket, rerr)
+				yield(Row{}, err)
 				return
 			}
-			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
-			if err != nil {
-				yield(Row{}, fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err))
+			bc.row(row.Key, row.Cells)
+			logical, lerr := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
+			if lerr != nil {
+				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), lerr)
+				yield(Row{}, err)
 				return
 			}
 			row.Key = logical
