@@ -146,13 +146,6 @@ func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Cont
 	return ctx, call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
 }
 
-// setAttributes adds attributes to the call's span.
-func (c call) setAttributes(kv ...attribute.KeyValue) {
-	if c.tel != nil {
-		c.span.SetAttributes(kv...)
-	}
-}
-
 // end records the call's outcome: err (nil for success), and the rows it read and wrote.
 func (c call) end(ctx context.Context, err error, read, written int64) {
 	if c.tel == nil {
