@@ -107,7 +107,7 @@ func (f *storeFlags) openClient(ctx context.Context, env *cliEnv) (*client.Clien
 	if err != nil {
 		return nil, err
 	}
-	return client.New(b, client.WithLogger(env.logger)), nil
+	return env.newClient(b), nil
 }
 
 // tableCommand parses a table command's flags and opens its table and key format.
