@@ -21,7 +21,7 @@ func fakeStatus(t *testing.T, s salting.Salter) *pb.ClusterStatus {
 		name := append([]byte(table+","), start...)
 		name = append(name, ",1700000000000.abcdef."...)
 		return &pb.RegionLoad{
-			RegionSpecifier: &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: name},
+			RegionSpecifier:   &pb.RegionSpecifier{Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: name},
 			ReadRequestsCount: proto.Uint64(reads), WriteRequestsCount: proto.Uint64(writes),
 			StorefileSize_MB: proto.Uint32(mb), MemstoreSize_MB: proto.Uint32(1),
 		}
