@@ -165,7 +165,7 @@ type importer struct {
 	seen map[uint64]uint32
 
 	failMu sync.Mutex
-	call   call // the Import call's telemetry
+	call   *call // the Import call's telemetry (nil: off)
 }
 
 // Import writes a stream of rows: rows are grouped per bucket (so each batch goes to one region or

@@ -234,9 +234,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
 		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
-		var rows int64
-		var err error
-		defer func() { c.end(ctx, err, rows, 0) }()
+		defer c.endScan(ctx)
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return // empty range: nothing to read
@@ -244,6 +242,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
 		if err != nil {
 			err = fmt.Errorf("scan %s: %w", t.name, err)
+			c.fail(err)
 			yield(Row{}, err)
 			return
 		}
@@ -262,13 +261,14 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 			Prefetch:    cfg.prefetch(t.c.prefetch, len(ranges)),
 			Limit:       cfg.limit,
 		})
-		for row, rerr := range merged {
-			if rerr != nil {
-				err = fmt.Errorf("scan %s: %w", t.name, rerr)
+		for row, err := range merged {
+			if err != nil {
+				err = fmt.Errorf("scan %s: %w", t.name, err)
+				c.fail(err)
 				yield(Row{}, err)
 				return
 			}
-			rows++
+			c.addRow()
 			if !yield(row, nil) {
 				return
 			}
@@ -281,18 +281,19 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
-		var err error
-		defer func() { bc.end(ctx, err) }()
-		for row, rerr := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
-			if rerr != nil {
-				err = fmt.Errorf("bucket %d: %w", br.Bucket, rerr)
+		defer bc.end(ctx)
+		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
+			if err != nil {
+				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				bc.fail(err)
 				yield(Row{}, err)
 				return
 			}
 			bc.row(row.Key, row.Cells)
-			logical, lerr := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
-			if lerr != nil {
-				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), lerr)
+			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
+			if err != nil {
+				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
+				bc.fail(err)
 				yield(Row{}, err)
 				return
 			}

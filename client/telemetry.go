@@ -126,29 +126,32 @@ func newTelemetry(cfg telemetryConfig) (*telemetry, error) {
 	return tel, nil
 }
 
-// call is one client call being traced and timed; the zero call (telemetry off) does nothing.
+// call is one client call being traced and timed; a nil *call (telemetry off) does nothing and
+// costs no allocation.
 type call struct {
 	tel   *telemetry
 	span  trace.Span
 	start time.Time
 	attrs metric.MeasurementOption // the call's store, operation and table
+	rows  int64                    // rows a scan returned (addRow)
+	err   error                    // a scan's error (fail)
 }
 
 // begin starts the span and clock of a client call; op is the db.operation.name.
-func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Context, call) {
+func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Context, *call) {
 	if tel == nil {
-		return ctx, call{}
+		return ctx, nil
 	}
 	kv := make([]attribute.KeyValue, 0, len(tel.store)+2)
 	kv = append(kv, tel.store...)
 	kv = append(kv, semconv.DBOperationName(op), semconv.DBCollectionName(table))
 	ctx, span := tel.tracer.Start(ctx, op+" "+table, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
-	return ctx, call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
+	return ctx, &call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
 }
 
 // end records the call's outcome: err (nil for success), and the rows it read and wrote.
-func (c call) end(ctx context.Context, err error, read, written int64) {
-	if c.tel == nil {
+func (c *call) end(ctx context.Context, err error, read, written int64) {
+	if c == nil {
 		return
 	}
 	c.span.SetAttributes(AttrRows.Int64(read + written))
@@ -162,7 +165,7 @@ func (c call) end(ctx context.Context, err error, read, written int64) {
 }
 
 // finish ends the span and records the call's latency.
-func (c call) finish(ctx context.Context, err error) {
+func (c *call) finish(ctx context.Context, err error) {
 	opts := []metric.RecordOption{c.attrs}
 	if err != nil {
 		c.span.RecordError(err)
@@ -174,15 +177,15 @@ func (c call) finish(ctx context.Context, err error) {
 }
 
 // countRetries records retries made within the call.
-func (c call) countRetries(ctx context.Context, n int64) {
-	if c.tel != nil && n > 0 {
+func (c *call) countRetries(ctx context.Context, n int64) {
+	if c != nil && n > 0 {
 		c.tel.retries.Add(ctx, n, c.attrs)
 	}
 }
 
 // countImport records import progress: rows written and failed so far in this batch.
-func (c call) countImport(ctx context.Context, written, failed int64) {
-	if c.tel == nil {
+func (c *call) countImport(ctx context.Context, written, failed int64) {
+	if c == nil {
 		return
 	}
 	if written > 0 {
@@ -226,8 +229,8 @@ func appliedRow(applied bool) int64 {
 
 // endImport records an Import call: its rows were counted batch by batch (countImport), so only the
 // span's totals and the latency remain.
-func (c call) endImport(ctx context.Context, err error, stats ImportStats) {
-	if c.tel == nil {
+func (c *call) endImport(ctx context.Context, err error, stats ImportStats) {
+	if c == nil {
 		return
 	}
 	c.span.SetAttributes(AttrRows.Int64(stats.Written), AttrRetries.Int64(stats.Retried),

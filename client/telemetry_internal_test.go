@@ -20,9 +20,13 @@ func TestTelemetryOffAllocatesNothing(t *testing.T) {
 		for range 100 {
 			bc.row(key, cells)
 		}
-		bc.end(bctx, err)
+		bc.fail(err)
+		bc.end(bctx)
 		c.countRetries(cctx, 1)
 		c.countImport(cctx, 1, 1)
+		c.addRow()
+		c.fail(err)
+		c.endScan(cctx)
 		c.end(cctx, err, 100, 0)
 		c.endImport(cctx, err, ImportStats{})
 	})

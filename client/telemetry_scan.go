@@ -16,9 +16,31 @@ import (
 )
 
 // scanBuckets records on a scan's span how many buckets it reads and how many its range pruned.
-func (c call) scanBuckets(read, total int) {
-	if c.tel != nil {
+func (c *call) scanBuckets(read, total int) {
+	if c != nil {
 		c.span.SetAttributes(AttrBuckets.Int(read), AttrPrunedBuckets.Int(total-read))
+	}
+}
+
+// addRow counts a row a scan returned, and fail records its error; both are small enough to inline,
+// so that a scan without telemetry pays a nil check per row. They keep the count and the error in the
+// call rather than in variables of the scan's loop, which its closure would move to the heap.
+func (c *call) addRow() {
+	if c != nil {
+		c.rows++
+	}
+}
+
+func (c *call) fail(err error) {
+	if c != nil {
+		c.err = err
+	}
+}
+
+// endScan ends a scan's call with the rows and error it recorded.
+func (c *call) endScan(ctx context.Context) {
+	if c != nil {
+		c.end(ctx, c.err, c.rows, 0)
 	}
 }
 
@@ -31,6 +53,7 @@ type bucketCall struct {
 	attrs      metric.MeasurementOption
 	retries    atomic.Int64 // counted by the driver through the context
 	rows, size int64
+	err        error
 }
 
 // beginBucket starts the child span of bucket's scan; the returned context carries it and the retry
@@ -66,11 +89,19 @@ func (bc *bucketCall) count(key []byte, cells []Cell) {
 	bc.size += int64(n)
 }
 
+// fail records the bucket scan's error.
+func (bc *bucketCall) fail(err error) {
+	if bc != nil {
+		bc.err = err
+	}
+}
+
 // end closes the bucket's span and records its latency and rows.
-func (bc *bucketCall) end(ctx context.Context, err error) {
+func (bc *bucketCall) end(ctx context.Context) {
 	if bc == nil {
 		return
 	}
+	err := bc.err
 	tel := bc.tel
 	tel.scansInFlight.Add(ctx, -1, bc.attrs)
 	tel.bucketDuration.Record(ctx, time.Since(bc.start).Seconds(), bc.attrs)
