@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -111,7 +112,9 @@ func (bc *bucketCall) end(ctx context.Context) {
 		tel.retries.Add(ctx, retries, bc.attrs)
 	}
 	bc.span.SetAttributes(AttrRows.Int64(bc.rows), AttrBytes.Int64(bc.size), AttrRetries.Int64(retries))
-	if err != nil {
+	// A bucket scan cancelled because the merge stopped (the caller broke out, or another bucket
+	// failed) did not fail: the scan's own span tells what happened.
+	if err != nil && !errors.Is(err, context.Canceled) {
 		bc.span.RecordError(err)
 		bc.span.SetStatus(codes.Error, err.Error())
 	}

@@ -375,3 +375,67 @@ func TestTelemetryRetriesAndImport(t *testing.T) {
 		t.Errorf("give-ups = %d, want 1", got)
 	}
 }
+
+// stalling returns each bucket's first row, then waits for its context as a round trip would, and
+// fails with the context's error when the scan is cancelled.
+type stalling struct{ backends.Backend }
+
+func (s stalling) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
+	return func(yield func(backends.Row, error) bool) {
+		for row, err := range s.Backend.Scan(ctx, table, r, opts) {
+			if !yield(row, err) || err != nil {
+				return
+			}
+			<-ctx.Done()
+			yield(backends.Row{}, ctx.Err())
+			return
+		}
+	}
+}
+
+// TestTelemetryEarlyBreak: a caller breaking out of a scan ends every span, and no bucket span says it
+// failed, although each bucket's driver call failed with the cancellation: the scan was stopped, not
+// broken.
+func TestTelemetryEarlyBreak(t *testing.T) {
+	ctx := context.Background()
+	o := newObserved(t, stalling{memory.New()})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	muts := make([]client.Mutation, 5000)
+	for i := range muts {
+		muts[i] = client.Mutation{Key: fmt.Appendf(nil, "k%05d", i), Cells: []client.Cell{cell("v")}}
+	}
+	if rowErrs, err := tbl.Apply(ctx, muts); err != nil || rowErrs != nil {
+		t.Fatal(err, rowErrs)
+	}
+	for _, err := range tbl.Scan(ctx, client.Range{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	scans := o.spansNamed("scan orders")
+	if len(scans) != 1 || attrs(scans[0].Attributes())[client.AttrRows].AsInt64() != 1 {
+		t.Fatalf("scan spans: %d, want 1 with 1 row", len(scans))
+	}
+	for b := range 8 {
+		s := o.spansNamed(fmt.Sprintf("scan orders bucket %d", b))
+		if len(s) != 1 {
+			t.Fatalf("bucket %d: %d spans ended, want 1", b, len(s))
+		}
+		if s[0].Status().Code.String() == "Error" {
+			t.Errorf("bucket %d: status %v after the caller stopped", b, s[0].Status())
+		}
+	}
+	if got := o.metric(t, client.MetricScansInFlight).(metricdata.Sum[int64]).DataPoints; len(got) == 0 {
+		t.Fatal("no in-flight data points")
+	} else {
+		for _, dp := range got {
+			if dp.Value != 0 {
+				t.Errorf("in flight after the scan returned: %d", dp.Value)
+			}
+		}
+	}
+}
