@@ -32,6 +32,8 @@ func (t *Table) rowAtomic(op string) (backends.RowAtomic, error) {
 // Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
 // it did. m is a put or a delete, as in Apply; its key and cond name the same row.
 func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	ctx, c := t.c.tel.begin(ctx, "check_and_mutate", t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
 	ra, err := t.rowAtomic("check and mutate")
 	if err != nil {
 		return false, err
@@ -53,7 +55,9 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 // values, one cell per Increment in the order given (decode them with CounterValue). Counters are
 // 8-byte big-endian integers, HBase's; a column holding anything else fails with ErrInvalidArgument
 // and nothing changes.
-func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) ([]Cell, error) {
+func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
+	ctx, c := t.c.tel.begin(ctx, "increment", t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	ra, err := t.rowAtomic("increment")
 	if err != nil {
 		return nil, err

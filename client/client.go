@@ -30,6 +30,8 @@ type Client struct {
 	concurrency int
 	batchRows   int
 	prefetch    int
+	telCfg      telemetryConfig
+	tel         *telemetry // nil: no provider given, nothing recorded
 }
 
 // Option configures a Client.
@@ -61,6 +63,10 @@ func New(b backends.Backend, opts ...Option) *Client {
 	}
 	for _, o := range opts {
 		o(c)
+	}
+	var err error
+	if c.tel, err = newTelemetry(c.telCfg); err != nil {
+		c.logger.Warn("brine: some metrics are off", "err", err)
 	}
 	return c
 }

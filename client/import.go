@@ -165,6 +165,7 @@ type importer struct {
 	seen map[uint64]uint32
 
 	failMu sync.Mutex
+	call   *call // the Import call's telemetry (nil: off)
 }
 
 // Import writes a stream of rows: rows are grouped per bucket (so each batch goes to one region or
@@ -180,9 +181,11 @@ type importer struct {
 // A key given more than once is counted in ImportStats.Duplicates and handled by opts.OnDuplicate:
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
-func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
+func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
 	opts.withDefaults(t.c.concurrency, t.c.batchRows)
-	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32)}
+	ctx, c := t.c.tel.begin(ctx, "import", t.name)
+	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
+	defer func() { c.endImport(ctx, err, stats) }()
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy
 	g, gctx := errgroup.WithContext(ctx)
@@ -201,7 +204,7 @@ func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], op
 	_ = g.Wait()
 	stopProgress()
 
-	stats := im.stats()
+	stats = im.stats()
 	if opts.Progress != nil {
 		opts.Progress(stats)
 	}
@@ -362,6 +365,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 		}
 		var retry []importRow
 		var lastErr error
+		var wrote int64
 		for i, r := range batch {
 			e := err
 			if e == nil && rowErrs != nil {
@@ -371,6 +375,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 			case e == nil:
 				im.written.Add(1)
 				im.bytes.Add(int64(r.bytes))
+				wrote++
 			case backends.IsRetryable(e) && attempt < im.opts.MaxAttempts && ctx.Err() == nil:
 				retry = append(retry, r)
 				lastErr = e
@@ -378,10 +383,12 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 				im.fail([]importRow{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.index, keyText(r.row.Key), attempt, e))
 			}
 		}
+		im.call.countImport(ctx, wrote, 0)
 		if len(retry) == 0 {
 			return
 		}
 		im.retried.Add(int64(len(retry)))
+		im.call.countRetries(ctx, int64(len(retry)))
 		if err := sleepBackoff(ctx, attempt, im.opts.BaseBackoff, im.opts.MaxBackoff); err != nil {
 			im.fail(retry, fmt.Errorf("gave up after %d attempt(s): %w (last error: %w)", attempt, err, lastErr))
 			return
@@ -410,6 +417,7 @@ func sleepBackoff(ctx context.Context, attempt int, base, limit time.Duration) e
 
 func (im *importer) fail(rows []importRow, err error) {
 	im.failed.Add(int64(len(rows)))
+	im.call.countImport(context.Background(), 0, int64(len(rows)))
 	if im.opts.OnFailure == nil {
 		return
 	}

@@ -150,23 +150,30 @@ func (p *Partitioned) Apply(ctx context.Context, muts []Mutation) (rowErrs []err
 func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
+		ctx, c := p.c.tel.begin(ctx, "scan", p.name)
+		defer c.endScan(ctx)
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return
 		}
 		var parts []scanPart
+		total := 0
 		for _, pt := range p.overlapping(r) {
 			ranges, err := pt.t.salter.BucketRanges(r.Start, r.End)
 			if err != nil {
-				yield(Row{}, fmt.Errorf("scan %s: period %s: %w", p.name, pt.info.Table, err))
+				err = fmt.Errorf("scan %s: period %s: %w", p.name, pt.info.Table, err)
+				c.fail(err)
+				yield(Row{}, err)
 				return
 			}
+			total += pt.t.salter.Buckets()
 			wrap := func(rows iter.Seq2[Row, error]) iter.Seq2[Row, error] { return periodErrors(pt.info.Table, rows) }
 			for _, br := range ranges {
 				parts = append(parts, scanPart{t: pt.t, br: br, wrap: wrap})
 			}
 		}
-		p.c.fanScan(ctx, p.name, cfg, parts, yield)
+		c.scanBuckets(len(parts), total)
+		p.c.fanScan(ctx, c, p.name, cfg, parts, yield)
 	}
 }
 

@@ -61,7 +61,9 @@ func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error
 	return t.applyOne(ctx, "delete", m)
 }
 
-func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
+func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error) {
+	ctx, c := t.c.tel.begin(ctx, op, t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -88,7 +90,9 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 }
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
-func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row, err error) {
+	ctx, c := t.c.tel.begin(ctx, "get", t.name)
+	defer func() { c.end(ctx, err, rowsIf(err, 1), 0) }()
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err == nil {
@@ -121,6 +125,8 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	ctx, c := t.c.tel.begin(ctx, "apply", t.name)
+	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
 	if len(t.indexes) > 0 {
 		return t.applyIndexed(ctx, muts)
 	}
@@ -175,7 +181,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
-func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) (_ []Row, err error) {
+	ctx, c := t.c.tel.begin(ctx, "get_many", t.name)
+	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
 		return nil, fmt.Errorf("get many: %w", err)
@@ -253,20 +261,25 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
+		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
+		defer c.endScan(ctx)
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return // empty range: nothing to read
 		}
 		ranges, err := t.salter.BucketRanges(r.Start, r.End)
 		if err != nil {
-			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
+			err = fmt.Errorf("scan %s: %w", t.name, err)
+			c.fail(err)
+			yield(Row{}, err)
 			return
 		}
+		c.scanBuckets(len(ranges), t.salter.Buckets())
 		parts := make([]scanPart, len(ranges))
 		for i, br := range ranges {
 			parts[i] = scanPart{t: t, br: br}
 		}
-		t.c.fanScan(ctx, t.name, cfg, parts, yield)
+		t.c.fanScan(ctx, c, t.name, cfg, parts, yield)
 	}
 }
 
@@ -281,9 +294,11 @@ type scanPart struct {
 // fanScan is the fan-out of Table.Scan and Partitioned.Scan: it checks the read before anything is
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
 // the parts in logical order, yielding at most one error, last, prefixed with the logical name.
-func (c *Client) fanScan(ctx context.Context, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
-		yield(Row{}, fmt.Errorf("scan %s: %w", name, err))
+		err = fmt.Errorf("scan %s: %w", name, err)
+		tc.fail(err)
+		yield(Row{}, err)
 		return
 	}
 	sopts := backends.ScanOptions{
@@ -315,8 +330,12 @@ func (c *Client) fanScan(ctx context.Context, name string, cfg readConfig, parts
 	for row, err := range merged {
 		if err != nil {
 			err = fmt.Errorf("scan %s: %w", name, err)
+			tc.fail(err)
+			yield(Row{}, err)
+			return
 		}
-		if !yield(row, err) || err != nil {
+		tc.addRow()
+		if !yield(row, nil) {
 			return
 		}
 	}
@@ -326,16 +345,22 @@ func (c *Client) fanScan(ctx context.Context, name string, cfg readConfig, parts
 // bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
 // on logical keys, nil for none) fails.
 func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
-	src := t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts)
 	return func(yield func(Row, error) bool) {
-		for row, err := range src {
+		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
+		defer bc.end(ctx)
+		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
-				yield(Row{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
+				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				bc.fail(err)
+				yield(Row{}, err)
 				return
 			}
+			bc.row(row.Key, row.Cells)
 			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
 			if err != nil {
-				yield(Row{}, fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err))
+				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
+				bc.fail(err)
+				yield(Row{}, err)
 				return
 			}
 			row.Key = logical

@@ -124,10 +124,12 @@ func (s *scanState) run() error {
 		case errors.Is(err, errStaleRegions) && restarts < maxScanRestarts:
 			restarts++
 			refresh = true
+			backends.CountRetry(s.ctx)
 			s.b.log.DebugContext(s.ctx, "hbase: region boundaries changed; reading them again", "table", s.table)
 		case classify(err) == kindRetryable && s.ctx.Err() == nil && restarts < maxScanRestarts:
 			// The region moved or split, or the server forgot the scanner: reopen after lastKey.
 			restarts++
+			backends.CountRetry(s.ctx)
 			s.b.log.DebugContext(s.ctx, "hbase: reopening scanner", "table", s.table, "after", s.lastKey, "err", err)
 			if s.lastKey != nil {
 				s.resumeAfter(s.lastKey)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/brine-kv/brine/salting"
@@ -117,19 +118,30 @@ func (a analysis) print(w io.Writer) {
 
 // printBars draws one bar per count, scaled to the largest, at most 64 rows of output.
 func printBars(w io.Writer, counts []int64) {
-	var top int64
-	for _, c := range counts {
-		top = max(top, c)
-	}
 	if len(counts) > 64 {
 		fmt.Fprintf(w, "  (%d buckets; showing the first 64)\n", len(counts))
 		counts = counts[:64]
+	}
+	labels := make([]string, len(counts))
+	for i := range counts {
+		labels[i] = strconv.Itoa(i)
+	}
+	printLabelledBars(w, labels, counts)
+}
+
+// printLabelledBars draws one bar per count, scaled to the largest, after its label.
+func printLabelledBars(w io.Writer, labels []string, counts []int64) {
+	var top int64
+	width := 4
+	for i, c := range counts {
+		top = max(top, c)
+		width = max(width, len(labels[i]))
 	}
 	for i, c := range counts {
 		bar := 0
 		if top > 0 {
 			bar = int(40 * c / top)
 		}
-		fmt.Fprintf(w, "  %4d %10d %s\n", i, c, strings.Repeat("#", bar))
+		fmt.Fprintf(w, "  %*s %10d %s\n", width, labels[i], c, strings.Repeat("#", bar))
 	}
 }

@@ -39,7 +39,7 @@ func (l *intList) Set(s string) error {
 	return nil
 }
 
-func runBench(ctx context.Context, env *cliEnv, args []string) error {
+func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "bench")
 	cfg := bench.DefaultConfig()
 	store := fs.String("store", "", "store URL, e.g. hbase://127.0.0.1:2181 (required; memory:// and local:// compare the driver with itself)")
@@ -63,6 +63,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
 	fs.BoolVar(&cfg.Cluster, "cluster", cfg.Cluster, "run the multi-server section even when every region is on one server (it runs by itself when they are on several)")
+	var metrics metricsFlags
+	metrics.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +83,16 @@ func runBench(ctx context.Context, env *cliEnv, args []string) error {
 		return errors.New("--flush-interval must not be negative")
 	}
 
+	mr, err := metrics.start(env, *store)
+	if err != nil {
+		return err
+	}
+	cfg.ClientOptions = mr.opts
+	defer func() {
+		if serr := mr.stop(context.Background()); serr != nil && err == nil {
+			err = serr
+		}
+	}()
 	st, err := openBenchStore(ctx, env, *store, *flush)
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func (f *storeFlags) openClient(ctx context.Context, env *cliEnv) (*client.Clien
 	if err != nil {
 		return nil, err
 	}
-	return client.New(b, client.WithLogger(env.logger)), nil
+	return env.newClient(b), nil
 }
 
 // tableCommand parses a table command's flags and opens its table and key format.
@@ -387,9 +387,17 @@ func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
 	salt := fs.String("salt", "hash:16", "salting spec to evaluate")
 	regions := fs.Int("regions", 0, "regions to group buckets into (0: one per bucket)")
 	hexKeys := fs.Bool("hex", false, "keys are hex, one per line")
+	store := fs.String("store", "", "hbase://... : analyze TABLE's live load per bucket and server instead of keys")
+	svg := fs.String("svg", "", "with --store: also draw the load as an SVG picture in this file")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if *store != "" {
+		if len(pos) != 1 {
+			return fmt.Errorf("usage: brine analyze --store hbase://ZK TABLE [--svg FILE] (got %q)", pos)
+		}
+		return runAnalyzeLive(ctx, env, *store, pos[0], *svg)
 	}
 	if len(pos) > 1 {
 		return fmt.Errorf("usage: brine analyze [flags] [FILE] (one file, got %q)", pos)

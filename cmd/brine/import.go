@@ -32,12 +32,14 @@ type importFlags struct {
 	batchRows   int
 	dryRun      bool
 	create      bool
+	metrics     metricsFlags
 }
 
-func runImport(ctx context.Context, env *cliEnv, args []string) error {
+func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs := newFlagSet(env, "import")
 	var f importFlags
 	f.register(fs)
+	f.metrics.register(fs)
 	fs.StringVar(&f.salt, "salt", "", "salting spec; required with -create, else checked against the table's (empty: adopt it)")
 	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (required)")
 	fs.StringVar(&f.format, "format", "", "csv, tsv or jsonl (default: from the file name, else csv)")
@@ -102,6 +104,17 @@ func runImport(ctx context.Context, env *cliEnv, args []string) error {
 		return dryRun(env, recs, conv, f.salt, policy)
 	}
 
+	mr, err := f.metrics.start(env, f.store)
+	if err != nil {
+		return err
+	}
+	env.clientOptions = mr.opts
+	defer func() {
+		env.clientOptions = nil
+		if serr := mr.stop(context.Background()); serr != nil && err == nil {
+			err = serr
+		}
+	}()
 	c, t, err := f.openOrCreate(ctx, env, schema)
 	if err != nil {
 		return err
@@ -268,7 +281,7 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *key
 	if err != nil {
 		return nil, nil, err
 	}
-	c := client.New(b, client.WithLogger(env.logger))
+	c := env.newClient(b)
 	t, err := c.CreateTable(ctx, f.table, client.TableConfig{
 		Salter: s, Families: []string{f.family}, Meta: map[string]string{MetaKeySchema: schema.String()},
 	})

@@ -36,6 +36,8 @@ type cliEnv struct {
 	// watchInput, when set, wraps an import's input as it is opened: tests use it to interrupt an
 	// import at a known point of its input.
 	watchInput func(io.Reader) io.Reader
+	// clientOptions are added to every client a command builds (the metrics of import and bench).
+	clientOptions clientOptionList
 }
 
 // applyVerbose turns verbose output on when -v was given.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -27,6 +28,9 @@ var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan,
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {
+	// ClientOptions are given to every client the run builds (e.g. a meter provider).
+	ClientOptions []client.Option `json:"-"`
+
 	Rows      int `json:"rows"`       // rows written per run, and held by every table
 	ValueSize int `json:"value_size"` // bytes per value
 	NaiveRows int `json:"naive_rows"` // rows of the one-Put-at-a-time loop (it is slow; rows/s is what counts)

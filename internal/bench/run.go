@@ -110,7 +110,7 @@ func newRunner(store *Store, cfg Config) *runner {
 	cnt := &counting{Backend: store.Backend}
 	r := &runner{
 		cfg: cfg, store: store, count: cnt, log: log,
-		client: client.New(cnt, client.WithLogger(log)),
+		client: client.New(cnt, append([]client.Option{client.WithLogger(log)}, cfg.ClientOptions...)...),
 		value:  make([]byte, cfg.ValueSize),
 		suffix: strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "_" + strconv.Itoa(os.Getpid()),
 		rep: &Report{

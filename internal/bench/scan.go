@@ -224,7 +224,7 @@ func (r *runner) limitScan(ctx context.Context, t *client.Table, limit, prefetch
 	shownPrefetch := client.DefaultPrefetch
 	if prefetch > 0 {
 		// A second client over the same counting backend; it owns nothing, so it is not closed.
-		c = client.New(r.count, client.WithLogger(r.log), client.WithPrefetch(prefetch))
+		c = client.New(r.count, append([]client.Option{client.WithLogger(r.log), client.WithPrefetch(prefetch)}, r.cfg.ClientOptions...)...)
 		shownPrefetch = prefetch
 	}
 	tt, err := c.OpenTable(ctx, t.Name(), t.Salter())
