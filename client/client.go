@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/fanout"
@@ -30,6 +31,8 @@ type Client struct {
 	concurrency int
 	batchRows   int
 	prefetch    int
+	// routeRefresh is how long a table handle trusts its directory view (rebucket_route.go).
+	routeRefresh time.Duration
 }
 
 // Option configures a Client.
@@ -58,6 +61,8 @@ func New(b backends.Backend, opts ...Option) *Client {
 		concurrency: DefaultConcurrency,
 		batchRows:   DefaultBatchRows,
 		prefetch:    DefaultPrefetch,
+
+		routeRefresh: DefaultRouteRefresh,
 	}
 	for _, o := range opts {
 		o(c)
@@ -136,7 +141,7 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	}
 	c.logger.DebugContext(ctx, "brine: table created", "table", name, "salt", cfg.Salter.Spec(),
 		"splits", len(opts.SplitKeys))
-	return c.newTable(name, cfg.Salter), nil
+	return c.newTable(ctx, name, cfg.Salter)
 }
 
 // OpenTable opens an existing table. With no salter given it adopts the spec stored with the table;
@@ -146,6 +151,9 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 // ErrNoSpec when none is given, as the drop-ins refuse it: its keys may carry a salt that reading it
 // unsalted would return as data. Give spec "none" to read such a table unsalted.
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
+		return t, err
+	}
 	meta, err := c.backend.TableMeta(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
@@ -157,7 +165,7 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return c.newTable(name, s), nil
+	return c.newTable(ctx, name, s)
 }
 
 // CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
@@ -189,8 +197,8 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-func (c *Client) newTable(name string, s salting.Salter) *Table {
-	return &Table{c: c, name: name, salter: s}
+func (c *Client) newTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	return c.routedTable(ctx, name, s)
 }
 
 // keyError wraps a salting error so that callers can branch on ErrInvalidKey whichever layer found it.

@@ -21,6 +21,7 @@ type Table struct {
 	c      *Client
 	name   string
 	salter salting.Salter
+	rt     *router // follows rebuckets; nil on the physical tables a router hands out
 }
 
 // Name is the table's name in the store.
@@ -59,6 +60,9 @@ func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
+	if t.rt != nil {
+		return t.rt.applyOne(ctx, op, m)
+	}
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -77,6 +81,9 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+	if t.rt != nil {
+		return t.rt.getOne(ctx, key, opts)
+	}
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err != nil {
@@ -104,6 +111,9 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	if t.rt != nil {
+		return t.rt.apply(ctx, muts)
+	}
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))
@@ -156,6 +166,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+	if t.rt != nil {
+		return t.rt.getMany(ctx, keys, opts)
+	}
 	cfg := newReadConfig(opts)
 	phys := make([][]byte, len(keys))
 	buckets := make([]int, len(keys))
@@ -223,6 +236,9 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 // scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
 // most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	if t.rt != nil {
+		return t.rt.scan(ctx, r, opts)
+	}
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
 		r := cfg.resume(r)
@@ -288,6 +304,13 @@ func compareKeysDesc(a, b Row) int { return bytes.Compare(b.Key, a.Key) }
 // CountByBucket counts the rows stored in each bucket, reading keys only where the store allows. It is
 // what shows a hotspot (one bucket holding everything) or its absence.
 func (t *Table) CountByBucket(ctx context.Context) ([]int64, error) {
+	if t.rt != nil {
+		pt, err := t.rt.plain(ctx, "count", true)
+		if err != nil {
+			return nil, err
+		}
+		return pt.CountByBucket(ctx)
+	}
 	ranges, err := t.salter.BucketRanges(nil, nil)
 	if errors.Is(err, salting.ErrUnorderedRange) && t.salter.Buckets() == 1 {
 		// A key transform such as reverse has no logical order across the table, but its one bucket
