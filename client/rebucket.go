@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -172,10 +173,17 @@ func (rb *rebucketer) step(ctx context.Context, row dirRow) (done bool, err erro
 		}
 		return false, rb.startIfNeeded(ctx, row)
 	case statePause:
-		err := rb.b.CreateTable(ctx, row.target, backends.TableOptions{
+		// The new table keeps what tools stored with the old one (a key schema), under the new spec.
+		meta, err := rb.b.TableMeta(ctx, row.phys)
+		if err != nil {
+			return false, fmt.Errorf("rebucket %s: %w", name, err)
+		}
+		meta = maps.Clone(meta)
+		meta[MetaSaltSpec] = row.targetSpec
+		err = rb.b.CreateTable(ctx, row.target, backends.TableOptions{
 			Families:      append(append([]string(nil), row.families...), markFamily),
 			SplitKeys:     rb.to.SplitKeys(rb.opts.Regions),
-			Meta:          map[string]string{MetaSaltSpec: row.targetSpec},
+			Meta:          meta,
 			MaxVersions:   row.maxVersions,
 			FamilyOptions: rb.opts.FamilyOptions,
 		})

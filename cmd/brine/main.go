@@ -68,6 +68,7 @@ func commands() []command {
 		{"tables", "list the tables of a store", runTables},
 		{"describe", "show a table's salting spec, key schema and regions per bucket: describe TABLE", runDescribe},
 		{"drop", "delete a table and its data: drop TABLE", runDrop},
+		{"rebucket", "change a live table's bucket count: rebucket TABLE --to hash:32 [--resume]", runRebucket},
 		{"analyze", "show how keys (one per line, from a file or stdin) spread over buckets", runAnalyze},
 		{"import", "bulk-import CSV, TSV or JSON Lines into a salted table", runImport},
 		{"bench", "benchmark brine against the raw driver on one store (Markdown + JSON report)", runBench},
