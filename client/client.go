@@ -191,6 +191,9 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
+	if done, err := c.deleteRebucketed(ctx, name); done || err != nil {
+		return err
+	}
 	if err := c.backend.DeleteTable(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}

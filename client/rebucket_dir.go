@@ -162,3 +162,31 @@ func ensureDir(ctx context.Context, b backends.Backend) error {
 	}
 	return nil
 }
+
+// deleteRebucketed deletes a rebucketed table by its logical name: the physical table serving it, an
+// old one still kept, and its directory row. done is false when the name has no directory row.
+func (c *Client) deleteRebucketed(ctx context.Context, name string) (done bool, _ error) {
+	row, found, err := readDir(ctx, c.backend, name)
+	if err != nil || !found {
+		return false, err
+	}
+	if row.state != stateServing {
+		return true, fmt.Errorf("delete table %q: %w (step %s): finish it first", name, ErrRebucketing, row.state)
+	}
+	for _, phys := range []string{row.phys, row.drop} {
+		if phys == "" {
+			continue
+		}
+		if err := c.backend.DeleteTable(ctx, phys); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
+			return true, fmt.Errorf("delete table %q: %w", name, err)
+		}
+	}
+	rowErrs, err := c.backend.Apply(ctx, DirTable, []backends.Mutation{{Key: []byte(name), Delete: true}})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	if err != nil {
+		return true, fmt.Errorf("delete table %q: directory row: %w", name, err)
+	}
+	return true, nil
+}

@@ -153,9 +153,23 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 			t.Errorf("get %s through the stale handle: %v", k, err)
 		}
 	}
-	// Done already: a second call returns at once; another spec starts a new rebucket.
+	// Done already: a second call returns at once (and drops the old table kept so far).
 	if err := stale.Rebucket(ctx, mustSalter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh}); err != nil {
 		t.Errorf("rebucket to the current spec: %v", err)
+	}
+	// The logical name deletes the table; it can then be created afresh under it.
+	if err := c.DeleteTable(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if names, err := c.Tables(ctx); err != nil || !slices.Equal(names, []string{client.DirTable}) {
+		t.Errorf("tables after delete: %q, %v", names, err)
+	}
+	fresh, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Get(ctx, []byte("before")); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("get in the new table of the same name: %v, want ErrNotFound", err)
 	}
 }
 
