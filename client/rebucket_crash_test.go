@@ -25,6 +25,7 @@ func TestRebucketCrashResume(t *testing.T) {
 	if testing.Short() {
 		seeds = seeds[:2]
 	}
+	midCopy := 0 // crashes with some old buckets copied and some not, over every seed
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			ctx := context.Background()
@@ -62,7 +63,7 @@ func TestRebucketCrashResume(t *testing.T) {
 					{Fault: faulty.Error, Ops: faulty.OpScan, Prob: 0.05, AfterRows: 200},
 					{Fault: faulty.Delay, Ops: faulty.OpAtomic, Prob: 0.2, Delay: time.Millisecond},
 				}})
-				kill := time.Duration(2+rng.IntN(150)) * time.Millisecond
+				kill := time.Duration(2+rng.IntN(400)) * time.Millisecond
 				err := rebucketProcess(ctx, fb, kill, to)
 				if err == nil {
 					break
@@ -74,18 +75,23 @@ func TestRebucketCrashResume(t *testing.T) {
 				state := st.State
 				if state == "migrate" {
 					state = fmt.Sprintf("migrate %d/%d", st.BucketsDone, st.Buckets)
+					if st.BucketsDone > 0 && st.BucketsDone < st.Buckets {
+						midCopy++
+					}
 				}
 				crashes[state]++
 			}
 			w.stop(tbl)
 			t.Logf("crashed in directory states %v", crashes)
-			if len(crashes) < 2 {
-				t.Errorf("crashes in %d states only: %v", len(crashes), crashes)
-			}
 			if _, err := inner.TableMeta(ctx, "t"); err == nil {
 				t.Error("old table still there")
 			}
 		})
+	}
+	// Which step a kill by timeout lands in depends on timing; the injected faults alone fail about
+	// 9 copies in 10 midway, so over every seed some crash lands mid-copy.
+	if midCopy == 0 && !t.Failed() && !testing.Short() {
+		t.Errorf("no crash landed midway through the copy in %d seeds", len(seeds))
 	}
 }
 
@@ -101,5 +107,5 @@ func rebucketProcess(ctx context.Context, b backends.Backend, kill time.Duration
 	if err != nil {
 		return err
 	}
-	return tbl.Rebucket(ctx, s, client.RebucketOptions{Fence: 60 * time.Millisecond, Grace: 10 * time.Millisecond, Workers: 2})
+	return tbl.Rebucket(ctx, s, client.RebucketOptions{Fence: testFence, Grace: 10 * time.Millisecond, Workers: 2})
 }
