@@ -326,3 +326,13 @@ func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
 	}
 	return nil
 }
+
+// salter is the spec serving the table in the handle's current view.
+func (r *router) salter() salting.Salter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.view.row.state == stateSwitched {
+		return r.view.new.salter
+	}
+	return r.view.old.salter
+}

@@ -148,6 +148,9 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 	if oldRows != 1 {
 		t.Errorf("old table holds %d rows, want only the one written before the rebucket", oldRows)
 	}
+	if got := stale.Salter().Spec(); got != "hash:8" {
+		t.Errorf("stale handle's Salter after the rebucket: %s, want hash:8", got)
+	}
 	for _, k := range []string{"before", "after"} {
 		if _, err := stale.Get(ctx, []byte(k)); err != nil {
 			t.Errorf("get %s through the stale handle: %v", k, err)

@@ -27,8 +27,14 @@ type Table struct {
 // Name is the table's name in the store.
 func (t *Table) Name() string { return t.name }
 
-// Salter is the table's salter.
-func (t *Table) Salter() salting.Salter { return t.salter }
+// Salter is the table's salter (of a rebucketed table: the one serving it at the handle's last
+// directory read).
+func (t *Table) Salter() salting.Salter {
+	if t.rt != nil {
+		return t.rt.salter()
+	}
+	return t.salter
+}
 
 // physical returns the physical key and bucket of a logical key, or an error wrapping ErrInvalidKey.
 func (t *Table) physical(key []byte) ([]byte, int, error) {
