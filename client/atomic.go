@@ -32,6 +32,13 @@ func (t *Table) rowAtomic(op string) (backends.RowAtomic, error) {
 // Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
 // it did. m is a put or a delete, as in Apply; its key and cond name the same row.
 func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	if t.rt != nil {
+		pt, families, err := t.rt.prepareAtomic(ctx, m.Key)
+		if err != nil {
+			return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+		}
+		return pt.CheckAndMutate(ctx, cond, keepMark(m, families))
+	}
 	ctx, c := t.c.tel.begin(ctx, "check_and_mutate", t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
 	ra, err := t.rowAtomic("check and mutate")
@@ -56,6 +63,13 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 // 8-byte big-endian integers, HBase's; a column holding anything else fails with ErrInvalidArgument
 // and nothing changes.
 func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
+	if t.rt != nil {
+		pt, _, err := t.rt.prepareAtomic(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+		}
+		return pt.Increment(ctx, key, incs...)
+	}
 	ctx, c := t.c.tel.begin(ctx, "increment", t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	ra, err := t.rowAtomic("increment")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/fanout"
@@ -32,6 +33,8 @@ type Client struct {
 	prefetch    int
 	telCfg      telemetryConfig
 	tel         *telemetry // nil: no provider given, nothing recorded
+	// routeRefresh is how long a table handle trusts its directory view (rebucket_route.go).
+	routeRefresh time.Duration
 }
 
 // Option configures a Client.
@@ -60,6 +63,8 @@ func New(b backends.Backend, opts ...Option) *Client {
 		concurrency: DefaultConcurrency,
 		batchRows:   DefaultBatchRows,
 		prefetch:    DefaultPrefetch,
+
+		routeRefresh: DefaultRouteRefresh,
 	}
 	for _, o := range opts {
 		o(c)
@@ -154,8 +159,8 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if err := c.createIndexTables(ctx, name, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
-	t := c.newTable(name, cfg.Salter)
-	if err := c.attachIndexes(t, meta); err != nil {
+	t, err := c.handle(ctx, name, cfg.Salter, meta)
+	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
 	return t, nil
@@ -168,6 +173,9 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 // ErrNoSpec when none is given, as the drop-ins refuse it: its keys may carry a salt that reading it
 // unsalted would return as data. Give spec "none" to read such a table unsalted.
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
+		return t, err
+	}
 	meta, err := c.backend.TableMeta(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
@@ -179,8 +187,8 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	t := c.newTable(name, s)
-	if err := c.attachIndexes(t, meta); err != nil {
+	t, err := c.handle(ctx, name, s, meta)
+	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
 	return t, nil
@@ -215,6 +223,9 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
+	if done, err := c.deleteRebucketed(ctx, name); done || err != nil {
+		return err
+	}
 	if err := c.deleteIndexTables(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}
@@ -224,7 +235,23 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-func (c *Client) newTable(name string, s salting.Salter) *Table {
+// handle is the Table that CreateTable and OpenTable return: one that follows rebuckets
+// (rebucket_route.go), or, for a table with indexes, one on its physical table that keeps the indexes
+// in step (Rebucket refuses a table with indexes, so there is nothing to follow).
+func (c *Client) handle(ctx context.Context, name string, s salting.Salter, meta map[string]string) (*Table, error) {
+	t := c.plainTable(name, s)
+	if err := c.attachIndexes(t, meta); err != nil {
+		return nil, err
+	}
+	if len(t.indexes) > 0 {
+		return t, nil
+	}
+	return c.routedTable(ctx, name, s)
+}
+
+// plainTable is a handle on one physical table with no routing: index tables, a partitioned table's
+// period list, and a router's own views.
+func (c *Client) plainTable(name string, s salting.Salter) *Table {
 	return &Table{c: c, name: name, salter: s}
 }
 

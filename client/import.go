@@ -182,6 +182,13 @@ type importer struct {
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
+	if t.rt != nil {
+		pt, err := t.rt.plain(ctx, "import into", false)
+		if err != nil {
+			return ImportStats{}, err
+		}
+		t = pt
+	}
 	opts.withDefaults(t.c.concurrency, t.c.batchRows)
 	ctx, c := t.c.tel.begin(ctx, "import", t.name)
 	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}

@@ -88,7 +88,7 @@ func (c *Client) newIndex(t *Table, cfg IndexConfig) *Index {
 	if cfg.Salter == nil {
 		cfg.Salter, _ = salting.ParseSpec("none")
 	}
-	return &Index{t: t, cfg: cfg, table: c.newTable(IndexTableName(t.name, cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	return &Index{t: t, cfg: cfg, table: c.plainTable(IndexTableName(t.name, cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 }
 
 // matchIndexes is CreateOrOpenTable's check: the definitions given are the ones stored.

@@ -51,7 +51,7 @@ func (c *Client) CreatePartitioned(ctx context.Context, name string, cfg Partiti
 	if err != nil {
 		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
 	}
-	return &Partitioned{c: c, name: name, cfg: cfg, list: c.newTable(name, unsalted())}, nil
+	return &Partitioned{c: c, name: name, cfg: cfg, list: c.plainTable(name, unsalted())}, nil
 }
 
 // OpenPartitioned opens the partitioned table name and loads its period list. With want nil it adopts
@@ -84,7 +84,7 @@ func (c *Client) OpenPartitioned(ctx context.Context, name string, want *Partiti
 		}
 		cfg.Table = want.Table
 	}
-	p := &Partitioned{c: c, name: name, cfg: cfg, list: c.newTable(name, unsalted())}
+	p := &Partitioned{c: c, name: name, cfg: cfg, list: c.plainTable(name, unsalted())}
 	if err := p.Refresh(ctx); err != nil {
 		return nil, err
 	}

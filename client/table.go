@@ -24,13 +24,20 @@ type Table struct {
 	// indexes are kept in step by every write (index.go); indexFamily holds their version column.
 	indexes     []*Index
 	indexFamily string
+	rt          *router // follows rebuckets; nil on the physical tables a router hands out
 }
 
 // Name is the table's name in the store.
 func (t *Table) Name() string { return t.name }
 
-// Salter is the table's salter.
-func (t *Table) Salter() salting.Salter { return t.salter }
+// Salter is the table's salter (of a rebucketed table: the one serving it at the handle's last
+// directory read).
+func (t *Table) Salter() salting.Salter {
+	if t.rt != nil {
+		return t.rt.salter()
+	}
+	return t.salter
+}
 
 // physical returns the physical key and bucket of a logical key, or an error wrapping ErrInvalidKey.
 func (t *Table) physical(key []byte) ([]byte, int, error) {
@@ -62,6 +69,9 @@ func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error) {
+	if t.rt != nil {
+		return t.rt.applyOne(ctx, op, m)
+	}
 	ctx, c := t.c.tel.begin(ctx, op, t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	pk, _, err := t.physical(m.Key)
@@ -91,6 +101,9 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error)
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row, err error) {
+	if t.rt != nil {
+		return t.rt.getOne(ctx, key, opts)
+	}
 	ctx, c := t.c.tel.begin(ctx, "get", t.name)
 	defer func() { c.end(ctx, err, rowsIf(err, 1), 0) }()
 	cfg := newReadConfig(opts)
@@ -125,6 +138,9 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	if t.rt != nil {
+		return t.rt.apply(ctx, muts)
+	}
 	ctx, c := t.c.tel.begin(ctx, "apply", t.name)
 	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
 	if len(t.indexes) > 0 {
@@ -182,6 +198,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) (_ []Row, err error) {
+	if t.rt != nil {
+		return t.rt.getMany(ctx, keys, opts)
+	}
 	ctx, c := t.c.tel.begin(ctx, "get_many", t.name)
 	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
@@ -259,6 +278,9 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 // scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
 // most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	if t.rt != nil {
+		return t.rt.scan(ctx, r, opts)
+	}
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
 		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
@@ -380,6 +402,13 @@ func compareKeysDesc(a, b Row) int { return bytes.Compare(b.Key, a.Key) }
 // CountByBucket counts the rows stored in each bucket, reading keys only where the store allows. It is
 // what shows a hotspot (one bucket holding everything) or its absence.
 func (t *Table) CountByBucket(ctx context.Context) ([]int64, error) {
+	if t.rt != nil {
+		pt, err := t.rt.plain(ctx, "count", true)
+		if err != nil {
+			return nil, err
+		}
+		return pt.CountByBucket(ctx)
+	}
 	ranges, err := t.salter.BucketRanges(nil, nil)
 	if errors.Is(err, salting.ErrUnorderedRange) && t.salter.Buckets() == 1 {
 		// A key transform such as reverse has no logical order across the table, but its one bucket

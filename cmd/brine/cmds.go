@@ -88,7 +88,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 	if err != nil {
 		return fail(err)
 	}
-	meta, err := c.Backend().TableMeta(ctx, f.table)
+	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, f.table))
 	if err != nil {
 		return fail(err)
 	}

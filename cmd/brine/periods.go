@@ -35,7 +35,7 @@ type rowTable interface {
 // partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
 // then read and write a partitioned table by its logical name.
 func partitionedOrTable(ctx context.Context, c *client.Client, name string, t *client.Table) (rowTable, error) {
-	meta, err := c.Backend().TableMeta(ctx, name)
+	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func partitionedOrTable(ctx context.Context, c *client.Client, name string, t *c
 // refusePartitioned stops a command that works on one salted table (import) from writing a
 // partitioned table's period list as if it were data.
 func refusePartitioned(ctx context.Context, c *client.Client, name string) error {
-	meta, err := c.Backend().TableMeta(ctx, name)
+	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func refusePartitioned(ctx context.Context, c *client.Client, name string) error
 
 // dropTableOrPeriods drops a table, or a partitioned table with every period.
 func dropTableOrPeriods(ctx context.Context, c *client.Client, name string) error {
-	meta, err := c.Backend().TableMeta(ctx, name)
+	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return err
 	}

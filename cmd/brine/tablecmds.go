@@ -83,7 +83,8 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer c.Close()
-	meta, err := c.Backend().TableMeta(ctx, sf.table)
+	physical := servingTable(ctx, c, sf.table)
+	meta, err := c.Backend().TableMeta(ctx, physical)
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, "regions the store does not say how the table is split")
 		return nil
 	}
-	starts, err := rl.Regions(ctx, sf.table)
+	starts, err := rl.Regions(ctx, physical)
 	if err != nil {
 		return err
 	}

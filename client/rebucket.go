@@ -1,0 +1,269 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync/atomic"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// DefaultRebucketFence is how long a rebucket waits after each step before relying on it: longer than
+// any handle trusts an old directory view (DefaultRouteRefresh) plus the time a write takes to land.
+const DefaultRebucketFence = 3 * DefaultRouteRefresh
+
+// ErrRebucketInProgress: a rebucket to another spec is under way; finish it first.
+var ErrRebucketInProgress = errors.New("brine: another rebucket is under way")
+
+// RebucketOptions configure Table.Rebucket.
+type RebucketOptions struct {
+	// Families of the new table; default [DefaultFamily]. They must be the table's: a whole-row
+	// delete during the rebucket deletes these families.
+	Families []string
+	// MaxVersions the new table keeps (and the copy moves); 0 means 1.
+	MaxVersions int
+	// FamilyOptions of the new table, as in TableConfig.
+	FamilyOptions map[string]FamilyOptions
+	// Regions of the new table, as in TableConfig; 0 means one per bucket.
+	Regions int
+	// Fence is how long each step waits for every handle to have seen it; it must exceed every
+	// client's WithRouteRefresh plus the longest write. Default DefaultRebucketFence.
+	Fence time.Duration
+	// Grace is how long the old table is kept after the switch; default Fence; negative keeps it.
+	Grace time.Duration
+	// Workers bound the old buckets copied at once; default the client's concurrency.
+	Workers int
+	// Progress, when set, is called after every step and every copied bucket.
+	Progress func(RebucketProgress)
+}
+
+// RebucketProgress reports where a rebucket is.
+type RebucketProgress struct {
+	State       string // pause, migrate, copied, switched, or "" once the new table serves
+	Table       string // the physical table serving (the old one until the switch)
+	Spec        string // its spec
+	Target      string // the new physical table, during a rebucket
+	TargetSpec  string // its spec
+	Buckets     int    // old buckets to copy
+	BucketsDone int
+	RowsCopied  int64 // rows copied by this call (a resumed call counts from 0)
+}
+
+// Rebucket moves the live table to a new salting spec without stopping its writers and readers, and
+// returns once the new table serves it; the logical name stays, the physical table behind it changes
+// (recorded in the store's DirTable). A Rebucket that failed or was killed resumes where it stopped
+// when called again with the same spec; a call with another spec fails with ErrRebucketInProgress.
+// Every handle of the table, in this process or another, follows it, provided its WithRouteRefresh is
+// shorter than opts.Fence.
+//
+// The steps, each a CheckAndMutate of the table's directory row on its version, each followed by a
+// wait of Fence so that no handle still acts on the step before:
+//
+//  1. pause: the new physical table is created; writers wait, readers read the old table. Without
+//     it a writer that had not seen step 2 could write the old table after a row was moved.
+//  2. migrate: a writer first copies the row it changes from the old table to the new one with a
+//     marker column, by a CheckAndMutate that applies only where the new row has no marker, then
+//     changes the new row (a whole-row delete deletes the user families, keeping the marker). The
+//     old table is no longer written. The copy scans every old bucket in parallel and writes each row
+//     by the same CheckAndMutate, without the marker, so it never overwrites a row a writer changed,
+//     and a repeated copy (after a crash) writes the same cells again. A bucket copied is recorded;
+//     a resumed copy skips it. Reads take a key's new row when there is one (copied or marked) and
+//     the old row otherwise.
+//  3. copied: every row is in the new table. Writers only mark the rows they change, so that a
+//     writer still in step 2 cannot copy an old row over a change; reads read the new table.
+//  4. switched: writers write the new table plainly (no writer of step 2 is left to copy over them);
+//     then every marker is deleted, and with it every row that held only a marker (deleted rows).
+//  5. serving: the directory names the new table and spec; after Grace the old table is dropped.
+//
+// Reads never show the marker nor a row holding only it. During step 2, reads with a TimeRange, Import
+// and CountByBucket fail with ErrRebucketing; Import and CountByBucket also in steps 1 and 3.
+func (t *Table) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
+	if len(t.indexes) > 0 {
+		// The copy and the dual writes would have to keep every index in step too.
+		return fmt.Errorf("rebucket %s: %w: the table has indexes", t.name, backends.ErrUnsupported)
+	}
+	if t.rt == nil {
+		return fmt.Errorf("rebucket %s: %w: a table handle from OpenTable or CreateTable is needed", t.name, backends.ErrInvalidArgument)
+	}
+	if to == nil {
+		return fmt.Errorf("rebucket %s: %w: no target spec", t.name, backends.ErrInvalidArgument)
+	}
+	rb := &rebucketer{t: t, r: t.rt, b: t.c.backend, to: to, opts: opts, log: t.c.logger}
+	rb.setDefaults()
+	return rb.run(ctx)
+}
+
+type rebucketer struct {
+	t    *Table
+	r    *router
+	b    backends.Backend
+	to   salting.Salter
+	opts RebucketOptions
+	log  *slog.Logger
+	rows atomic.Int64
+}
+
+func (rb *rebucketer) setDefaults() {
+	o := &rb.opts
+	if len(o.Families) == 0 {
+		o.Families = []string{DefaultFamily}
+	}
+	if o.Fence <= 0 {
+		o.Fence = DefaultRebucketFence
+	}
+	if o.Grace == 0 {
+		o.Grace = o.Fence
+	}
+	if o.Workers <= 0 {
+		o.Workers = rb.t.c.concurrency
+	}
+}
+
+func (rb *rebucketer) run(ctx context.Context) error {
+	name := rb.r.logical
+	for {
+		row, found, err := readDir(ctx, rb.b, name)
+		if err != nil {
+			return fmt.Errorf("rebucket %s: %w", name, err)
+		}
+		if !found {
+			v := rb.r.view // never rebucketed: the table serves under its own name
+			row = dirRow{phys: v.old.name, spec: v.old.salter.Spec()}
+		}
+		if row.state != stateServing && row.targetSpec != rb.to.Spec() {
+			return fmt.Errorf("rebucket %s to %s: %w (to %s)", name, rb.to.Spec(), ErrRebucketInProgress, row.targetSpec)
+		}
+		done, err := rb.step(ctx, row)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// step moves the rebucket one state on; done reports that the new table serves and the old one is
+// gone (or kept, with a negative Grace).
+func (rb *rebucketer) step(ctx context.Context, row dirRow) (done bool, err error) {
+	name := rb.r.logical
+	next := row
+	if row.state == statePause || row.state == stateCopied || row.state == stateSwitched {
+		// Wait until no handle acts on the state before row's: this step relies on it.
+		if err := sleepCtx(ctx, rb.opts.Fence); err != nil {
+			return false, err
+		}
+	}
+	switch row.state {
+	case stateServing:
+		if row.drop != "" {
+			if rb.opts.Grace < 0 {
+				return row.spec == rb.to.Spec(), rb.startIfNeeded(ctx, row)
+			}
+			if err := sleepCtx(ctx, rb.opts.Grace); err != nil {
+				return false, err
+			}
+			if err := rb.b.DeleteTable(ctx, row.drop); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
+				return false, fmt.Errorf("rebucket %s: drop old table %s: %w", name, row.drop, err)
+			}
+			next.drop = ""
+			rb.log.InfoContext(ctx, "brine: rebucket dropped old table", "table", name, "old", row.drop)
+			return false, casDir(ctx, rb.b, name, row, &next)
+		}
+		if row.spec == rb.to.Spec() {
+			return true, nil
+		}
+		return false, rb.startIfNeeded(ctx, row)
+	case statePause:
+		// The new table keeps what tools stored with the old one (a key schema), under the new spec.
+		meta, err := rb.b.TableMeta(ctx, row.phys)
+		if err != nil {
+			return false, fmt.Errorf("rebucket %s: %w", name, err)
+		}
+		meta = maps.Clone(meta)
+		meta[MetaSaltSpec] = row.targetSpec
+		err = rb.b.CreateTable(ctx, row.target, backends.TableOptions{
+			Families:      append(append([]string(nil), row.families...), markFamily),
+			SplitKeys:     rb.to.SplitKeys(rb.opts.Regions),
+			Meta:          meta,
+			MaxVersions:   row.maxVersions,
+			FamilyOptions: rb.opts.FamilyOptions,
+		})
+		if err != nil && !errors.Is(err, backends.ErrTableExists) {
+			return false, fmt.Errorf("rebucket %s: create %s: %w", name, row.target, err)
+		}
+		next.state = stateMigrate
+	case stateMigrate:
+		if err := rb.copyAll(ctx, row); err != nil {
+			return false, err
+		}
+		next.state = stateCopied
+	case stateCopied:
+		next.state = stateSwitched
+	case stateSwitched:
+		if err := rb.unmarkAll(ctx, row); err != nil {
+			return false, err
+		}
+		next = dirRow{phys: row.target, spec: row.targetSpec, families: row.families, maxVersions: row.maxVersions,
+			gen: row.gen, drop: row.phys, version: row.version}
+	default:
+		return false, fmt.Errorf("rebucket %s: directory holds unknown state %q", name, row.state)
+	}
+	if err := casDir(ctx, rb.b, name, row, &next); err != nil {
+		return false, err
+	}
+	rb.report(next, len(next.done))
+	rb.log.InfoContext(ctx, "brine: rebucket step", "table", name, "state", next.state, "target", next.target)
+	return false, nil
+}
+
+// startIfNeeded records the pause step of a new rebucket, when the spec is not the target already.
+func (rb *rebucketer) startIfNeeded(ctx context.Context, row dirRow) error {
+	if row.spec == rb.to.Spec() {
+		return nil
+	}
+	if err := ensureDir(ctx, rb.b); err != nil {
+		return err
+	}
+	next := row
+	next.state, next.gen = statePause, row.gen+1
+	next.target = fmt.Sprintf("%s_r%d", rb.r.logical, next.gen)
+	next.targetSpec = rb.to.Spec()
+	next.families, next.maxVersions = rb.opts.Families, rb.opts.MaxVersions
+	if err := casDir(ctx, rb.b, rb.r.logical, row, &next); err != nil {
+		return err
+	}
+	rb.report(next, 0)
+	return nil
+}
+
+func (rb *rebucketer) report(row dirRow, doneBuckets int) {
+	if rb.opts.Progress == nil {
+		return
+	}
+	p := row.progress()
+	p.BucketsDone, p.RowsCopied = doneBuckets, rb.rows.Load()
+	rb.opts.Progress(p)
+}
+
+func (r dirRow) progress() RebucketProgress {
+	p := RebucketProgress{State: r.state, Table: r.phys, Spec: r.spec, Target: r.target, TargetSpec: r.targetSpec,
+		BucketsDone: len(r.done)}
+	if s, err := salting.ParseSpec(r.spec); err == nil && r.state != stateServing {
+		p.Buckets = s.Buckets()
+	}
+	return p
+}
+
+// RebucketStatus reports the rebucket state of a logical table: a zero State and no Target when
+// none is under way (Table and Spec then name what serves it; both empty for a table never
+// rebucketed).
+func (c *Client) RebucketStatus(ctx context.Context, name string) (RebucketProgress, error) {
+	row, _, err := readDir(ctx, c.backend, name)
+	if err != nil {
+		return RebucketProgress{}, err
+	}
+	return row.progress(), nil
+}

@@ -1,0 +1,192 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// The directory: one row per rebucketed logical table in the store's table DirTable, holding which
+// physical table serves it, with which spec, and the state of a rebucket under way. A table never
+// rebucketed has no row and is served by the physical table of its own name. Every change of the row
+// but a copied bucket's progress mark is a CheckAndMutate on its version, so two rebucket processes
+// cannot both move the same step.
+
+// DirTable is the store table that maps rebucketed logical tables to their physical tables.
+const DirTable = "brine_dir"
+
+const dirFamily = "d"
+
+// Rebucket states, in the order a rebucket moves through them (see Table.Rebucket).
+const (
+	stateServing  = ""         // no rebucket under way: phys/spec serve
+	statePause    = "pause"    // writers wait; readers read phys
+	stateMigrate  = "migrate"  // writers copy a row to target before changing it; reads merge
+	stateCopied   = "copied"   // every old row is in target; writers mark the rows they change
+	stateSwitched = "switched" // target serves; writers write it plainly
+)
+
+// dirRow is a logical table's directory row.
+type dirRow struct {
+	version     int64
+	state       string
+	phys, spec  string   // the serving table (the old one until the switch)
+	target      string   // the new physical table while a rebucket is under way
+	targetSpec  string   //
+	families    []string // user families of target, for whole-row deletes
+	maxVersions int
+	gen         int64 // rebucket generation: names target and scopes the progress marks
+	drop        string
+	done        map[int]bool // old buckets copied in generation gen
+}
+
+func (r dirRow) cells() []backends.Cell {
+	kv := [][2]string{
+		{"v", strconv.FormatInt(r.version, 10)}, {"state", r.state}, {"phys", r.phys}, {"spec", r.spec},
+		{"target", r.target}, {"tspec", r.targetSpec}, {"fam", strings.Join(r.families, ",")},
+		{"maxv", strconv.Itoa(r.maxVersions)}, {"gen", strconv.FormatInt(r.gen, 10)}, {"drop", r.drop},
+	}
+	cells := make([]backends.Cell, len(kv))
+	for i, p := range kv {
+		cells[i] = backends.Cell{Family: dirFamily, Qualifier: p[0], Value: []byte(p[1])}
+	}
+	return cells
+}
+
+func doneQualifier(gen int64, bucket int) string { return fmt.Sprintf("b%d_%d", gen, bucket) }
+
+func parseDirRow(cells []backends.Cell) (dirRow, error) {
+	var r dirRow
+	vals := map[string]string{}
+	for _, c := range cells {
+		if _, seen := vals[c.Qualifier]; !seen { // newest version first
+			vals[c.Qualifier] = string(c.Value)
+		}
+	}
+	var err error
+	if r.version, err = strconv.ParseInt(vals["v"], 10, 64); err != nil {
+		return r, fmt.Errorf("directory row: version %q: %w", vals["v"], err)
+	}
+	if r.gen, err = strconv.ParseInt(vals["gen"], 10, 64); err != nil {
+		return r, fmt.Errorf("directory row: generation %q: %w", vals["gen"], err)
+	}
+	if r.maxVersions, err = strconv.Atoi(vals["maxv"]); err != nil {
+		return r, fmt.Errorf("directory row: max versions %q: %w", vals["maxv"], err)
+	}
+	r.state, r.phys, r.spec, r.target, r.targetSpec, r.drop = vals["state"], vals["phys"], vals["spec"], vals["target"], vals["tspec"], vals["drop"]
+	if f := vals["fam"]; f != "" {
+		r.families = strings.Split(f, ",")
+	}
+	r.done = map[int]bool{}
+	prefix := fmt.Sprintf("b%d_", r.gen)
+	for q := range vals {
+		if rest, ok := strings.CutPrefix(q, prefix); ok {
+			if b, err := strconv.Atoi(rest); err == nil {
+				r.done[b] = true
+			}
+		}
+	}
+	return r, nil
+}
+
+// readDir returns the directory row of a logical table; found is false when it has none (or the
+// store has no directory yet).
+func readDir(ctx context.Context, b backends.Backend, logical string) (_ dirRow, found bool, _ error) {
+	rows, err := b.Read(ctx, DirTable, [][]byte{[]byte(logical)}, backends.ReadOptions{})
+	if errors.Is(err, backends.ErrTableNotFound) {
+		return dirRow{}, false, nil
+	}
+	if err != nil {
+		return dirRow{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
+	}
+	if len(rows) != 1 || len(rows[0].Cells) == 0 {
+		return dirRow{}, false, nil
+	}
+	r, err := parseDirRow(rows[0].Cells)
+	if err != nil {
+		return dirRow{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
+	}
+	return r, true, nil
+}
+
+// ErrRebucketConflict: the directory row changed under a rebucket step (another rebucket process moved
+// it); read it again and resume.
+var ErrRebucketConflict = errors.New("brine: directory row changed by another process")
+
+// casDir replaces the directory row from with to (to's version is set to from's plus one), if the
+// stored version is still from's: the atomic switch of every rebucket step.
+func casDir(ctx context.Context, b backends.Backend, logical string, from dirRow, to *dirRow) error {
+	ra, ok := b.(backends.RowAtomic)
+	if !ok {
+		return fmt.Errorf("rebucket %s: %w: %T has no atomic row operations", logical, ErrUnsupported, b)
+	}
+	want := []byte(nil) // version 0: no row yet; an empty expected value means absent
+	if from.version > 0 {
+		want = []byte(strconv.FormatInt(from.version, 10))
+	}
+	to.version = from.version + 1
+	applied, err := ra.CheckAndMutate(ctx, DirTable, backends.Condition{Family: dirFamily, Qualifier: "v", Value: want},
+		backends.Mutation{Key: []byte(logical), Cells: to.cells()})
+	if err != nil {
+		return fmt.Errorf("rebucket %s: update directory: %w", logical, err)
+	}
+	if !applied {
+		return fmt.Errorf("rebucket %s: %w", logical, ErrRebucketConflict)
+	}
+	return nil
+}
+
+// markDone records that old bucket b was copied; no version change, since the mark is scoped to the
+// generation and only ever added.
+func markDone(ctx context.Context, b backends.Backend, logical string, gen int64, bucket int) error {
+	rowErrs, err := b.Apply(ctx, DirTable, []backends.Mutation{{Key: []byte(logical),
+		Cells: []backends.Cell{{Family: dirFamily, Qualifier: doneQualifier(gen, bucket), Value: []byte{'1'}}}}})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	if err != nil {
+		return fmt.Errorf("rebucket %s: record bucket %d copied: %w", logical, bucket, err)
+	}
+	return nil
+}
+
+// ensureDir creates the directory table if the store has none.
+func ensureDir(ctx context.Context, b backends.Backend) error {
+	err := b.CreateTable(ctx, DirTable, backends.TableOptions{Families: []string{dirFamily}})
+	if err != nil && !errors.Is(err, backends.ErrTableExists) {
+		return fmt.Errorf("create directory table: %w", err)
+	}
+	return nil
+}
+
+// deleteRebucketed deletes a rebucketed table by its logical name: the physical table serving it, an
+// old one still kept, and its directory row. done is false when the name has no directory row.
+func (c *Client) deleteRebucketed(ctx context.Context, name string) (done bool, _ error) {
+	row, found, err := readDir(ctx, c.backend, name)
+	if err != nil || !found {
+		return false, err
+	}
+	if row.state != stateServing {
+		return true, fmt.Errorf("delete table %q: %w (step %s): finish it first", name, ErrRebucketing, row.state)
+	}
+	for _, phys := range []string{row.phys, row.drop} {
+		if phys == "" {
+			continue
+		}
+		if err := c.backend.DeleteTable(ctx, phys); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
+			return true, fmt.Errorf("delete table %q: %w", name, err)
+		}
+	}
+	rowErrs, err := c.backend.Apply(ctx, DirTable, []backends.Mutation{{Key: []byte(name), Delete: true}})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	if err != nil {
+		return true, fmt.Errorf("delete table %q: directory row: %w", name, err)
+	}
+	return true, nil
+}

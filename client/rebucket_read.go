@@ -1,0 +1,226 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// Reads during a rebucket. In migrate, a key's row in the new table, when it has one (copied, or
+// marked by a writer), is the truth: the old table is no longer written, so a copied row equals its
+// old row, and a marked row holds every change since. Otherwise the old row is. From copied on, the
+// new table holds every row. The marker is never shown, and a row holding nothing else (a row
+// deleted during the rebucket) is not there.
+
+// stripMark removes the marker from a row's cells; it reports whether cells remain.
+func stripMark(cells []Cell) ([]Cell, bool) {
+	out := slices.DeleteFunc(cells, func(c Cell) bool { return c.Family == markFamily })
+	return out, len(out) > 0
+}
+
+// withMark adds the marker to a read restricted to some columns, so a marked row is seen as there
+// even when it has none of them.
+func withMark(cfg readConfig, opts []ReadOption) []ReadOption {
+	if len(cfg.read.Columns) == 0 {
+		return opts
+	}
+	return append(slices.Clip(opts), Columns(Column{Family: markFamily, Qualifier: markQualifier}))
+}
+
+func refuseTimeRange(cfg readConfig, v *routeView, op, logical string) error {
+	if v.row.state == stateMigrate && (cfg.read.TimeRange != (backends.TimeRange{})) {
+		// The marker's own version may fall outside the range, and with it the proof that the new
+		// row is the truth.
+		return fmt.Errorf("%s %s: %w: reads with a time range wait until its rows are copied", op, logical, ErrRebucketing)
+	}
+	return nil
+}
+
+// migrateFilter takes a row filter out of the reads of the two tables in migrate, to be applied by
+// the router after it has picked each key's row: pushed down, a new row failing it would be taken for
+// a missing one, and the stale old row, which may pass, would be answered instead. It returns the
+// options for the inner reads and the filter to apply (nil: none).
+func migrateFilter(cfg readConfig, v *routeView, opts []ReadOption, op, logical string) ([]ReadOption, *Filter, error) {
+	f := cfg.read.Filter
+	if v.row.state != stateMigrate || f == nil {
+		return opts, nil, nil
+	}
+	if err := f.CheckLogical(cfg.read.Columns); err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", op, logical, err)
+	}
+	return append(slices.Clip(opts), func(c *readConfig) { c.read.Filter = nil }), f, nil
+}
+
+func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) ([]Row, error) {
+	v, err := r.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.row.state == stateServing || v.row.state == statePause {
+		return v.old.GetMany(ctx, keys, opts...)
+	}
+	cfg := newReadConfig(opts)
+	if err := refuseTimeRange(cfg, v, "get", r.logical); err != nil {
+		return nil, err
+	}
+	opts, f, err := migrateFilter(cfg, v, opts, "get", r.logical)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := v.new.GetMany(ctx, keys, withMark(cfg, opts)...)
+	if err != nil {
+		return nil, err
+	}
+	if v.row.state == stateMigrate {
+		var missing [][]byte
+		var at []int
+		for i, row := range rows {
+			if len(row.Cells) == 0 {
+				missing, at = append(missing, keys[i]), append(at, i)
+			}
+		}
+		if len(missing) > 0 {
+			old, err := v.old.GetMany(ctx, missing, opts...)
+			if err != nil {
+				return nil, err
+			}
+			for j, i := range at {
+				rows[i].Cells = old[j].Cells
+			}
+		}
+	}
+	for i := range rows {
+		rows[i].Cells, _ = stripMark(rows[i].Cells)
+		if f != nil && len(rows[i].Cells) > 0 && !f.MatchRow(keys[i], rows[i].Cells) {
+			rows[i].Cells = nil
+		}
+	}
+	return rows, nil
+}
+
+func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		v, err := r.get(ctx)
+		if err != nil {
+			yield(Row{}, err)
+			return
+		}
+		if v.row.state == stateServing || v.row.state == statePause {
+			for row, err := range v.old.Scan(ctx, rg, opts...) {
+				if !yield(row, err) {
+					return
+				}
+			}
+			return
+		}
+		cfg := newReadConfig(opts)
+		if err := refuseTimeRange(cfg, v, "scan", r.logical); err != nil {
+			yield(Row{}, err)
+			return
+		}
+		opts, f, err := migrateFilter(cfg, v, opts, "scan", r.logical)
+		if err != nil {
+			yield(Row{}, err)
+			return
+		}
+		// Tombstones and superseded old rows are dropped after the stores' limits would apply: the
+		// limit is applied here instead.
+		inner := append(slices.Clip(opts), Limit(0))
+		src := v.new.Scan(ctx, rg, withMark(cfg, inner)...)
+		if v.row.state == stateMigrate {
+			src = mergePreferFirst(src, v.old.Scan(ctx, rg, inner...), cfg.reverse)
+		}
+		n := 0
+		for row, err := range src {
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			var ok bool
+			if row.Cells, ok = stripMark(row.Cells); !ok || (f != nil && !f.MatchRow(row.Key, row.Cells)) {
+				continue
+			}
+			if !yield(row, nil) {
+				return
+			}
+			if n++; cfg.limit > 0 && n >= cfg.limit {
+				return
+			}
+		}
+	}
+}
+
+// mergePreferFirst merges two streams in the same key order into one, taking a's row where both hold
+// a key.
+func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		na, stopA := iter.Pull2(a)
+		defer stopA()
+		nb, stopB := iter.Pull2(b)
+		defer stopB()
+		ra, ea, okA := na()
+		rb, eb, okB := nb()
+		for okA || okB {
+			if okA && ea != nil {
+				yield(Row{}, ea)
+				return
+			}
+			if okB && eb != nil {
+				yield(Row{}, eb)
+				return
+			}
+			c := 0
+			switch {
+			case !okB:
+				c = -1
+			case !okA:
+				c = 1
+			default:
+				c = bytes.Compare(ra.Key, rb.Key)
+				if reverse {
+					c = -c
+				}
+			}
+			switch {
+			case c < 0:
+				if !yield(ra, nil) {
+					return
+				}
+				ra, ea, okA = na()
+			case c > 0:
+				if !yield(rb, nil) {
+					return
+				}
+				rb, eb, okB = nb()
+			default:
+				if !yield(ra, nil) {
+					return
+				}
+				ra, ea, okA = na()
+				rb, eb, okB = nb()
+			}
+		}
+	}
+}
+
+func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row, error) {
+	v, err := r.get(ctx)
+	if err != nil {
+		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
+	}
+	if v.row.state == stateServing || v.row.state == statePause {
+		return v.old.Get(ctx, key, opts...)
+	}
+	rows, err := r.getMany(ctx, [][]byte{key}, opts)
+	if err != nil {
+		return Row{}, fmt.Errorf("get: %w", err)
+	}
+	if len(rows[0].Cells) == 0 {
+		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+	}
+	return rows[0], nil
+}

@@ -1,0 +1,338 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// DefaultRouteRefresh is how long a table handle trusts its view of the directory before reading it
+// again (WithRouteRefresh). A rebucket waits DefaultRebucketFence, three of these, between steps.
+const DefaultRouteRefresh = time.Second
+
+// ErrRebucketing: the call cannot run while the table is being rebucketed (Import, CountByBucket,
+// a TimeRange read while rows are being copied); retry once the rebucket has finished.
+var ErrRebucketing = errors.New("brine: table is being rebucketed")
+
+// The marker: during a rebucket, every row a writer changes in the new table first gets this column
+// (in a family of its own, so that a whole-row delete keeps it). A marked row is the truth for its key;
+// the copy writes only rows without it.
+const (
+	markFamily    = "brine_m"
+	markQualifier = "m"
+)
+
+var markCond = backends.Condition{Family: markFamily, Qualifier: markQualifier}
+
+func markCell() Cell { return Cell{Family: markFamily, Qualifier: markQualifier, Value: []byte{'1'}} }
+
+// router follows a logical table through rebuckets: it holds the handle's view of the directory row
+// and reads it again once it is older than the refresh interval, before the call that needs it.
+type router struct {
+	c       *Client
+	logical string
+
+	mu   sync.Mutex
+	view *routeView
+	at   time.Time // when view's directory read was sent
+}
+
+// routeView is one directory version turned into tables.
+type routeView struct {
+	row      dirRow
+	old, new *Table // old serves while state is "" or pause; new is target during a rebucket
+}
+
+func newRouter(c *Client, logical string, row dirRow, s salting.Salter) (*router, error) {
+	r := &router{c: c, logical: logical}
+	v, err := r.build(row, s)
+	if err != nil {
+		return nil, err
+	}
+	r.view, r.at = v, time.Now()
+	return r, nil
+}
+
+func (r *router) build(row dirRow, s salting.Salter) (*routeView, error) {
+	if s == nil || s.Spec() != row.spec {
+		var err error
+		if s, err = salting.ParseSpec(row.spec); err != nil {
+			return nil, fmt.Errorf("table %s: directory spec: %w", r.logical, err)
+		}
+	}
+	v := &routeView{row: row, old: r.c.plainTable(row.phys, s)}
+	if row.state != stateServing {
+		ns, err := salting.ParseSpec(row.targetSpec)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: directory target spec: %w", r.logical, err)
+		}
+		v.new = r.c.plainTable(row.target, ns)
+	}
+	return v, nil
+}
+
+// get returns a view read less than the refresh interval ago.
+func (r *router) get(ctx context.Context) (*routeView, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.at) < r.c.routeRefresh {
+		return r.view, nil
+	}
+	sent := time.Now()
+	row, found, err := readDir(ctx, r.c.backend, r.logical)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", r.logical, err)
+	}
+	if found && row.version != r.view.row.version {
+		v, err := r.build(row, r.view.old.salter)
+		if err != nil {
+			return nil, err
+		}
+		r.view = v
+	}
+	r.at = sent
+	return r.view, nil
+}
+
+// writeView is get, waiting while the rebucket holds writes (state pause).
+func (r *router) writeView(ctx context.Context) (*routeView, error) {
+	for {
+		v, err := r.get(ctx)
+		if err != nil || v.row.state != statePause {
+			return v, err
+		}
+		if err := sleepCtx(ctx, r.c.routeRefresh/4); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// plain returns the table a call with no rebucket logic of its own may use now, or ErrRebucketing.
+func (r *router) plain(ctx context.Context, op string, allowPause bool) (*Table, error) {
+	v, err := r.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case v.row.state == stateServing, allowPause && v.row.state == statePause:
+		return v.old, nil
+	case v.row.state == stateSwitched && !allowPause:
+		return v.new, nil
+	}
+	return nil, fmt.Errorf("%s %s: %w (state %s)", op, r.logical, ErrRebucketing, v.row.state)
+}
+
+// apply writes muts through the view's rules: in migrate, each row is first copied to the new table
+// and marked (unless marked already), then changed there; in copied, it is marked, then changed; in
+// switched and after, it is written plainly. A whole-row delete becomes a delete of each user family,
+// so that it keeps the marker.
+func (r *router) apply(ctx context.Context, muts []Mutation) ([]error, error) {
+	v, err := r.writeView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch v.row.state {
+	case stateServing:
+		return v.old.Apply(ctx, muts)
+	case stateSwitched:
+		return v.new.Apply(ctx, muts)
+	}
+	errs := make([]error, len(muts))
+	keys := make([][]byte, 0, len(muts))
+	idx := make([]int, 0, len(muts))
+	for i, m := range muts {
+		if _, _, err := v.new.physical(m.Key); err != nil {
+			errs[i] = fmt.Errorf("row %d: %w", i, err)
+			continue
+		}
+		keys, idx = append(keys, m.Key), append(idx, i)
+	}
+	var markErrs []error
+	if v.row.state == stateMigrate {
+		markErrs = r.copyRows(ctx, v, keys)
+	} else {
+		markErrs = r.markRows(ctx, v, keys)
+	}
+	send := make([]Mutation, 0, len(idx))
+	sent := make([]int, 0, len(idx))
+	for j, i := range idx {
+		if markErrs[j] != nil {
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), markErrs[j])
+			continue
+		}
+		send, sent = append(send, keepMark(muts[i], v.row.families)), append(sent, i)
+	}
+	if len(send) > 0 {
+		rowErrs, err := v.new.Apply(ctx, send)
+		for j, i := range sent {
+			switch {
+			case err != nil:
+				errs[i] = err
+			case rowErrs != nil && rowErrs[j] != nil:
+				errs[i] = rowErrs[j]
+			}
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return errs, nil
+		}
+	}
+	return nil, nil
+}
+
+// keepMark turns a whole-row delete into a delete of each user family, leaving the marker.
+func keepMark(m Mutation, families []string) Mutation {
+	if m.Delete && len(m.Cells) == 0 {
+		for _, f := range families {
+			m.Cells = append(m.Cells, Cell{Family: f})
+		}
+	}
+	return m
+}
+
+// copyRows makes sure each key's row is in the new table and marked: it reads the old rows and writes
+// each, with the marker, where the new table has no marker yet (CheckAndMutate), so a row a writer
+// has changed there already is never overwritten with its old copy.
+func (r *router) copyRows(ctx context.Context, v *routeView, keys [][]byte) []error {
+	errs := make([]error, len(keys))
+	rows, err := v.old.GetMany(ctx, keys, MaxVersions(max(1, v.row.maxVersions)))
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	var g errgroup.Group
+	g.SetLimit(r.c.concurrency)
+	for i, row := range rows {
+		g.Go(func() error {
+			cells := append(row.Cells[:len(row.Cells):len(row.Cells)], markCell())
+			_, errs[i] = v.new.CheckAndMutate(ctx, markCond, Mutation{Key: keys[i], Cells: cells})
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return errs
+}
+
+// markRows writes the marker on each key's row in the new table (state copied: the rows are there).
+func (r *router) markRows(ctx context.Context, v *routeView, keys [][]byte) []error {
+	muts := make([]Mutation, len(keys))
+	for i, k := range keys {
+		muts[i] = Mutation{Key: k, Cells: []Cell{markCell()}}
+	}
+	rowErrs, err := v.new.Apply(ctx, muts)
+	errs := make([]error, len(keys))
+	for i := range errs {
+		if err != nil {
+			errs[i] = err
+		} else if rowErrs != nil {
+			errs[i] = rowErrs[i]
+		}
+	}
+	return errs
+}
+
+// prepareAtomic readies one row for a CheckAndMutate or Increment and returns the table to send it
+// to and the families of a whole-row delete: the row is copied and marked first while a rebucket is
+// under way, as for Apply.
+func (r *router) prepareAtomic(ctx context.Context, key []byte) (_ *Table, families []string, _ error) {
+	v, err := r.writeView(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var errs []error
+	switch v.row.state {
+	case stateServing:
+		return v.old, nil, nil
+	case stateSwitched:
+		return v.new, nil, nil
+	case stateMigrate:
+		errs = r.copyRows(ctx, v, [][]byte{key})
+	default:
+		errs = r.markRows(ctx, v, [][]byte{key})
+	}
+	return v.new, v.row.families, errs[0]
+}
+
+// WithRouteRefresh sets how long a table handle trusts its view of the directory (default
+// DefaultRouteRefresh): a rebucket's Fence must be longer.
+func WithRouteRefresh(d time.Duration) Option {
+	return func(c *Client) { c.routeRefresh = max(time.Millisecond, d) }
+}
+
+// routedTable returns the handle of a table served under its own name: one just created, or one the
+// directory has no row for.
+func (c *Client) routedTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	rt, err := newRouter(c, name, dirRow{phys: name, spec: s.Spec()}, s)
+	if err != nil {
+		return nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return &Table{c: c, name: name, salter: s, rt: rt}, nil
+}
+
+// openRebucketed opens a table that has a directory row; ok is false when it has none.
+func (c *Client) openRebucketed(ctx context.Context, name string, s salting.Salter) (_ *Table, ok bool, _ error) {
+	row, found, err := readDir(ctx, c.backend, name)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	if s != nil && s.Spec() != row.spec && (row.state == stateServing || s.Spec() != row.targetSpec) {
+		return nil, true, fmt.Errorf("open table %q: %w: stored %q, given %q", name, ErrSpecMismatch, row.spec, s.Spec())
+	}
+	rt, err := newRouter(c, name, row, nil)
+	if err != nil {
+		return nil, true, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return &Table{c: c, name: name, salter: rt.view.old.salter, rt: rt}, true, nil
+}
+
+func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
+	v, err := r.writeView(ctx)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+	}
+	switch v.row.state {
+	case stateServing:
+		return v.old.applyOne(ctx, op, m)
+	case stateSwitched:
+		return v.new.applyOne(ctx, op, m)
+	}
+	rowErrs, err := r.apply(ctx, []Mutation{m})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+	}
+	return nil
+}
+
+// salter is the spec serving the table in the handle's current view.
+func (r *router) salter() salting.Salter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.view.row.state == stateSwitched {
+		return r.view.new.salter
+	}
+	return r.view.old.salter
+}
