@@ -10,7 +10,9 @@ import (
 // TestServerFilters: which part of a filter with cell leaves the region servers get and which the
 // driver trims (cellfilter.go).
 func TestServerFilters(t *testing.T) {
-	and := func(fs ...backends.Filter) backends.Filter { return backends.Filter{Kind: backends.FilterAnd, Subs: fs} }
+	and := func(fs ...backends.Filter) backends.Filter {
+		return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
+	}
 	pred := backends.NewCompareFilter(backends.Column{Family: "d", Qualifier: "s"}, backends.Equal, []byte("v"))
 	qual := backends.NewQualifierRegexFilter("^a")
 	page := backends.NewCellsPerRowFilter(1, 2)
