@@ -142,8 +142,11 @@ func (f *Filter) SplitCells() (rows *Filter, cells []Filter) {
 
 // Apply returns the cells (sorted as a Row's are) that a read with f returns: nil when the row fails
 // f's row predicates, else the cells its cell leaves keep, trimmed in place. A nil f keeps them all.
-func (f *Filter) Apply(cells []Cell) []Cell {
-	if !f.Match(cells) {
+func (f *Filter) Apply(cells []Cell) []Cell { return f.ApplyRow(nil, cells) }
+
+// ApplyRow is Apply for a row with this logical key, which FilterKeyRegex leaves test.
+func (f *Filter) ApplyRow(key []byte, cells []Cell) []Cell {
+	if !f.MatchRow(key, cells) {
 		return nil
 	}
 	if !f.HasCells() {

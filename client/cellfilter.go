@@ -27,3 +27,25 @@ func QualifierRangeFilter(start []byte, startIncl bool, end []byte, endIncl bool
 // order: family, qualifier, newest version first) and keeps at most limit of the rest (0: all). A
 // negative offset or limit, or a second CellsPerRowFilter, fails the read with ErrInvalidArgument.
 func CellsPerRowFilter(offset, limit int) Filter { return backends.NewCellsPerRowFilter(offset, limit) }
+
+// readsCells reports whether one of fs has a leaf that tests a column's value.
+func readsCells(fs []Filter) bool {
+	for i := range fs {
+		if fs[i].Has(backends.FilterCompare) || fs[i].Has(backends.FilterRegex) {
+			return true
+		}
+	}
+	return false
+}
+
+// moveCells moves the cell leaves among store's conjuncts to local's end.
+func moveCells(store, local []Filter) (s, l []Filter) {
+	for _, f := range store {
+		if f.IsCellLeaf() {
+			local = append(local, f)
+		} else {
+			s = append(s, f)
+		}
+	}
+	return s, local
+}
