@@ -33,7 +33,9 @@ func TestCellFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := func(q, v string) client.Cell { return client.Cell{Family: "d", Qualifier: q, Value: []byte(v), Timestamp: 1} }
+	cell := func(q, v string) client.Cell {
+		return client.Cell{Family: "d", Qualifier: q, Value: []byte(v), Timestamp: 1}
+	}
 	muts := []client.Mutation{
 		{Key: []byte("a1"), Cells: []client.Cell{cell("amt", "1"), cell("b", "x"), cell("status", "paid")}},
 		{Key: []byte("a2"), Cells: []client.Cell{cell("amt", "2"), cell("status", "new")}},
