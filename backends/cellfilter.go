@@ -10,8 +10,9 @@ import (
 // family, qualifier and column-range filters and its cells-per-row limit and offset). How they
 // compose, on every store:
 //
-//   - A cell leaf may be the whole filter or a conjunct of its top-level And (a bigtable chain); under
-//     Or or Not (an interleave, or a negated trim) it fails the read with ErrUnsupported.
+//   - A cell leaf may be the whole filter or a conjunct of its top-level And, Ands nested in it
+//     included (a bigtable chain); under Or or Not (an interleave, or a negated trim) it fails the
+//     read with ErrUnsupported.
 //   - The row predicates (every other leaf, with their And, Or and Not) test the row as the read
 //     sees it, before any trimming.
 //   - Of a row that passes, the cells that every family regex, qualifier regex and qualifier range
@@ -109,12 +110,16 @@ func (f *Filter) checkCells() error {
 	return nil
 }
 
-// topLevel returns the conjuncts of f's top-level And, or f alone.
+// topLevel returns the conjuncts of f's top-level And, nested Ands flattened, or f alone.
 func (f *Filter) topLevel() []Filter {
-	if f.Kind == FilterAnd {
-		return f.Subs
+	if f.Kind != FilterAnd {
+		return []Filter{*f}
 	}
-	return []Filter{*f}
+	var out []Filter
+	for i := range f.Subs {
+		out = append(out, f.Subs[i].topLevel()...)
+	}
+	return out
 }
 
 // SplitCells separates a checked filter into its row predicates (nil: none) and its cell leaves.

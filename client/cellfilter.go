@@ -38,10 +38,10 @@ func readsCells(fs []Filter) bool {
 	return false
 }
 
-// moveCells moves the cell leaves among store's conjuncts to local's end.
+// moveCells moves store's conjuncts that hold cell leaves to local's end.
 func moveCells(store, local []Filter) (s, l []Filter) {
 	for _, f := range store {
-		if f.IsCellLeaf() {
+		if f.HasCells() {
 			local = append(local, f)
 		} else {
 			s = append(s, f)

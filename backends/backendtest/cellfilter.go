@@ -80,6 +80,7 @@ func testFilterCells(e *env) {
 		{name: "time range then limit", f: fPage(0, 1), tr: backends.TimeRange{From: ts, To: ts + 1}, want: "k1/d:a=a1 k2/d:b=b2 k3/x:n=n3 k4/d:amt=0100"},
 		{name: "selected family then offset", f: fPage(1, 0), cols: []backends.Column{col("d", "")}, want: "k1/d:b=b1 k1/d:c=c1 k4/d:c=c4 k4/d:status=paid"},
 		{name: "nothing kept", f: fQual("^nope$"), want: ""},
+		{name: "nested and", f: fAnd(fAnd(fEq("d:status", "paid"), fPage(0, 2)), fAnd(fFam("d"))), want: "k4/d:amt=0100 k4/d:c=c4"},
 	}
 	for _, tt := range tests {
 		ropts := backends.ReadOptions{Columns: tt.cols, MaxVersions: tt.versions, TimeRange: tt.tr, Filter: &tt.f}
