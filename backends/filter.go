@@ -57,7 +57,8 @@ func (op CompareOp) Negate() CompareOp {
 
 // Filter is a predicate on a row, applied by the store to every row a read or scan would return (the
 // cells left after ReadOptions' Columns, TimeRange and MaxVersions): a row that fails is not returned
-// by a scan, and comes back with no cells from a read. It never changes the cells of a row that passes.
+// by a scan, and comes back with no cells from a read. Only its cell leaves (cellfilter.go) change
+// the cells of a row that passes.
 //
 // A leaf tests the newest version of one column (Family and Qualifier both set) that the read sees;
 // a row without that column fails the leaf, whatever Op, so Not(leaf) passes it. A family the table

@@ -43,7 +43,7 @@ func AnyFilter(fs ...Filter) Filter { return Filter{Kind: backends.FilterOr, Sub
 // NotFilter passes rows that f fails.
 func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: []Filter{f}} }
 
-// RowFilter makes a read return only the rows f passes. Every column f tests must be one the read
+// RowFilter makes a read return only the rows f passes, trimmed by its cell filters (cellfilter.go). Every column f tests must be one the read
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
 func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
 
