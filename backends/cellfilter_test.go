@@ -11,7 +11,9 @@ import (
 
 // TestSplitCells: a filter's row predicates and cell leaves, nested Ands flattened.
 func TestSplitCells(t *testing.T) {
-	and := func(fs ...backends.Filter) backends.Filter { return backends.Filter{Kind: backends.FilterAnd, Subs: fs} }
+	and := func(fs ...backends.Filter) backends.Filter {
+		return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
+	}
 	pred := backends.NewCompareFilter(backends.Column{Family: "d", Qualifier: "q"}, backends.Equal, nil)
 	page := backends.NewCellsPerRowFilter(0, 1)
 	fam := backends.NewFamilyRegexFilter("d")
