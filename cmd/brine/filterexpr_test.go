@@ -89,6 +89,8 @@ func TestParseFilter(t *testing.T) {
 		{"@cells > 2 and status = paid and @cells <= 5", `(d:status = "paid" and (@cells > 2 and @cells <= 5))`},
 		{"(@cells > 2 and a = 1) and (@cells < 4 and @cells > 1)", `(d:a = "1" and (@cells > 2 and @cells <= 3))`},
 		{"'@cells' = x", `d:@cells = "x"`},
+		{"status = paid and @family = d and @qualifier >= a and @cells > 1 and @cells <= 3", // the README's
+			`(d:status = "paid" and @family ~ "^d$" and @qualifier >= "a" and (@cells > 1 and @cells <= 3))`},
 	}
 	for _, tt := range tests {
 		f, err := parseFilter(tt.expr, "d")
