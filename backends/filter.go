@@ -19,6 +19,11 @@ const (
 	// FilterKeyRegex: the row's logical key matched by Pattern. Package client evaluates it, after
 	// stripping the salt; Check refuses it, since a driver sees physical keys only.
 	FilterKeyRegex
+	// The cell leaves (cellfilter.go) trim the cells of a row instead of testing it.
+	FilterFamilyRegex    // keep cells whose family Pattern matches
+	FilterQualifierRegex // keep cells whose qualifier Pattern matches
+	FilterQualifierRange // keep cells whose qualifier lies between Start and End
+	FilterCellsPerRow    // skip the first Offset cells, keep at most Limit
 )
 
 // CompareOp is a comparison of a column's value (left) with a filter's Value (right), bytewise
@@ -52,7 +57,8 @@ func (op CompareOp) Negate() CompareOp {
 
 // Filter is a predicate on a row, applied by the store to every row a read or scan would return (the
 // cells left after ReadOptions' Columns, TimeRange and MaxVersions): a row that fails is not returned
-// by a scan, and comes back with no cells from a read. It never changes the cells of a row that passes.
+// by a scan, and comes back with no cells from a read. Only its cell leaves (cellfilter.go) change
+// the cells of a row that passes.
 //
 // A leaf tests the newest version of one column (Family and Qualifier both set) that the read sees;
 // a row without that column fails the leaf, whatever Op, so Not(leaf) passes it. A family the table
@@ -66,6 +72,12 @@ type Filter struct {
 	Value   []byte
 	Pattern string
 	Subs    []Filter
+
+	// FilterQualifierRange: Start and End bound the qualifier (nil: unbounded), each included when
+	// its Incl flag is set. FilterCellsPerRow: Offset and Limit (0: no limit).
+	Start, End         []byte
+	StartIncl, EndIncl bool
+	Offset, Limit      int
 
 	re *regexp.Regexp // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
 }
@@ -96,14 +108,26 @@ func (f *Filter) Regexp() *regexp.Regexp { return f.re }
 // qualifier) that the read selects, every comparison is known, every pattern
 // compiles, And/Or have at least one sub-filter and Not exactly one. Errors wrap ErrInvalidArgument.
 // Check does not modify f, so one filter can be checked and matched by many goroutines at once.
-func (f *Filter) Check(cols []Column) error { return f.check(cols, false) }
+func (f *Filter) Check(cols []Column) error { return f.checkAll(cols, false) }
 
 // CheckLogical is Check for package client, which evaluates FilterKeyRegex leaves itself.
-func (f *Filter) CheckLogical(cols []Column) error { return f.check(cols, true) }
+func (f *Filter) CheckLogical(cols []Column) error { return f.checkAll(cols, true) }
 
-func (f *Filter) check(cols []Column, keys bool) error {
+func (f *Filter) checkAll(cols []Column, keys bool) error {
+	if err := f.check(cols, keys, true); err != nil {
+		return err
+	}
+	return f.checkCells()
+}
+
+// check validates f's nodes; top says f is the filter or a conjunct of its top-level And, the
+// only places a cell leaf may be.
+func (f *Filter) check(cols []Column, keys, top bool) error {
 	if f == nil {
 		return nil
+	}
+	if f.Kind >= FilterFamilyRegex && f.Kind <= FilterCellsPerRow {
+		return f.checkCell(top)
 	}
 	switch f.Kind {
 	case FilterKeyRegex:
@@ -130,7 +154,7 @@ func (f *Filter) check(cols []Column, keys bool) error {
 			return fmt.Errorf("%w: filter: %d sub-filters for kind %d", ErrInvalidArgument, len(f.Subs), f.Kind)
 		}
 		for i := range f.Subs {
-			if err := f.Subs[i].check(cols, keys); err != nil {
+			if err := f.Subs[i].check(cols, keys, top && f.Kind == FilterAnd); err != nil {
 				return err
 			}
 		}
@@ -174,9 +198,10 @@ func (f *Filter) Has(kind FilterKind) bool {
 	return false
 }
 
-// Match reports whether a row with these cells (sorted as a Row's are) passes f; a nil f passes
-// every row. It is the one evaluator of the filter semantics: the embedded and memory stores run it,
-// and the other stores run it on what they cannot send to the server. f must have passed Check.
+// Match reports whether a row with these cells (sorted as a Row's are) passes f's row predicates; a
+// nil f passes every row, and a cell leaf passes it (Apply trims the cells). It is the one evaluator
+// of the filter semantics: the embedded and memory stores run it through Apply, and the other stores
+// run it on what they cannot send to the server. f must have passed Check.
 func (f *Filter) Match(cells []Cell) bool { return f.MatchRow(nil, cells) }
 
 // MatchRow is Match for a row with this logical key, which FilterKeyRegex leaves test.
@@ -227,6 +252,8 @@ func (f *Filter) MatchRow(key []byte, cells []Cell) bool {
 		return false
 	case FilterNot:
 		return !f.Subs[0].MatchRow(key, cells)
+	case FilterFamilyRegex, FilterQualifierRegex, FilterQualifierRange, FilterCellsPerRow:
+		return true
 	}
 	return false
 }

@@ -43,7 +43,7 @@ func AnyFilter(fs ...Filter) Filter { return Filter{Kind: backends.FilterOr, Sub
 // NotFilter passes rows that f fails.
 func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: []Filter{f}} }
 
-// RowFilter makes a read return only the rows f passes. Every column f tests must be one the read
+// RowFilter makes a read return only the rows f passes, trimmed by its cell filters (cellfilter.go). Every column f tests must be one the read
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
 func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
 
@@ -58,7 +58,8 @@ func KeyRegexFilter(pattern string) Filter { return backends.NewKeyRegexFilter(p
 
 // splitFilter separates what the store evaluates from what the client evaluates on logical keys: a
 // filter without row-key leaves goes to the store whole; of a top-level AND, the conjuncts without
-// them do; otherwise everything stays in the client.
+// them do (and the cell filters, unless a conjunct left to the client reads cells); otherwise
+// everything stays in the client.
 func splitFilter(f *Filter) (store, local *Filter) {
 	if !f.Has(backends.FilterKeyRegex) {
 		return f, nil
@@ -83,6 +84,11 @@ func splitFilter(f *Filter) (store, local *Filter) {
 		}
 		and := AllFilters(fs...)
 		return &and
+	}
+	// Row predicates test the row before its cells are trimmed: with a conjunct that reads cells
+	// here, the client trims too, after it.
+	if readsCells(l) {
+		s, l = moveCells(s, l)
 	}
 	return join(s), join(l)
 }

@@ -124,7 +124,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 		// A driver that breaks its contract is a bug to report, not a missing row.
 		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", keyText(key), len(rows))
 	}
-	if len(rows[0].Cells) == 0 || !local.MatchRow(key, rows[0].Cells) {
+	if rows[0].Cells = local.ApplyRow(key, rows[0].Cells); len(rows[0].Cells) == 0 {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
@@ -235,10 +235,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 				errs[i] = err
 				continue
 			}
-			rows[i] = Row{Key: keys[i], Cells: got[j].Cells}
-			if !local.MatchRow(keys[i], rows[i].Cells) {
-				rows[i].Cells = nil
-			}
+			rows[i] = Row{Key: keys[i], Cells: local.ApplyRow(keys[i], got[j].Cells)}
 		}
 	})
 	for i, e := range errs {
@@ -386,7 +383,7 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 				return
 			}
 			row.Key = logical
-			if !local.MatchRow(logical, row.Cells) {
+			if row.Cells = local.ApplyRow(logical, row.Cells); len(row.Cells) == 0 {
 				continue
 			}
 			if !yield(row, nil) {

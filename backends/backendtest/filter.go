@@ -9,10 +9,10 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var filterTests = []test{
+var filterTests = append([]test{
 	{"Kinds", testFilterKinds},
 	{"Invalid", testFilterInvalid},
-}
+}, cellFilterTests...)
 
 // Filter leaves for the cases below.
 func fEq(q, v string) backends.Filter { return fCmp(q, backends.Equal, v) }

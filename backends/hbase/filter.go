@@ -50,10 +50,10 @@ func toHBase(f *backends.Filter, negate bool) filter.Filter {
 	return filter.NewList(op, subs...)
 }
 
-// reverseFilter is serverFilter for a reversed scan. A region server refuses a reversed scan that
+// reverseFilter wraps a server filter for a reversed scan. A region server refuses a reversed scan that
 // loads families on demand (its default), which it does when the filter leaves a family
 // non-essential, as a SingleColumnValueFilter does every family but its own. A filter that passes
 // every cell (a ColumnRangeFilter without bounds, ANDed in) makes every family essential.
-func reverseFilter(f *backends.Filter) filter.Filter {
-	return filter.NewList(filter.MustPassAll, filter.NewColumnRangeFilter(nil, nil, true, true), serverFilter(f))
+func reverseFilter(f filter.Filter) filter.Filter {
+	return filter.NewList(filter.MustPassAll, filter.NewColumnRangeFilter(nil, nil, true, true), f)
 }

@@ -143,21 +143,22 @@ func familiesOption(cols []backends.Column) (map[string][]string, error) {
 
 // readOptions turns brine's read options into gohbase's: the columns, the versions and the time
 // range, checked before anything is sent.
-func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, error) {
+func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, []backends.Filter, error) {
 	fams, err := familiesOption(opts.Columns)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tr := opts.TimeRange
 	if opts.MaxVersions < 0 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
-		return nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
+		return nil, nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
 	if err := opts.Filter.Check(opts.Columns); err != nil {
-		return nil, fmt.Errorf("hbase: %w", err)
+		return nil, nil, fmt.Errorf("hbase: %w", err)
 	}
 	var out []func(hrpc.Call) error
-	if opts.Filter != nil {
-		out = append(out, hrpc.Filters(serverFilter(opts.Filter)))
+	server, trim := serverFilters(opts.Filter, opts.MaxVersions)
+	if server != nil {
+		out = append(out, hrpc.Filters(server))
 	}
 	if fams != nil {
 		out = append(out, hrpc.Families(fams))
@@ -172,7 +173,7 @@ func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, error) {
 		}
 		out = append(out, hrpc.TimeRangeUint64(uint64(tr.From), to))
 	}
-	return out, nil
+	return out, trim, nil
 }
 
 // metaAttributes encodes TableOptions.Meta as table descriptor attributes, in a stable order.

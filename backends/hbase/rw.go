@@ -25,7 +25,7 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 			return nil, fmt.Errorf("hbase: read %q: key %d: %w", table, i, err)
 		}
 	}
-	getOpts, err := readOptions(opts)
+	getOpts, trim, err := readOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +43,9 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 			return b.rpcErr(ctx, cn, "read", table, err)
 		}
 		rows[i] = rowFromCells(keys[i], pbCells(res))
+		if trim != nil {
+			rows[i].Cells = backends.TrimCells(trim, rows[i].Cells)
+		}
 		return nil
 	}
 	if len(keys) == 1 {

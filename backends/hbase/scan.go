@@ -50,6 +50,7 @@ type scanState struct {
 	left    int // rows still wanted; -1 when unlimited
 	options []func(hrpc.Call) error
 	yield   func(backends.Row, error) bool
+	trim    []backends.Filter // cell leaves the driver applies (cellfilter.go)
 
 	// Forward: the next row to read is >= cursor. Reverse: the next row to read is < hi (nil: +inf).
 	cursor, hi []byte
@@ -71,7 +72,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	if opts.Limit < 0 || opts.BatchSize < 0 || opts.FirstBatch < 0 {
 		return fmt.Errorf("hbase: scan %q: %w: negative limit or batch size", table, backends.ErrInvalidArgument)
 	}
-	readOpts, err := readOptions(opts.ReadOptions)
+	readOpts, trim, err := readOptions(opts.ReadOptions)
 	if err != nil {
 		return err
 	}
@@ -83,6 +84,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	s := &scanState{
 		b: b, ctx: ctx, table: table, r: r, reverse: opts.Reverse, yield: yield,
 		batch: opts.BatchSize, first: opts.FirstBatch, left: -1, cursor: r.Start, hi: r.End, hiRow: len(r.End) > 0,
+		trim: trim,
 	}
 	if s.batch == 0 {
 		s.batch = b.opts.ScanBatch
@@ -93,14 +95,15 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	s.options = append(s.options, readOpts...)
 	if s.reverse {
 		s.options = append(s.options, hrpc.Reversed())
+		server, _ := serverFilters(opts.Filter, opts.MaxVersions)
 		if len(r.Start) > 0 {
 			var stop filter.Filter = filter.NewInclusiveStopFilter(r.Start)
-			if opts.Filter != nil { // one Filters option per call: the last replaces the row filter
-				stop = filter.NewList(filter.MustPassAll, stop, serverFilter(opts.Filter))
+			if server != nil { // one Filters option per call: the last replaces the row filter
+				stop = filter.NewList(filter.MustPassAll, stop, server)
 			}
 			s.options = append(s.options, hrpc.Filters(stop))
-		} else if opts.Filter != nil {
-			s.options = append(s.options, hrpc.Filters(reverseFilter(opts.Filter)))
+		} else if server != nil {
+			s.options = append(s.options, hrpc.Filters(reverseFilter(server)))
 		}
 	}
 	return s.run()
@@ -340,8 +343,14 @@ func (s *scanState) emit(res *pb.Result) {
 		}
 	}
 	s.lastKey = key
+	row := rowFromCells(key, res.Cell)
+	if s.trim != nil {
+		if row.Cells = backends.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
+			return // trimmed away: not yielded, not counted towards the limit
+		}
+	}
 	s.read++
-	if !s.yield(rowFromCells(key, res.Cell), nil) {
+	if !s.yield(row, nil) {
 		s.stopped = true
 		return
 	}

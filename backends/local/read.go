@@ -271,7 +271,7 @@ func (cp *copier) str(b []byte) string {
 }
 
 // cells decodes a stored row and returns copies of the cells a read with opts returns: none when
-// opts.Filter fails the row.
+// opts.Filter fails the row or trims all its cells.
 func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, error) {
 	refs, err := decodeCells(cp.scratch[:0], v)
 	cp.scratch = refs
@@ -295,12 +295,13 @@ func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, e
 			Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
 		})
 	}
-	cells := cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)]
-	if !opts.Filter.Match(cells) {
+	cells := opts.Filter.Apply(cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)])
+	if len(cells) == 0 {
 		cp.cellBuf = cp.cellBuf[:start]
 		return nil, nil
 	}
-	return cells, nil
+	cp.cellBuf = cp.cellBuf[:start+len(cells)]
+	return cells[:len(cells):len(cells)], nil
 }
 
 // row copies one stored row; ok is false when opts selects none of its cells.

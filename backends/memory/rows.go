@@ -64,7 +64,7 @@ func compareColumn(a, b backends.Cell) int {
 }
 
 // visible returns the stored cells a read with opts returns, not copied: none when opts.Filter
-// fails the row.
+// fails the row or trims all its cells.
 func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cells {
@@ -73,10 +73,7 @@ func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 		}
 	}
 	out = backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
-	if !opts.Filter.Match(out) {
-		return nil
-	}
-	return out
+	return opts.Filter.Apply(out)
 }
 
 // copyCells returns copies of the cells a read with opts returns; stored values are never handed out.

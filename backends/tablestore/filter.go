@@ -22,7 +22,7 @@ var comparators = [...]ots.ComparatorType{
 
 // serverFilter returns the condition to send for opts' filter, nil when none is sent.
 func serverFilter(opts backends.ReadOptions) (ots.ColumnFilter, error) {
-	f := opts.Filter
+	f, _ := opts.Filter.SplitCells() // the cell leaves are evaluated here (cellfilter.go)
 	if f == nil || f.Has(backends.FilterRegex) || opts.TimeRange != (backends.TimeRange{}) {
 		return nil, nil
 	}

@@ -101,7 +101,7 @@ func (sel *selector) match(name string) bool {
 }
 
 // cells converts the attribute columns of one row, keeps the selected ones and sorts them by family,
-// qualifier, then newest first; none when the read's filter fails the row.
+// qualifier, then newest first; none when the read's filter fails the row or trims all its cells.
 func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cols {
@@ -114,10 +114,7 @@ func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	slices.SortStableFunc(out, func(a, b backends.Cell) int {
 		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier), cmp.Compare(b.Timestamp, a.Timestamp))
 	})
-	if !sel.filter.Match(out) {
-		return nil
-	}
-	return out
+	return sel.filter.Apply(out)
 }
 
 // valueBytes turns an attribute value into bytes. brine writes BINARY; values of other types (tables

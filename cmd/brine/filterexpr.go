@@ -19,6 +19,7 @@ import (
 // takes ~ only (the client evaluates it on logical keys; ranges are --start, --end and --prefix). A value is a bare word or a
 // quoted string ("..." or '...', Go escapes inside double quotes); values compare as bytes, so
 // numbers compare as text: write them with a fixed width (0100 < 0250). Keywords are case-insensitive.
+// @family, @qualifier and @cells trim the cells of a row (filtercells.go).
 
 // keyPseudoColumn names the row key (the logical key, as --start and --end take it).
 const keyPseudoColumn = "@key"
@@ -55,6 +56,12 @@ func parseFilter(expr, family string) (client.Filter, error) {
 	}
 	if p.i < len(p.toks) {
 		return client.Filter{}, p.errorf("unexpected %q", p.toks[p.i].text)
+	}
+	if f, err = joinCells(f); err != nil {
+		return client.Filter{}, err
+	}
+	if err := f.CheckLogical(nil); err != nil { // a cell filter under or or not
+		return client.Filter{}, fmt.Errorf("--filter: %w", err)
 	}
 	return f, nil
 }
@@ -215,6 +222,11 @@ func (p *filterParser) comparison() (client.Filter, error) {
 	}
 	val := p.toks[p.i].text
 	p.i++
+	if !p.toks[p.i-3].quoted {
+		if f, ok, err := cellLeaf(name, op, val); ok {
+			return f, err
+		}
+	}
 	if isKey {
 		if op != "~" {
 			return client.Filter{}, fmt.Errorf("--filter: %s %s: row keys take ~ only (use --start, --end or --prefix for ranges)", name, op)

@@ -26,6 +26,30 @@ func formatFilter(f client.Filter) string {
 		return fmt.Sprintf("%s ~ %q", col, f.Pattern)
 	case backends.FilterNot:
 		return "not " + formatFilter(f.Subs[0])
+	case backends.FilterFamilyRegex:
+		return fmt.Sprintf("@family ~ %q", f.Pattern)
+	case backends.FilterQualifierRegex:
+		return fmt.Sprintf("@qualifier ~ %q", f.Pattern)
+	case backends.FilterQualifierRange:
+		switch {
+		case f.Start != nil && f.End != nil:
+			return fmt.Sprintf("@qualifier = %q", f.Start) // the parser makes both bounds for = only
+		case f.Start != nil && f.StartIncl:
+			return fmt.Sprintf("@qualifier >= %q", f.Start)
+		case f.Start != nil:
+			return fmt.Sprintf("@qualifier > %q", f.Start)
+		case f.EndIncl:
+			return fmt.Sprintf("@qualifier <= %q", f.End)
+		}
+		return fmt.Sprintf("@qualifier < %q", f.End)
+	case backends.FilterCellsPerRow:
+		switch {
+		case f.Limit == 0:
+			return fmt.Sprintf("@cells > %d", f.Offset)
+		case f.Offset == 0:
+			return fmt.Sprintf("@cells <= %d", f.Limit)
+		}
+		return fmt.Sprintf("(@cells > %d and @cells <= %d)", f.Offset, f.Offset+f.Limit)
 	}
 	parts := make([]string, len(f.Subs))
 	for i, s := range f.Subs {
@@ -52,6 +76,21 @@ func TestParseFilter(t *testing.T) {
 		{"a=1 and b=2 and c=3", `(d:a = "1" and d:b = "2" and d:c = "3")`},
 		{"@key ~ ^o[12] and not status = new", `(@key ~ "^o[12]" and not d:status = "new")`},
 		{`"@key" = x`, `d:@key = "x"`},
+		{"@family ~ ^d and @qualifier ~ '^a'", `(@family ~ "^d" and @qualifier ~ "^a")`},
+		{"@family = a.b", `@family ~ "^a\\.b$"`},
+		{"@qualifier >= b and @qualifier < c and @qualifier = q", `(@qualifier >= "b" and @qualifier < "c" and @qualifier = "q")`},
+		{"@qualifier > b and @qualifier <= c", `(@qualifier > "b" and @qualifier <= "c")`},
+		{"@cells <= 3", `@cells <= 3`},
+		{"@cells < 3", `@cells <= 2`},
+		{"@cells > 2", `@cells > 2`},
+		{"@cells >= 2", `@cells > 1`},
+		{"@cells >= 0", `@cells > 0`},
+		{"@cells = 2", `(@cells > 1 and @cells <= 2)`},
+		{"@cells > 2 and status = paid and @cells <= 5", `(d:status = "paid" and (@cells > 2 and @cells <= 5))`},
+		{"(@cells > 2 and a = 1) and (@cells < 4 and @cells > 1)", `(d:a = "1" and (@cells > 2 and @cells <= 3))`},
+		{"'@cells' = x", `d:@cells = "x"`},
+		{"status = paid and @family = d and @qualifier >= a and @cells > 1 and @cells <= 3", // the README's
+			`(d:status = "paid" and @family ~ "^d$" and @qualifier >= "a" and (@cells > 1 and @cells <= 3))`},
 	}
 	for _, tt := range tests {
 		f, err := parseFilter(tt.expr, "d")
@@ -85,6 +124,18 @@ func TestParseFilterErrors(t *testing.T) {
 		{"@key ~ '['", "not a valid RE2 regex"},
 		{strings.Repeat("not ", 70) + "a = 1", "nested more than 64 deep"},
 		{strings.Repeat("(", 70) + "a = 1" + strings.Repeat(")", 70), "nested more than 64 deep"},
+		{"@family < d", "@family does not take <"},
+		{"@family ~ '('", "not a valid RE2 regex"},
+		{"@qualifier != a", "@qualifier does not take !="},
+		{"@qualifier ~ '['", "not a valid RE2 regex"},
+		{"@cells ~ 1", "@cells does not take ~"},
+		{"@cells <= x", "want a cell position"},
+		{"@cells <= -1", "want a cell position"},
+		{"@cells <= 0", "no cell has that position"},
+		{"@cells = 0", "no cell has that position"},
+		{"@cells > 3 and @cells <= 3", "leave no cell position"},
+		{"@cells <= 2 or a = 1", "under Or or Not"},
+		{"not @family ~ d", "under Or or Not"},
 	}
 	for _, tt := range tests {
 		_, err := parseFilter(tt.expr, "d")
@@ -98,7 +149,8 @@ func TestParseFilterErrors(t *testing.T) {
 // store accepts, and prints back to an expression that parses to the same filter.
 func FuzzParseFilter(f *testing.F) {
 	for _, s := range []string{"status = paid and ts > 2026-01-01", "(a=1 or b>=2) and not c<=3",
-		`x:n ~ "^a.*b$" or y:z != 'q'`, "not (a = 1)", "@key ~ ^k and a < 2", `a = "\x00\xff"`} {
+		`x:n ~ "^a.*b$" or y:z != 'q'`, "not (a = 1)", "@key ~ ^k and a < 2", `a = "\x00\xff"`,
+		"@family = d and @qualifier >= b and (@cells > 1 and a = 2) and @cells <= 4", "@cells = 3 or @qualifier ~ x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
