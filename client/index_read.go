@@ -161,8 +161,10 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		row := rows[rowOf[i]]
 		k, ok, err := ix.EntryKey(mk, row.Cells)
 		match := err == nil && ok && bytes.Equal(k, e.Key)
-		if match && (f == nil || f.MatchRow(mk, dataCells(row.Cells))) {
-			if cells := project(dataCells(row.Cells), cfg.read.Columns); len(cells) > 0 {
+		if match {
+			// The filter trims in place: a copy, since repair below needs the row as read.
+			cells := f.ApplyRow(mk, slices.Clone(dataCells(row.Cells)))
+			if cells = project(cells, cfg.read.Columns); len(cells) > 0 {
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}
 		}

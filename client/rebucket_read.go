@@ -95,8 +95,8 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 	}
 	for i := range rows {
 		rows[i].Cells, _ = stripMark(rows[i].Cells)
-		if f != nil && len(rows[i].Cells) > 0 && !f.MatchRow(keys[i], rows[i].Cells) {
-			rows[i].Cells = nil
+		if f != nil && len(rows[i].Cells) > 0 {
+			rows[i].Cells = f.ApplyRow(keys[i], rows[i].Cells)
 		}
 	}
 	return rows, nil
@@ -141,8 +141,13 @@ func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq
 				return
 			}
 			var ok bool
-			if row.Cells, ok = stripMark(row.Cells); !ok || (f != nil && !f.MatchRow(row.Key, row.Cells)) {
+			if row.Cells, ok = stripMark(row.Cells); !ok {
 				continue
+			}
+			if f != nil {
+				if row.Cells = f.ApplyRow(row.Key, row.Cells); len(row.Cells) == 0 {
+					continue
+				}
 			}
 			if !yield(row, nil) {
 				return
