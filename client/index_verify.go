@@ -201,25 +201,12 @@ func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, 
 // forEachBucket runs fn on every row of t, one goroutine per bucket (bounded by the client's
 // concurrency), logical keys; after each bucket it calls done with the bucket count.
 func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) error, done func(total int)) error {
-	ranges, err := t.salter.BucketRanges(nil, nil)
-	if err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(t.c.concurrency)
-	for _, br := range ranges {
-		g.Go(func() error {
-			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
-				if err != nil {
-					return err
-				}
-				if err := fn(gctx, row); err != nil {
-					return fmt.Errorf("row %s: %w", keyText(row.Key), err)
-				}
+	return forEachBucketBatch(ctx, t, func(ctx context.Context, rows []Row) error {
+		for _, row := range rows {
+			if err := fn(ctx, row); err != nil {
+				return fmt.Errorf("row %s: %w", keyText(row.Key), err)
 			}
-			done(len(ranges))
-			return nil
-		})
-	}
-	return g.Wait()
+		}
+		return nil
+	}, done)
 }

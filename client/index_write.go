@@ -344,20 +344,7 @@ func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, err
 		for j, i := range plainIdx {
 			sub[j] = muts[i]
 		}
-		rowErrs, err := plain.Apply(ctx, sub)
-		for j, i := range plainIdx {
-			switch {
-			case err != nil:
-				errs[i] = err
-			case rowErrs != nil && rowErrs[j] != nil:
-				errs[i] = rowErrs[j]
-			}
-		}
+		applyPart(ctx, plain.Apply, sub, plainIdx, errs)
 	}
-	for _, e := range errs {
-		if e != nil {
-			return errs, nil
-		}
-	}
-	return nil, nil
+	return rowErrors(errs), nil
 }

@@ -133,10 +133,7 @@ func (p *Partitioned) Apply(ctx context.Context, muts []Mutation) (rowErrs []err
 	if sent > 0 && failedWhole == sent {
 		return nil, fmt.Errorf("apply %s: %w", p.name, callErr)
 	}
-	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		return errs, nil
-	}
-	return nil, nil
+	return rowErrors(errs), nil
 }
 
 // Scan returns the rows of the logical range r in logical key order (descending with Reverse), from

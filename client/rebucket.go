@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -152,7 +153,7 @@ func (rb *rebucketer) step(ctx context.Context, row dirRow) (done bool, err erro
 	next := row
 	if row.state == statePause || row.state == stateCopied || row.state == stateSwitched {
 		// Wait until no handle acts on the state before row's: this step relies on it.
-		if err := sleepCtx(ctx, rb.opts.Fence); err != nil {
+		if err := wait.Sleep(ctx, rb.opts.Fence); err != nil {
 			return false, err
 		}
 	}
@@ -162,7 +163,7 @@ func (rb *rebucketer) step(ctx context.Context, row dirRow) (done bool, err erro
 			if rb.opts.Grace < 0 {
 				return row.spec == rb.to.Spec(), rb.startIfNeeded(ctx, row)
 			}
-			if err := sleepCtx(ctx, rb.opts.Grace); err != nil {
+			if err := wait.Sleep(ctx, rb.opts.Grace); err != nil {
 				return false, err
 			}
 			if err := rb.b.DeleteTable(ctx, row.drop); err != nil && !errors.Is(err, backends.ErrTableNotFound) {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -108,20 +109,9 @@ func (r *router) writeView(ctx context.Context) (*routeView, error) {
 		if err != nil || v.row.state != statePause {
 			return v, err
 		}
-		if err := sleepCtx(ctx, r.c.routeRefresh/4); err != nil {
+		if err := wait.Sleep(ctx, r.c.routeRefresh/4); err != nil {
 			return nil, err
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -181,22 +171,9 @@ func (r *router) apply(ctx context.Context, muts []Mutation) ([]error, error) {
 		send, sent = append(send, keepMark(muts[i], v.row.families)), append(sent, i)
 	}
 	if len(send) > 0 {
-		rowErrs, err := v.new.Apply(ctx, send)
-		for j, i := range sent {
-			switch {
-			case err != nil:
-				errs[i] = err
-			case rowErrs != nil && rowErrs[j] != nil:
-				errs[i] = rowErrs[j]
-			}
-		}
+		applyPart(ctx, v.new.Apply, send, sent, errs)
 	}
-	for _, e := range errs {
-		if e != nil {
-			return errs, nil
-		}
-	}
-	return nil, nil
+	return rowErrors(errs), nil
 }
 
 // keepMark turns a whole-row delete into a delete of each user family, leaving the marker.

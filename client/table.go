@@ -188,10 +188,29 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 	if callErr != nil && !perRow {
 		return nil, fmt.Errorf("apply %s: %w", t.name, callErr)
 	}
-	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		return errs, nil
+	return rowErrors(errs), nil
+}
+
+// applyPart applies sub, the mutations at positions idx of a larger call, and records each one's
+// outcome in errs at its position: the call's error for every row when it failed whole.
+func applyPart(ctx context.Context, apply func(context.Context, []Mutation) ([]error, error), sub []Mutation, idx []int, errs []error) {
+	rowErrs, err := apply(ctx, sub)
+	for j, i := range idx {
+		switch {
+		case err != nil:
+			errs[i] = err
+		case rowErrs != nil && rowErrs[j] != nil:
+			errs[i] = rowErrs[j]
+		}
 	}
-	return nil, nil
+}
+
+// rowErrors is errs as Apply returns it: nil when every row was written.
+func rowErrors(errs []error) []error {
+	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+		return errs
+	}
+	return nil
 }
 
 // GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a

@@ -8,6 +8,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 var _ backends.RowAtomic = (*Backend)(nil)
@@ -164,7 +165,7 @@ func (b *Backend) Increment(ctx context.Context, table string, key []byte, incs 
 			return nil, mapError(fmt.Sprintf("increment %q", table), err, false)
 		}
 		// Another writer changed a counter in between: read again, after a pause that grows.
-		if err := sleep(ctx, b.backoff(min(attempt, 6))); err != nil {
+		if err := wait.Sleep(ctx, b.backoff(min(attempt, 6))); err != nil {
 			return nil, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // Backend is the Tablestore driver. It is safe for concurrent use.
@@ -209,7 +210,7 @@ func (b *Backend) waitReady(ctx context.Context, table string, s *keySchema) {
 			}
 			return
 		}
-		if sleep(ctx, b.backoff(n+2)) != nil {
+		if wait.Sleep(ctx, b.backoff(n+2)) != nil {
 			return
 		}
 	}

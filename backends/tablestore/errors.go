@@ -118,18 +118,6 @@ func (b *Backend) backoff(n int) time.Duration {
 	return half + rand.N(half+1)
 }
 
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // sdkCall runs one SDK call. The SDK takes no context: ctx is checked before the call, and a call
 // outlives a cancelled ctx by at most the SDK's request timeout and retry window. A panic inside the
 // SDK (it dereferences response fields without checks) becomes an error instead of killing the

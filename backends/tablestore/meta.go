@@ -8,6 +8,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // brine's metadata table: one row per table, holding its TableOptions.Meta, SplitKeys and Families.
@@ -120,7 +121,7 @@ func (b *Backend) putMeta(ctx context.Context, table string, cols map[string][]b
 			return mapError(fmt.Sprintf("put meta of %q", table), err, true)
 		}
 		b.log.DebugContext(ctx, "tablestore: meta write retried", "table", table, "attempt", n, "code", code)
-		if err := sleep(ctx, b.backoff(n+2)); err != nil {
+		if err := wait.Sleep(ctx, b.backoff(n+2)); err != nil {
 			return err
 		}
 	}

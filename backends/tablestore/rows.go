@@ -14,6 +14,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // maxColumnsPerWrite is the service's limit on attribute columns in one row operation.
@@ -280,7 +281,7 @@ func (b *Backend) readBatch(ctx context.Context, table string, sel *selector, pk
 			return fmt.Errorf("%d rows still failing after %d attempts: %w", len(again), attempt, lastErr)
 		}
 		b.log.DebugContext(ctx, "tablestore: retrying rows", "op", "read", "table", table, "rows", len(again), "attempt", attempt, "err", lastErr)
-		if err := sleep(ctx, b.backoff(attempt)); err != nil {
+		if err := wait.Sleep(ctx, b.backoff(attempt)); err != nil {
 			return err
 		}
 		pending = again
@@ -459,7 +460,7 @@ func (b *Backend) writeBatch(ctx context.Context, table string, batch []*prepare
 			return nil
 		}
 		b.log.DebugContext(ctx, "tablestore: retrying rows", "op", "write", "table", table, "rows", len(again), "attempt", attempt, "err", lastErr)
-		if err := sleep(ctx, b.backoff(attempt)); err != nil {
+		if err := wait.Sleep(ctx, b.backoff(attempt)); err != nil {
 			for _, p := range again {
 				rowErrs[p.idx] = fmt.Errorf("%w (retry abandoned: %w)", rowErrs[p.idx], err)
 			}
