@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole suite: lint, unit tests with -race, then the integration tests against a real HBase that
-# this script starts (and always stops, even when a test fails) and the in-process Tablestore server.
+# The whole suite: lint, unit tests with -race, then the integration tests (without -race: gohbase's
+# own race, below) against a real HBase that this script starts (and always stops, even when a test
+# fails) and the in-process Tablestore server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 began=$SECONDS
@@ -29,7 +30,15 @@ cat .hbase-up.log
 # Only the packages with integration-tagged files: the rest ran above already.
 mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build integration$' . | xargs -n1 dirname | sort -u)
 echo "test.sh: integration packages: ${pkgs[*]}"
-go test -race -count=1 -timeout 15m -tags integration -skip '^TestCluster' "${pkgs[@]}" || status=$?
+# Without -race, as the cluster tests below: the pinned gohbase has a data race of its own. Its
+# region client's trySend writes a pooled MultiRequest's context in a deferred call after the reply
+# has returned the MultiRequest to a package-wide pool (region/client.go:458, multi.go:27), from where
+# any other region client of the process (another gohbase client, or a reconnected one) may already
+# have taken it. Harmless (that context is a background span context, never cancelled), but the
+# race detector fails whatever test is running, and with a dozen gohbase clients per test binary it
+# did (1 fresh run in the series of 2026-11-23). brine's own code runs under -race in the unit run
+# above, on the embedded, memory, faulty and Tablestore stores.
+go test -count=1 -timeout 15m -tags integration -skip '^TestCluster' "${pkgs[@]}" || status=$?
 # gohbase's own integration suite through the drop-in (issue: the drop-in behaves like gohbase). Every
 # test must pass but TestChangingRegionServers, which fails on raw gohbase too: it needs cluster control.
 if BRINE_HBASE_ZK=127.0.0.1:2181 bash scripts/hbase/gohbase-suite.sh dropin > .gohbase-suite.log 2>&1; then
@@ -48,15 +57,11 @@ fi
 
 # Last and alone: this test stops and restarts the HBase server (down.sh/up.sh with HBASE_KEEP_DATA=1),
 # so nothing else may be using it; everywhere else it skips.
-BRINE_HBASE_RESTART=1 go test -race -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
+BRINE_HBASE_RESTART=1 go test -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
 
 # The multi-server tests, on the cluster of scripts/hbase/cluster.sh (3 region-server JVMs): the
 # standalone server goes first, so the two never share the 2 cores; -p 1 keeps the chaos test from
-# killing servers under the spread test. Without -race: the pinned gohbase
-# has a data race of its own that only several region servers show (a pooled MultiRequest whose
-# context its sender still writes after the reply has returned it to the pool, for another server's
-# batch to take; harmless, since that context is never cancelled, but the race detector stops the
-# test). brine's own code runs under -race everywhere above.
+# killing servers under the spread test. Without -race, for gohbase's race (above).
 make --no-print-directory hbase-down
 cluster_began=$SECONDS
 if make --no-print-directory cluster-up; then
