@@ -54,6 +54,10 @@ var javaExceptions = map[string]errKind{
 	"org.apache.hadoop.hbase.UnknownScannerException":                   kindRetryable,
 	"org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException": kindRetryable,
 	"org.apache.hadoop.hbase.exceptions.ScannerResetException":          kindRetryable,
+	// The scanner's lease ended under it (a scan stalled past hbase.client.scanner.timeout.period,
+	// e.g. while its region moved); the driver reopens the scanner after the last row, as HBase's
+	// own client does.
+	"org.apache.hadoop.hbase.regionserver.LeaseException": kindRetryable,
 }
 
 var javaClass = regexp.MustCompile(`(?:HBase Java exception|procedure exception:) ([A-Za-z0-9_.$]+)`)

@@ -41,6 +41,7 @@ func TestClassify(t *testing.T) {
 		{"other do-not-retry", java("org.apache.hadoop.hbase.DoNotRetryIOException"), kindOther},
 		{"region too busy", java("org.apache.hadoop.hbase.RegionTooBusyException"), kindRetryable},
 		{"unknown scanner", java("org.apache.hadoop.hbase.UnknownScannerException"), kindRetryable},
+		{"lease gone", java("org.apache.hadoop.hbase.regionserver.LeaseException"), kindRetryable},
 		{"please hold", java("org.apache.hadoop.hbase.PleaseHoldException"), kindRetryable},
 		{"gohbase retryable", region.RetryableError{}, kindRetryable},
 		{"gohbase not serving", region.NotServingRegionError{}, kindRetryable},
