@@ -91,7 +91,9 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 					d := r.count.snapshot().sub(before)
 					brineCounts.reads += d.reads
 					brineCounts.readKeys += d.readKeys
-					brineWire += r.wireCalls() - wire
+					brineCounts.dirReads += d.dirReads
+					// A directory read is one Get RPC of the driver's (readDir reads one key).
+					brineWire += r.wireCalls() - wire - d.dirReads
 				case 2:
 					el, err = driverGet(k)
 				case 3:
@@ -124,6 +126,7 @@ func (r *runner) gets(ctx context.Context, rng *rand.Rand) error {
 		BackendReadsPerGet: float64(brineCounts.reads) / n,
 		BackendKeysPerGet:  float64(brineCounts.readKeys) / n,
 		DriverRPCsPerGet:   -1,
+		DirReadsPerGet:     float64(brineCounts.dirReads) / n,
 	}
 	if r.store.Wire != nil {
 		g.DriverRPCsPerGet = float64(brineWire) / n

@@ -103,6 +103,9 @@ type GetResult struct {
 	// DriverRPCsPerGet is how many calls brine's driver made to the store client per Get; -1 when the
 	// driver cannot be observed below the backends API.
 	DriverRPCsPerGet float64 `json:"driver_rpcs_per_get"`
+	// DirReadsPerGet is the table handle's reads of the rebucket directory over the gets (at most one
+	// per client.WithRouteRefresh), counted apart from the gets' own calls above.
+	DirReadsPerGet float64 `json:"directory_reads_per_get"`
 }
 
 // LimitResult is one limited scan over Buckets buckets: how many rows were read for those returned.
@@ -296,6 +299,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		p("Per salted Get: %.2f backend Read call(s) for %.2f key(s)", g.BackendReadsPerGet, g.BackendKeysPerGet)
 		if g.DriverRPCsPerGet >= 0 {
 			p(", %.2f driver RPC(s)", g.DriverRPCsPerGet)
+		}
+		if g.DirReadsPerGet > 0 {
+			p("; besides, the table handle read the rebucket directory %.4f times per get (once per `WithRouteRefresh` at most)", g.DirReadsPerGet)
 		}
 		p(".\n\n")
 	}

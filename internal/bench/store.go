@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
 )
 
 // Raw is the baseline: the store's own driver, used the way an application without brine would use
@@ -98,30 +99,37 @@ func (r backendRaw) Scan(ctx context.Context, table string, start, end []byte, b
 
 // counting wraps brine's backend to count what the client asks of it: Read calls and keys, Apply
 // calls and rows, Scan calls and the rows they yielded.
+// Reads of the rebucket directory (client.DirTable: a table handle reads its row again at most once
+// per client.WithRouteRefresh) are counted apart, as dirReads: they belong to the handle, not to a call.
 type counting struct {
 	backends.Backend
-	reads, readKeys, applies, applyRows, scans, scanRows atomic.Int64
+	reads, readKeys, dirReads, applies, applyRows, scans, scanRows atomic.Int64
 }
 
-type counts struct{ reads, readKeys, applies, applyRows, scans, scanRows int64 }
+type counts struct{ reads, readKeys, dirReads, applies, applyRows, scans, scanRows int64 }
 
 func (c *counting) snapshot() counts {
 	return counts{
-		reads: c.reads.Load(), readKeys: c.readKeys.Load(), applies: c.applies.Load(),
+		reads: c.reads.Load(), readKeys: c.readKeys.Load(), dirReads: c.dirReads.Load(), applies: c.applies.Load(),
 		applyRows: c.applyRows.Load(), scans: c.scans.Load(), scanRows: c.scanRows.Load(),
 	}
 }
 
 func (a counts) sub(b counts) counts {
 	return counts{
-		reads: a.reads - b.reads, readKeys: a.readKeys - b.readKeys, applies: a.applies - b.applies,
-		applyRows: a.applyRows - b.applyRows, scans: a.scans - b.scans, scanRows: a.scanRows - b.scanRows,
+		reads: a.reads - b.reads, readKeys: a.readKeys - b.readKeys, dirReads: a.dirReads - b.dirReads,
+		applies: a.applies - b.applies, applyRows: a.applyRows - b.applyRows, scans: a.scans - b.scans,
+		scanRows: a.scanRows - b.scanRows,
 	}
 }
 
 func (c *counting) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
-	c.reads.Add(1)
-	c.readKeys.Add(int64(len(keys)))
+	if table == client.DirTable {
+		c.dirReads.Add(1)
+	} else {
+		c.reads.Add(1)
+		c.readKeys.Add(int64(len(keys)))
+	}
 	return c.Backend.Read(ctx, table, keys, opts)
 }
 
