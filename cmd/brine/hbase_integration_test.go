@@ -34,3 +34,5 @@ func TestHBaseCLIImportInterruptResumes(t *testing.T) { checkCLIInterrupt(t, hba
 func TestHBaseCLITablesDescribeDrop(t *testing.T) { checkTablesDescribeDrop(t, hbaseCLI(t), true) }
 
 func TestHBaseCLIPeriods(t *testing.T) { checkCLIPeriods(t, hbaseCLI(t)) }
+
+func TestHBaseCLIIndex(t *testing.T) { checkCLIIndex(t, hbaseCLI(t)) }
