@@ -196,7 +196,7 @@ func TestRunMemory(t *testing.T) {
 func checkIndex(t *testing.T, x *IndexResult, cfg Config) {
 	t.Helper()
 	if x == nil || x.Rows != min(cfg.Rows, indexRows) || x.Writers != indexWriters || len(x.Puts) != 3 ||
-		x.QueryRows != indexQueryRows || x.Queries != min(cfg.Gets, indexQueries) {
+		x.QueryRows != min(indexQueryRows, x.Rows/indexSellers) || x.Queries != min(cfg.Gets, indexQueries) {
 		t.Fatalf("index: %+v", x)
 	}
 	for k, p := range x.Puts {
