@@ -19,7 +19,7 @@ import (
 // The index section's orders: indexRows per repeat (Rows when smaller), written by indexWriters
 // goroutines, spread over indexSellers sellers; a query asks for indexQueryRows orders of one seller.
 const (
-	indexRows      = 4000
+	indexRows      = 2000
 	indexWriters   = 16
 	indexSellers   = 100
 	indexQueryRows = 20
