@@ -74,8 +74,12 @@ func (r *runner) filter(ctx context.Context) error {
 		}
 	}
 	r.log.Info("bench: loading the filter table (untimed)", "rows", n)
-	if st, err := t.Import(ctx, rows, client.ImportOptions{Workers: r.cfg.ImportWorkers}); err != nil || st.Written != int64(n) {
-		return fmt.Errorf("bench: import into %s: %d of %d rows: %w", t.Name(), st.Written, n, err)
+	st, err := t.Import(ctx, rows, client.ImportOptions{Workers: r.cfg.ImportWorkers})
+	if err != nil {
+		return fmt.Errorf("bench: import into %s: %w", t.Name(), err)
+	}
+	if st.Written != int64(n) {
+		return fmt.Errorf("bench: import into %s wrote %d of %d rows", t.Name(), st.Written, n)
 	}
 	col := client.Column{Family: family, Qualifier: "s"}
 	hot := client.ValueFilter(col, client.Equal, []byte("hot"))

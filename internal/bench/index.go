@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -210,8 +212,9 @@ func (r *runner) indexQueries(ctx context.Context, res *IndexResult, ix *client.
 			im = append(im, backends.Mutation{Key: append(ik, k...), Cells: []backends.Cell{{Family: family, Qualifier: "k", Value: k}}})
 		}
 		for table, muts := range map[string][]backends.Mutation{hmain: mm, hidx: im} {
-			if rowErrs, err := b.Apply(ctx, table, muts); err != nil || rowErrs != nil {
-				return fmt.Errorf("bench: load %s: %v %w", table, rowErrs, err)
+			rowErrs, err := b.Apply(ctx, table, muts)
+			if err = cmp.Or(err, errors.Join(rowErrs...)); err != nil {
+				return fmt.Errorf("bench: load %s: %w", table, err)
 			}
 		}
 	}
