@@ -21,10 +21,15 @@ const (
 	// SectionCluster runs only when the write tables' regions are on more than one server, or when
 	// Config.Cluster asks for it.
 	SectionCluster = "cluster"
+	// SectionIndex: Puts with 0, 1, 2 indexes and queries by index against a hand-written two-table
+	// application (issue 12). SectionFilter: a selective filter run by the store against reading every
+	// row (issue 14).
+	SectionIndex  = "index"
+	SectionFilter = "filter"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionCluster}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionFilter, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {

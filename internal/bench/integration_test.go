@@ -65,6 +65,10 @@ func TestRunHBase(t *testing.T) {
 		c.Servers[0].UnsaltedRows != int64(cfg.Rows) || c.Servers[0].Regions != 16 || c.ImportRatio <= 0 || !c.Forced {
 		t.Errorf("cluster section on one server: %+v", rep.Cluster)
 	}
+	checkIndex(t, rep.Index, cfg)
+	// The filter runs on the region servers: they send the matching rows only, and every row when the
+	// client filters.
+	checkFilter(t, rep.Filter, cfg, int64(min(cfg.Rows, filterRows)))
 	if len(rep.Scans) != len(cfg.ScanBuckets) || rep.Write == nil || rep.Write.BrineRowsPerS <= 0 {
 		t.Errorf("report: %+v", rep)
 	}

@@ -22,6 +22,8 @@ type Report struct {
 	Scans  []ScanResult  `json:"scans,omitempty"`
 	Get    *GetResult    `json:"get,omitempty"`
 	Limits []LimitResult `json:"limit_scans,omitempty"`
+	Index  *IndexResult  `json:"index,omitempty"`
+	Filter *FilterResult `json:"filter,omitempty"`
 	// Cluster is the multi-server section; nil when the regions were all on one server.
 	Cluster *ClusterResult `json:"cluster,omitempty"`
 	Goals   []GoalResult   `json:"goals"`
@@ -316,6 +318,12 @@ func (r *Report) Markdown(w io.Writer) error {
 			p("| %d | %d | %d | %d | %d | %s | %d | %.1f | %d |\n", l.Limit, l.Buckets, l.Batch, l.Prefetch, l.Returned, server, l.BackendRows, l.ReadPerRow, l.Bound)
 		}
 		p("\n")
+	}
+	if x := r.Index; x != nil {
+		x.markdown(p)
+	}
+	if f := r.Filter; f != nil {
+		f.markdown(p)
 	}
 	if c := r.Cluster; c != nil {
 		c.markdown(p, r)

@@ -49,6 +49,8 @@ type runner struct {
 	rep    *Report
 	suffix string
 	tables []string
+	// indexed are tables with indexes, deleted through the client so that their index tables go too.
+	indexed []string
 
 	plain  string // unsalted, pre-split at the salter's boundaries: the raw side
 	salted *client.Table
@@ -92,6 +94,16 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.has(SectionIndex) {
+		if err := r.index(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.has(SectionFilter) {
+		if err := r.filter(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.has(SectionCluster) {
 		if err := r.cluster(ctx); err != nil {
 			return nil, err
@@ -129,6 +141,11 @@ func newRunner(store *Store, cfg Config) *runner {
 func (r *runner) cleanup(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
+	for _, t := range r.indexed {
+		if err := r.client.DeleteTable(dctx, t); err != nil {
+			r.log.Warn("bench: could not delete table", "table", t, "err", err)
+		}
+	}
 	for _, t := range r.tables {
 		if err := r.store.Backend.DeleteTable(dctx, t); err != nil {
 			r.log.Warn("bench: could not delete table", "table", t, "err", err)

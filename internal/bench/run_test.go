@@ -51,6 +51,15 @@ func (r *recorder) Read(ctx context.Context, table string, keys [][]byte, opts b
 	return r.Backend.Read(ctx, table, keys, opts)
 }
 
+// CheckAndMutate and Increment pass through: indexes need them.
+func (r *recorder) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
+	return r.Backend.(backends.RowAtomic).CheckAndMutate(ctx, table, cond, m)
+}
+
+func (r *recorder) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
+	return r.Backend.(backends.RowAtomic).Increment(ctx, table, key, incs)
+}
+
 func (r *recorder) Regions(ctx context.Context, table string) ([][]byte, error) {
 	return r.Backend.(backends.RegionLister).Regions(ctx, table)
 }
@@ -107,10 +116,13 @@ func TestRunMemory(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// 2 write tables, scan tables for 1 and 8 buckets, and the 32-bucket limit table.
-	if len(rec.created) != 5 {
-		t.Errorf("created %v, want 5 tables", rec.created)
+	// 2 write tables, scan tables for 1 and 8 buckets, the 32-bucket limit table, 3 order tables and
+	// their 0+1+2 index tables, the hand-written application's 2 tables, and the filter table.
+	if len(rec.created) != 14 {
+		t.Errorf("created %v, want 14 tables", rec.created)
 	}
+	checkIndex(t, rep.Index, cfg)
+	checkFilter(t, rep.Filter, cfg, -1)
 
 	sp := rep.Spread
 	if sp == nil || sp.Regions != 16 || sp.UnsaltedMaxShare != 1 || sp.Unsalted[0] != int64(cfg.Rows) {
@@ -173,8 +185,57 @@ func TestRunMemory(t *testing.T) {
 		}
 	}
 	var md bytes.Buffer
-	if err := rep.Markdown(&md); err != nil || !strings.Contains(md.String(), "## 5. Scan with limit") {
+	if err := rep.Markdown(&md); err != nil || !strings.Contains(md.String(), "## 5. Scan with limit") ||
+		!strings.Contains(md.String(), "## Indexes") || !strings.Contains(md.String(), "## Selective filter") {
 		t.Errorf("markdown: %v\n%s", err, md.String())
+	}
+}
+
+// checkIndex: every table got its rows, an order Put writes one row per table it touches (main, and
+// one entry per index) and asks the store for more as indexes are added, and every query returned 20.
+func checkIndex(t *testing.T, x *IndexResult, cfg Config) {
+	t.Helper()
+	if x == nil || x.Rows != min(cfg.Rows, indexRows) || x.Writers != indexWriters || len(x.Puts) != 3 ||
+		x.QueryRows != min(indexQueryRows, x.Rows/indexSellers) || x.Queries != min(cfg.Gets, indexQueries) {
+		t.Fatalf("index: %+v", x)
+	}
+	for k, p := range x.Puts {
+		if p.Indexes != k || p.RowsPerS <= 0 || p.OverNoIndex <= 0 {
+			t.Errorf("index puts %d: %+v", k, p)
+		}
+		// A new order: the main row and one entry per index, and never fewer calls than rows.
+		if p.RowsPerPut < float64(1+k) || p.CallsPerPut < 1 {
+			t.Errorf("%d indexes: %.2f rows and %.2f calls per Put", k, p.RowsPerPut, p.CallsPerPut)
+		}
+		if k > 0 && (p.RowsPerPut <= x.Puts[k-1].RowsPerPut || p.CallsPerPut <= x.Puts[k-1].CallsPerPut) {
+			t.Errorf("%d indexes cost no more than %d: %+v vs %+v", k, k-1, p, x.Puts[k-1])
+		}
+	}
+	if x.Puts[0].RowsPerPut != 1 || x.Puts[0].CallsPerPut != 1 {
+		t.Errorf("a Put without index: %+v, want 1 call writing 1 row", x.Puts[0])
+	}
+	if x.CoveredP50us <= 0 || x.RowsP50us <= 0 || x.HandP50us <= 0 || x.CoveredOverHand <= 0 || x.RowsOverHand <= 0 {
+		t.Errorf("index queries: %+v", x)
+	}
+}
+
+// checkFilter: both reads covered the same rows and returned the 1% matching; the filtered one had
+// the backend yield only those, the client-side one every row. server is the rows a store that counts
+// them must have sent for the client-side read (-1: not observable).
+func checkFilter(t *testing.T, f *FilterResult, cfg Config, server int64) {
+	t.Helper()
+	n := min(cfg.Rows, filterRows)
+	if f == nil || f.Rows != n || f.Buckets != 8 || f.Matching != n/filterEvery || f.FilteredRowsPerS <= 0 || f.ClientRowsPerS <= 0 || f.TimeRatio <= 0 {
+		t.Fatalf("filter: %+v", f)
+	}
+	if f.FilteredBackendRows != int64(f.Matching) || f.ClientBackendRows != int64(n) {
+		t.Errorf("filter: backend yielded %d rows filtered, %d client-side; want %d and %d", f.FilteredBackendRows, f.ClientBackendRows, f.Matching, n)
+	}
+	if server < 0 && (f.FilteredServerRows != -1 || f.ClientServerRows != -1) {
+		t.Errorf("filter: server rows %d and %d on a store that cannot count them", f.FilteredServerRows, f.ClientServerRows)
+	}
+	if server >= 0 && (f.FilteredServerRows != int64(f.Matching) || f.ClientServerRows != server) {
+		t.Errorf("filter: server sent %d rows filtered, %d client-side; want %d and %d", f.FilteredServerRows, f.ClientServerRows, f.Matching, server)
 	}
 }
 

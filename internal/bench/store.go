@@ -104,14 +104,17 @@ func (r backendRaw) Scan(ctx context.Context, table string, start, end []byte, b
 type counting struct {
 	backends.Backend
 	reads, readKeys, dirReads, applies, applyRows, scans, scanRows atomic.Int64
+	// cams and incs: CheckAndMutate and Increment calls, counted by atomicCounting (index.go).
+	cams, incs atomic.Int64
 }
 
-type counts struct{ reads, readKeys, dirReads, applies, applyRows, scans, scanRows int64 }
+type counts struct{ reads, readKeys, dirReads, applies, applyRows, scans, scanRows, cams, incs int64 }
 
 func (c *counting) snapshot() counts {
 	return counts{
 		reads: c.reads.Load(), readKeys: c.readKeys.Load(), dirReads: c.dirReads.Load(), applies: c.applies.Load(),
 		applyRows: c.applyRows.Load(), scans: c.scans.Load(), scanRows: c.scanRows.Load(),
+		cams: c.cams.Load(), incs: c.incs.Load(),
 	}
 }
 
@@ -119,7 +122,15 @@ func (a counts) sub(b counts) counts {
 	return counts{
 		reads: a.reads - b.reads, readKeys: a.readKeys - b.readKeys, dirReads: a.dirReads - b.dirReads,
 		applies: a.applies - b.applies, applyRows: a.applyRows - b.applyRows, scans: a.scans - b.scans,
-		scanRows: a.scanRows - b.scanRows,
+		scanRows: a.scanRows - b.scanRows, cams: a.cams - b.cams, incs: a.incs - b.incs,
+	}
+}
+
+func (a counts) add(b counts) counts {
+	return counts{
+		reads: a.reads + b.reads, readKeys: a.readKeys + b.readKeys, dirReads: a.dirReads + b.dirReads,
+		applies: a.applies + b.applies, applyRows: a.applyRows + b.applyRows, scans: a.scans + b.scans,
+		scanRows: a.scanRows + b.scanRows, cams: a.cams + b.cams, incs: a.incs + b.incs,
 	}
 }
 

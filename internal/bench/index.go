@@ -1,0 +1,316 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/salting"
+)
+
+// The index section's orders: indexRows per repeat (Rows when smaller), written by indexWriters
+// goroutines, spread over indexSellers sellers; a query asks for indexQueryRows orders of one seller.
+const (
+	indexRows      = 2000
+	indexWriters   = 16
+	indexSellers   = 100
+	indexQueryRows = 20
+	// indexQueries caps the queries of each kind per repeat (Gets when smaller).
+	indexQueries = 200
+)
+
+// IndexResult is what indexes cost (issue 12): Puts of new orders into tables with 0, 1 and 2 indexes,
+// and a query of one seller's orders by index against a hand-written two-table application.
+type IndexResult struct {
+	Rows    int              `json:"rows_per_repeat"`
+	Writers int              `json:"writers"`
+	Puts    []IndexPutResult `json:"puts"`
+	Queries int              `json:"queries_per_kind"`
+	// QueryRows is the orders each query returns.
+	QueryRows int `json:"rows_per_query"`
+	// CoveredP50us: by_seller answering from its covered column; RowsP50us: by_seller with the main
+	// rows; HandP50us: the raw driver's index-table scan, then one read of the main rows.
+	CoveredP50us    float64 `json:"covered_p50_us"`
+	RowsP50us       float64 `json:"with_rows_p50_us"`
+	HandP50us       float64 `json:"hand_written_p50_us"`
+	CoveredOverHand float64 `json:"covered_over_hand_written"`
+	RowsOverHand    float64 `json:"with_rows_over_hand_written"`
+}
+
+// IndexPutResult is the Puts into one table (medians over the repeats; calls and rows over them all).
+type IndexPutResult struct {
+	Indexes     int     `json:"indexes"`
+	RowsPerS    float64 `json:"rows_per_s"`
+	OverNoIndex float64 `json:"over_no_index"`
+	// CallsPerPut is backend calls per Put (reads, applies, check-and-mutates, scans); RowsPerPut is
+	// rows written per Put: the write amplification.
+	CallsPerPut float64 `json:"store_calls_per_put"`
+	RowsPerPut  float64 `json:"rows_written_per_put"`
+}
+
+// atomicCounting is counting for a driver with row-atomic operations, which index writes need.
+type atomicCounting struct {
+	*counting
+	ra backends.RowAtomic
+}
+
+func (c atomicCounting) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
+	c.cams.Add(1)
+	return c.ra.CheckAndMutate(ctx, table, cond, m)
+}
+
+func (c atomicCounting) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
+	c.incs.Add(1)
+	return c.ra.Increment(ctx, table, key, incs)
+}
+
+// orderIndexes mirror the guides' order example (client/indextest): by seller, newest first, the
+// amount covered; by buyer.
+func orderIndexes() ([]client.IndexConfig, error) {
+	bySeller, err := salting.ParseSpec("hash:4:fields=1")
+	if err != nil {
+		return nil, err
+	}
+	byBuyer, err := salting.ParseSpec("hash:3")
+	if err != nil {
+		return nil, err
+	}
+	return []client.IndexConfig{
+		{Name: "by_seller", Salter: bySeller, Covered: []client.Column{{Family: family, Qualifier: "amount"}},
+			Parts: []client.IndexPart{client.ColumnPart(family, "seller"), client.ColumnPart(family, "ts").Descending(), client.KeyPart(0)}},
+		{Name: "by_buyer", Salter: byBuyer, Parts: []client.IndexPart{client.ColumnPart(family, "buyer")}},
+	}, nil
+}
+
+func orderKey(rep, i int) []byte {
+	return keys.AppendText(nil, keys.KindString, fmt.Sprintf("o%02d%08d", rep, i))
+}
+
+func sellerOf(i int) []byte { return fmt.Appendf(nil, "s%03d", i%indexSellers) }
+
+func orderCells(i int) []client.Cell {
+	return []client.Cell{
+		{Family: family, Qualifier: "seller", Value: sellerOf(i)},
+		{Family: family, Qualifier: "buyer", Value: fmt.Appendf(nil, "b%04d", i%1000)},
+		{Family: family, Qualifier: "ts", Value: binary.BigEndian.AppendUint64(nil, uint64(i))},
+		{Family: family, Qualifier: "amount", Value: fmt.Appendf(nil, "%d", i%997)},
+	}
+}
+
+// index runs the index section: it needs a driver with row-atomic operations.
+func (r *runner) index(ctx context.Context) error {
+	ra, ok := r.store.Backend.(backends.RowAtomic)
+	if !ok {
+		r.rep.Notes = append(r.rep.Notes, "index section skipped: the driver has no row-atomic operations, which indexes need")
+		return nil
+	}
+	n := min(r.cfg.Rows, indexRows)
+	c := client.New(atomicCounting{r.count, ra}, append([]client.Option{client.WithLogger(r.log)}, r.cfg.ClientOptions...)...)
+	all, err := orderIndexes()
+	if err != nil {
+		return err
+	}
+	salter, err := salting.ParseSpec("hash:8")
+	if err != nil {
+		return err
+	}
+	var tables [3]*client.Table
+	for k := range tables {
+		name := TablePrefix + "orders" + strconv.Itoa(k) + "_" + r.suffix
+		if tables[k], err = c.CreateTable(ctx, name, client.TableConfig{Salter: salter, Indexes: all[:k]}); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		r.indexed = append(r.indexed, name)
+	}
+	res := &IndexResult{Rows: n, Writers: indexWriters, QueryRows: min(indexQueryRows, (n+indexSellers-1)/indexSellers)}
+	r.log.Info("bench: indexed puts", "rows", n, "writers", indexWriters)
+	rates := make([][]float64, len(tables))
+	var used [3]counts
+	for rep := range r.cfg.Repeat {
+		// Rotate the order so that each table is written first, second and third in turn.
+		for j := range tables {
+			k := (j + rep) % len(tables)
+			before := r.count.snapshot()
+			el, err := indexPuts(ctx, tables[k], rep, n)
+			if err != nil {
+				return err
+			}
+			used[k] = used[k].add(r.count.snapshot().sub(before))
+			rates[k] = append(rates[k], RowsPerSecond(int64(n), el))
+		}
+	}
+	puts := float64(n * r.cfg.Repeat)
+	for k := range tables {
+		u := used[k]
+		p := IndexPutResult{
+			Indexes: k, RowsPerS: Median(rates[k]),
+			CallsPerPut: float64(u.reads+u.applies+u.cams+u.incs+u.scans) / puts,
+			RowsPerPut:  float64(u.applyRows+u.cams) / puts,
+		}
+		p.OverNoIndex = Ratio(p.RowsPerS, Median(rates[0]))
+		res.Puts = append(res.Puts, p)
+	}
+	if err := r.indexQueries(ctx, res, tables[1].Index("by_seller"), n); err != nil {
+		return err
+	}
+	r.rep.Index = res
+	return nil
+}
+
+// indexPuts writes orders [0, n) of repeat rep into t from indexWriters goroutines.
+func indexPuts(ctx context.Context, t *client.Table, rep, n int) (time.Duration, error) {
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	began := time.Now()
+	for range indexWriters {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return nil
+				}
+				if err := t.Put(gctx, orderKey(rep, i), orderCells(i)...); err != nil {
+					return fmt.Errorf("bench: put order %d into %s: %w", i, t.Name(), err)
+				}
+			}
+		})
+	}
+	err := g.Wait()
+	return time.Since(began), err
+}
+
+// indexQueries times the query of one seller's newest orders three ways. The hand-written
+// application keeps an unsalted index table of [seller][ts desc][order] -> order key next to an
+// unsalted main table, written without any protocol, and reads them with the driver directly.
+func (r *runner) indexQueries(ctx context.Context, res *IndexResult, ix *client.Index, n int) error {
+	b := r.store.Backend
+	hmain, hidx := TablePrefix+"hand_main_"+r.suffix, TablePrefix+"hand_by_seller_"+r.suffix
+	for _, name := range []string{hmain, hidx} {
+		if err := b.CreateTable(ctx, name, backends.TableOptions{Families: []string{family}}); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		r.tables = append(r.tables, name)
+	}
+	const chunk = 1000
+	for lo := 0; lo < n; lo += chunk {
+		var mm, im []backends.Mutation
+		for i := lo; i < min(lo+chunk, n); i++ {
+			k := orderKey(0, i)
+			mm = append(mm, backends.Mutation{Key: k, Cells: orderCells(i)})
+			ik := keys.AppendText(nil, keys.KindBytes, sellerOf(i))
+			ik = binary.BigEndian.AppendUint64(ik, ^uint64(i))
+			im = append(im, backends.Mutation{Key: append(ik, k...), Cells: []backends.Cell{{Family: family, Qualifier: "k", Value: k}}})
+		}
+		for table, muts := range map[string][]backends.Mutation{hmain: mm, hidx: im} {
+			rowErrs, err := b.Apply(ctx, table, muts)
+			if err = cmp.Or(err, errors.Join(rowErrs...)); err != nil {
+				return fmt.Errorf("bench: load %s: %w", table, err)
+			}
+		}
+	}
+	want := res.QueryRows
+	check := func(kind string, seller []byte, got int) error {
+		if got != want {
+			return fmt.Errorf("bench: %s query of seller %s returned %d rows, want %d", kind, seller, got, want)
+		}
+		return nil
+	}
+	byIndex := func(kind string, opts ...client.ReadOption) func([]byte) error {
+		return func(seller []byte) error {
+			p, err := ix.Prefix(seller)
+			if err != nil {
+				return fmt.Errorf("bench: %w", err)
+			}
+			got := 0
+			for row, err := range ix.Scan(ctx, client.PrefixRange(p), append(opts, client.Limit(want))...) {
+				if err != nil {
+					return fmt.Errorf("bench: %s query: %w", kind, err)
+				}
+				if len(row.Cells) == 0 {
+					return fmt.Errorf("bench: %s query of seller %s: a row without cells", kind, seller)
+				}
+				got++
+			}
+			return check(kind, seller, got)
+		}
+	}
+	hand := func(seller []byte) error {
+		p := keys.AppendText(nil, keys.KindBytes, seller)
+		var mk [][]byte
+		for row, err := range b.Scan(ctx, hidx, backends.Range{Start: p, End: keys.PrefixEnd(p)}, backends.ScanOptions{Limit: want}) {
+			if err != nil {
+				return fmt.Errorf("bench: hand-written index scan: %w", err)
+			}
+			mk = append(mk, row.Cells[0].Value)
+		}
+		rows, err := b.Read(ctx, hmain, mk, backends.ReadOptions{})
+		if err != nil {
+			return fmt.Errorf("bench: hand-written main read: %w", err)
+		}
+		got := 0
+		for _, row := range rows {
+			if len(row.Cells) > 0 {
+				got++
+			}
+		}
+		return check("hand-written", seller, got)
+	}
+	kinds := []func([]byte) error{
+		byIndex("covered", client.Columns(client.Column{Family: family, Qualifier: "amount"})),
+		byIndex("with rows"),
+		hand,
+	}
+	q := min(r.cfg.Gets, indexQueries)
+	res.Queries = q
+	sellers := min(n, indexSellers)
+	lat := make([][]time.Duration, len(kinds))
+	r.log.Info("bench: queries by index", "queries", q, "rows", want)
+	for k := range kinds { // warm-up, and a check of every side's answer
+		if err := kinds[k](sellerOf(0)); err != nil {
+			return err
+		}
+	}
+	for rep := range r.cfg.Repeat {
+		for j := range kinds {
+			k := (j + rep) % len(kinds)
+			for i := range q {
+				seller := sellerOf(i % sellers)
+				began := time.Now()
+				if err := kinds[k](seller); err != nil {
+					return err
+				}
+				lat[k] = append(lat[k], time.Since(began))
+			}
+		}
+	}
+	res.CoveredP50us = us(MedianDuration(lat[0]))
+	res.RowsP50us = us(MedianDuration(lat[1]))
+	res.HandP50us = us(MedianDuration(lat[2]))
+	res.CoveredOverHand = Ratio(res.CoveredP50us, res.HandP50us)
+	res.RowsOverHand = Ratio(res.RowsP50us, res.HandP50us)
+	return nil
+}
+
+func (l *IndexResult) markdown(p func(format string, args ...any)) {
+	p("## Indexes: Puts with 0, 1, 2 indexes, and a query by index vs a hand-written two-table application\n\n")
+	p("%d new orders per repeat from %d concurrent writers (hash:8; by_seller and by_buyer indexes).\n\n", l.Rows, l.Writers)
+	p("| indexes | rows/s | over no index | store calls per Put | rows written per Put |\n|---:|---:|---:|---:|---:|\n")
+	for _, u := range l.Puts {
+		p("| %d | %.0f | %.2fx | %.2f | %.2f |\n", u.Indexes, u.RowsPerS, u.OverNoIndex, u.CallsPerPut, u.RowsPerPut)
+	}
+	p("\nQuery of one seller's %d newest orders (%d queries of each kind per repeat, p50):\n\n", l.QueryRows, l.Queries)
+	p("| query | p50 | over hand-written |\n|---|---:|---:|\n")
+	p("| index, covered column only | %.0f µs | %.2fx |\n", l.CoveredP50us, l.CoveredOverHand)
+	p("| index, with the main rows | %.0f µs | %.2fx |\n", l.RowsP50us, l.RowsOverHand)
+	p("| hand-written: raw index-table scan, then one read of the main rows | %.0f µs | 1.00x |\n\n", l.HandP50us)
+}
