@@ -81,19 +81,25 @@ func TestHBaseRestartResume(t *testing.T) {
 	})
 	c1, close1 := openHBaseWith(t, zk, hbase.Options{RequestTimeout: 2 * time.Second, Concurrency: 256},
 		5*time.Second, goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
-	cur := c1 // the client the table is dropped through at the end
 	name := hbasetest.Table("brine_rel_restart")
 	tbl, err := c1.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, hbaseSpec)})
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	t.Cleanup(func() {
+	// The table is dropped through the newest client, while it is open: each drop cleanup is
+	// registered after its client's close, so it runs first (cleanups run last-in, first-out).
+	cur := c1
+	drop := func(c *client.Client) {
+		if cur != c {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if err := cur.DeleteTable(ctx, name); err != nil {
+		if err := c.DeleteTable(ctx, name); err != nil {
 			t.Errorf("DeleteTable(%s): %v", name, err)
 		}
-	})
+	}
+	t.Cleanup(func() { drop(c1) })
 
 	// Phase 1: imported fully.
 	st1, err := tbl.Import(ctx, pacedInput(0, n/2, 0, 0, nil), client.ImportOptions{Timestamp: ts})
@@ -207,6 +213,7 @@ func TestHBaseRestartResume(t *testing.T) {
 	c2, _ := openHBaseWith(t, zk, hbase.Options{RequestTimeout: 10 * time.Second}, 5*time.Second,
 		goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
 	cur = c2
+	t.Cleanup(func() { drop(c2) })
 	tbl2, err := c2.OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatalf("OpenTable after the restart: %v", err)
