@@ -6,26 +6,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tsuna/gohbase"
-
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // TestFilteredScanLimitPushdown: a filter runs on the region server, so a filtered scan with a limit
 // asks for the limit and the server sends only matching rows, the limit of them, however many rows
 // it skipped.
 func TestFilteredScanLimitPushdown(t *testing.T) {
-	zk := hbasetest.ZK(t)
-	raw := gohbase.NewClient(zk)
-	defer raw.Close()
-	cc := &countingClient{Client: raw, rpc: raw.(gohbase.RPCClient)}
-	b, err := hbase.New(cc, gohbase.NewAdminClient(zk), hbase.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b, cc := countingBackend(t)
 	table := fillScanTable(t, b)
 	ctx := testCtx(t)
 	even := backends.NewRegexFilter(backends.Column{Family: "d", Qualifier: "v"}, "^row0[0-9][02468]$")

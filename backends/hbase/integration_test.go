@@ -697,16 +697,26 @@ func (c *countingClient) SendRPC(call hrpc.Call) (proto.Message, error) {
 	return msg, err
 }
 
-func TestScanLimitPushdown(t *testing.T) {
+// countingBackend is a Backend over a gohbase client whose RPCs cc counts; both close with the test.
+func countingBackend(t *testing.T) (*hbase.Backend, *countingClient) {
+	t.Helper()
 	zk := hbasetest.ZK(t)
 	raw := gohbase.NewClient(zk)
-	defer raw.Close()
 	cc := &countingClient{Client: raw, rpc: raw.(gohbase.RPCClient)}
 	b, err := hbase.New(cc, gohbase.NewAdminClient(zk), hbase.Options{})
 	if err != nil {
+		raw.Close()
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() {
+		b.Close()
+		raw.Close()
+	})
+	return b, cc
+}
+
+func TestScanLimitPushdown(t *testing.T) {
+	b, cc := countingBackend(t)
 	table := fillScanTable(t, b)
 	ctx := testCtx(t)
 

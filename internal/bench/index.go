@@ -7,10 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
@@ -169,24 +166,12 @@ func (r *runner) index(ctx context.Context) error {
 
 // indexPuts writes orders [0, n) of repeat rep into t from indexWriters goroutines.
 func indexPuts(ctx context.Context, t *client.Table, rep, n int) (time.Duration, error) {
-	var next atomic.Int64
-	g, gctx := errgroup.WithContext(ctx)
-	began := time.Now()
-	for range indexWriters {
-		g.Go(func() error {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return nil
-				}
-				if err := t.Put(gctx, orderKey(rep, i), orderCells(i)...); err != nil {
-					return fmt.Errorf("bench: put order %d into %s: %w", i, t.Name(), err)
-				}
-			}
-		})
-	}
-	err := g.Wait()
-	return time.Since(began), err
+	return parallelN(ctx, n, indexWriters, func(ctx context.Context, i int) error {
+		if err := t.Put(ctx, orderKey(rep, i), orderCells(i)...); err != nil {
+			return fmt.Errorf("bench: put order %d into %s: %w", i, t.Name(), err)
+		}
+		return nil
+	})
 }
 
 // indexQueries times the query of one seller's newest orders three ways. The hand-written

@@ -193,6 +193,17 @@ func (r *runner) writePhase(ctx context.Context, s salting.Salter) error {
 
 // rawWrite writes rows [0, n) through the raw driver from conc goroutines, each waiting for its Put.
 func (r *runner) rawWrite(ctx context.Context, table string, n, conc int) (time.Duration, error) {
+	return parallelN(ctx, n, conc, func(ctx context.Context, i int) error {
+		if err := r.store.Raw.Put(ctx, table, Key(i), r.value); err != nil {
+			return fmt.Errorf("bench: raw put row %d: %w", i, err)
+		}
+		return nil
+	})
+}
+
+// parallelN runs fn for i in [0, n) from conc goroutines, each taking the next i, and returns how
+// long it took; the first error stops the others.
+func parallelN(ctx context.Context, n, conc int, fn func(ctx context.Context, i int) error) (time.Duration, error) {
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	began := time.Now()
@@ -203,8 +214,8 @@ func (r *runner) rawWrite(ctx context.Context, table string, n, conc int) (time.
 				if i >= n {
 					return nil
 				}
-				if err := r.store.Raw.Put(gctx, table, Key(i), r.value); err != nil {
-					return fmt.Errorf("bench: raw put row %d: %w", i, err)
+				if err := fn(gctx, i); err != nil {
+					return err
 				}
 			}
 		})
