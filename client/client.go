@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/internal/fanout"
+	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 

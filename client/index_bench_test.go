@@ -9,7 +9,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/client/indextest"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/keys"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
-	"github.com/brine-kv/brine/client/indextest"
+	"github.com/brine-kv/brine/internal/indextest"
 )
 
 // lostReply applies a compare-and-set and then, by the seed, reports a failure: the crash right

@@ -12,7 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/client/indextest"
+	"github.com/brine-kv/brine/internal/indextest"
 )
 
 // indexStores are the embedded stores the index cases run on (integration/ runs them on HBase and

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/client/indextest"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/indextest"
 )
 
 // The index cases the embedded stores run (client/indextest), on HBase and on the Tablestore

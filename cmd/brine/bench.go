@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/internal/bench"
+	"github.com/brine-kv/brine/cmd/brine/internal/bench"
 )
 
 // intList is a comma-separated list of integers flag.

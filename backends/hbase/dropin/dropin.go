@@ -13,7 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/internal/fanout"
+	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 

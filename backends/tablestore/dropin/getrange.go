@@ -12,7 +12,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
-	"github.com/brine-kv/brine/internal/fanout"
+	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
 
