@@ -41,7 +41,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	f.register(fs)
 	f.metrics.register(fs)
 	fs.StringVar(&f.salt, "salt", "", "salting spec; required with -create, else checked against the table's (empty: adopt it)")
-	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (required)")
+	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (default: the table's stored schema; required with --create)")
 	fs.StringVar(&f.format, "format", "", "csv, tsv or jsonl (default: from the file name, else csv)")
 	fs.StringVar(&f.family, "family", client.DefaultFamily, "column family of the imported cells")
 	fs.StringVar(&f.columns, "columns", "", "comma-separated columns to store (default: all but the key columns)")
@@ -58,10 +58,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 	env.applyVerbose(f.verbose)
 	if len(pos) != 1 {
-		return errors.New("usage: brine import --table T --key COLS [flags] FILE (- for stdin)")
-	}
-	if f.key == "" {
-		return errors.New("--key is required")
+		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
 	}
 	if f.workers <= 0 || f.batchRows <= 0 {
 		return fmt.Errorf("--workers and --batch must be positive (got %d, %d)", f.workers, f.batchRows)
@@ -70,9 +67,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("--on-duplicate: %w", err)
 	}
-	schema, err := keys.ParseSchema(f.key)
+	schema, err := f.keySchema(ctx, env)
 	if err != nil {
-		return fmt.Errorf("--key: %w", err)
+		return err
 	}
 	path := pos[0]
 	format, err := parseFormat(f.format, path)
@@ -249,21 +246,53 @@ func (f *importFlags) resumeCommand(fs *flag.FlagSet, report string) string {
 	return strings.Join(append(parts, shellQuote(report)), " ")
 }
 
+// keySchema is the schema rows' keys are encoded with: --key, else the one stored with the table.
+func (f *importFlags) keySchema(ctx context.Context, env *cliEnv) (*keys.Schema, error) {
+	if f.key != "" {
+		s, err := keys.ParseSchema(f.key)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		return s, nil
+	}
+	if f.create {
+		return nil, errors.New("--key is required with --create: the key columns, e.g. 'host,ts:int64'")
+	}
+	c, _, stored, err := f.openTable(ctx, env, f.salt)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
+	if stored == nil {
+		return nil, fmt.Errorf("--key is required: table %s stores no key schema (give the key columns, e.g. 'host,ts:int64')", f.table)
+	}
+	return stored, nil
+}
+
+// importTarget is a table an import writes: a salted table, or a partitioned one by its logical name.
+type importTarget interface {
+	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
+}
+
 // openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
 // schema stored with it, if any, is the import's.
-func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, *client.Table, error) {
+func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, importTarget, error) {
 	if !f.create {
 		c, t, stored, err := f.openTable(ctx, env, f.salt)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := refusePartitioned(ctx, c, f.table); err != nil {
-			c.Close()
-			return nil, nil, err
-		}
 		if stored != nil && stored.String() != schema.String() {
 			c.Close()
 			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)
+		}
+		p, err := openPartitioned(ctx, c, f.table)
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		if p != nil {
+			return c, p, nil
 		}
 		return c, t, nil
 	}

@@ -35,27 +35,23 @@ type rowTable interface {
 // partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
 // then read and write a partitioned table by its logical name.
 func partitionedOrTable(ctx context.Context, c *client.Client, name string, t *client.Table) (rowTable, error) {
+	p, err := openPartitioned(ctx, c, name)
+	if err != nil || p == nil {
+		return t, err
+	}
+	return p, nil
+}
+
+// openPartitioned opens the table name as a partitioned table, or returns nil when it is not one.
+func openPartitioned(ctx context.Context, c *client.Client, name string) (*client.Partitioned, error) {
 	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return nil, err
 	}
 	if !client.IsPartitioned(meta) {
-		return t, nil
+		return nil, nil
 	}
 	return c.OpenPartitioned(ctx, name, nil)
-}
-
-// refusePartitioned stops a command that works on one salted table (import) from writing a
-// partitioned table's period list as if it were data.
-func refusePartitioned(ctx context.Context, c *client.Client, name string) error {
-	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
-	if err != nil {
-		return err
-	}
-	if client.IsPartitioned(meta) {
-		return fmt.Errorf("%s is a partitioned table: import into one is not supported (write with put or the Go API)", name)
-	}
-	return nil
 }
 
 // dropTableOrPeriods drops a table, or a partitioned table with every period.
