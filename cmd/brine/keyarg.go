@@ -100,18 +100,9 @@ func (kf keyFormat) raw(s string) ([]byte, error) {
 func (kf keyFormat) format(k []byte) string {
 	if kf.schema != nil {
 		if vals, err := kf.schema.Decode(k); err == nil {
-			text := make([]string, len(vals))
-			for i, v := range vals {
-				switch x := v.(type) {
-				case []byte:
-					text[i] = string(x)
-				default:
-					text[i] = fmt.Sprint(x)
-				}
-			}
 			var b bytes.Buffer
 			w := csv.NewWriter(&b)
-			_ = w.Write(text)
+			_ = w.Write(fieldTexts(vals))
 			w.Flush()
 			return strings.TrimSuffix(b.String(), "\n")
 		}
@@ -121,6 +112,20 @@ func (kf keyFormat) format(k []byte) string {
 		return hex.EncodeToString(k)
 	}
 	return printable(k)
+}
+
+// fieldTexts are decoded key fields as ParseValues takes them back.
+func fieldTexts(vals []any) []string {
+	text := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case []byte:
+			text[i] = string(x)
+		default:
+			text[i] = fmt.Sprint(x)
+		}
+	}
+	return text
 }
 
 // printable shows a key as text when it is text, Go-quoted when it is not (or when it starts with a
