@@ -305,7 +305,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
-	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; @key ~ regex for the row key; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
+	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; = and != compare text, < <= > >= compare numbers with a number and times (ms, date or RFC 3339 values) with a date; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
 	}
@@ -339,14 +339,16 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var opts []client.ReadOption
+	var sf *scanFilter
 	if *filterExpr != "" {
 		f, err := parseFilter(*filterExpr, client.DefaultFamily)
 		if err != nil {
 			return err
 		}
-		opts = append(opts, client.RowFilter(f))
+		sf = newScanFilter(f, tc.kf)
+		opts = append(opts, sf.options()...)
 	}
-	if *limit > 0 {
+	if *limit > 0 && (sf == nil || !sf.local) {
 		opts = append(opts, client.Limit(*limit))
 	}
 	if *reverse {
@@ -366,13 +368,27 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		if sf != nil {
+			var ok bool
+			if row, ok = sf.apply(row); !ok {
+				continue
+			}
+		}
 		n++
 		last = row.Key
 		if *keysOnly {
 			fmt.Fprintln(env.stdout, tc.kf.format(row.Key))
-			continue
+		} else {
+			printRow(env.stdout, tc.kf, row)
 		}
-		printRow(env.stdout, tc.kf, row)
+		if n == *limit { // the limit the store did not apply
+			break
+		}
+	}
+	if sf != nil {
+		if err := sf.warn(ctx, env.stderr, tc.t, r); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
 	if *limit > 0 && n == *limit {
