@@ -233,7 +233,7 @@ func runPut(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		cells = append(cells, client.Cell{Family: fam, Qualifier: qual, Value: []byte(val), Timestamp: *ts})
 	}
-	return tc.t.Put(ctx, key, cells...)
+	return tc.kf.keyErr(key, tc.t.Put(ctx, key, cells...))
 }
 
 func runGet(ctx context.Context, env *cliEnv, args []string) error {
@@ -252,7 +252,7 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	row, err := tc.t.Get(ctx, key)
 	if err != nil {
-		return err
+		return tc.kf.keyErr(key, err)
 	}
 	printRow(env.stdout, tc.kf, row)
 	return nil
@@ -281,7 +281,7 @@ func runDelete(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		cols = append(cols, client.Column{Family: fam, Qualifier: qual})
 	}
-	return tc.t.Delete(ctx, key, cols...)
+	return tc.kf.keyErr(key, tc.t.Delete(ctx, key, cols...))
 }
 
 func printRow(w io.Writer, kf keyFormat, row client.Row) {

@@ -165,7 +165,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		OnFailure: func(fr client.FailedRow) {
 			rec, _ := fr.Row.Source.(record)
 			keep(fw.write(rec))
-			fmt.Fprintln(errLog, describeFailure(rec.line, fr.Err))
+			fmt.Fprintln(errLog, describeFailure(rec.line, keyFormat{schema: schema}.keyErr(fr.Row.Key, fr.Err)))
 		},
 		Progress: prog.update,
 	})

@@ -57,3 +57,32 @@ func TestCLIImportPartitioned(t *testing.T) {
 		t.Errorf("the repeated key holds %q, want the last occurrence's 5", v)
 	}
 }
+
+// TestCLIErrorsShowPrintedKeys: errors name keys as get and scan print them, not in their encoded
+// form (tag bytes), in put, get and delete's errors and in an import's error log.
+func TestCLIErrorsShowPrintedKeys(t *testing.T) {
+	c := newCLI(t)
+	c.ok("periods", "declare", "ev", "--store", c.store, "--period", "month", "--time-field", "1", "--salt", "hash:4", "--key", typedKey)
+	for _, verb := range []string{"put", "get", "delete"} {
+		args := []string{verb, "--store", c.store, "--table", "ev", "h1,1"}
+		if verb == "put" {
+			args = append(args, "d:v=x")
+		}
+		_, _, err := c.run(t.Context(), args...)
+		if err == nil || !strings.Contains(err.Error(), "key h1,1: time 1970-01-01T00:00:00.001Z:") || strings.Contains(err.Error(), `\x`) {
+			t.Errorf("%s of a key outside every period: %v, want the key as h1,1", verb, err)
+		}
+	}
+	c.ok("create", "--store", c.store, "--table", "o", "--salt", "hash:4", "--key", "id")
+	if _, _, err := c.run(t.Context(), "get", "--store", c.store, "--table", "o", "O1"); err == nil || err.Error() != `get O1: brine: row not found` {
+		t.Errorf("get of a missing row: %v", err)
+	}
+	in := c.file("dup.csv", "id,v\nO 1,a\nO 1,b\n")
+	if _, _, err := c.run(t.Context(), "import", "--store", c.store, "--table", "o", "--on-duplicate", "error", in); err == nil {
+		t.Fatal("import of a repeated key with --on-duplicate error: no error")
+	}
+	log, err := os.ReadFile(in + ".failed.csv.errors")
+	if want := "line 3: input row 1 (key 'O 1'): brine: duplicate key in the import (1 earlier row(s) had it)\n"; err != nil || string(log) != want {
+		t.Errorf("error log %q, want %q", log, want)
+	}
+}

@@ -114,6 +114,28 @@ func (kf keyFormat) format(k []byte) string {
 	return printable(k)
 }
 
+// keyErr shows key in err as the CLI prints it: the client quotes a logical key's bytes, which with
+// a key schema are its encoded form (tag bytes and all), or with --hex not the form the user gave.
+func (kf keyFormat) keyErr(key []byte, err error) error {
+	if err == nil || (kf.schema == nil && !kf.hex) {
+		return err
+	}
+	quoted, text := strconv.Quote(string(key)), err.Error()
+	if !strings.Contains(text, quoted) {
+		return err
+	}
+	return &keyError{err: err, text: strings.ReplaceAll(text, quoted, shellQuote(kf.format(key)))}
+}
+
+// keyError is an error with its keys shown as the CLI prints them; errors.Is sees the original.
+type keyError struct {
+	err  error
+	text string
+}
+
+func (e *keyError) Error() string { return e.text }
+func (e *keyError) Unwrap() error { return e.err }
+
 // fieldTexts are decoded key fields as ParseValues takes them back.
 func fieldTexts(vals []any) []string {
 	text := make([]string, len(vals))
