@@ -33,6 +33,17 @@ func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "verbose: the drivers' logs and whole server errors")
 }
 
+// parse parses a command's flags (fs holds f's), wherever they stand among its arguments, and turns
+// on -v; it returns the positional arguments.
+func (f *storeFlags) parse(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	env.applyVerbose(f.verbose)
+	return pos, nil
+}
+
 // registerKeys adds the flags saying how keys are written: hex, or typed values through a key schema
 // (default: the schema stored with the table by `import --create --key`, else text).
 func (f *storeFlags) registerKeys(fs *flag.FlagSet) {
@@ -125,12 +136,22 @@ func (tc *tableCommand) registerSalt(fs *flag.FlagSet) {
 	fs.StringVar(&tc.salt, "salt", "", "salting spec of a table brine did not create ('none': unsalted); checked against the table's when it has one")
 }
 
+// newRowCommand returns the flag set of a command on a table's rows (put, get, delete, scan), with
+// the flags they share registered.
+func newRowCommand(env *cliEnv, name string) (*flag.FlagSet, *tableCommand) {
+	fs := newFlagSet(env, name)
+	tc := &tableCommand{}
+	tc.register(fs)
+	tc.registerKeys(fs)
+	tc.registerSalt(fs)
+	return fs, tc
+}
+
 func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet, args []string, nargs func(int) bool, usage string) error {
-	pos, err := parseArgs(fs, args)
+	pos, err := tc.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(tc.verbose)
 	if !nargs(len(pos)) {
 		return errors.New(usage)
 	}
@@ -164,11 +185,10 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64' (get/put/scan then take typed values)")
 	var indexes indexFlags
 	fs.Var(&indexes, "index", "an index kept with the table, NAME=salt=SPEC|key=PART,...[|cover=F:Q,...][|unique], repeatable (README: Index tables)")
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != 0 {
 		return fmt.Errorf("create takes no arguments, got %q (the table is --table)", pos)
 	}
@@ -206,11 +226,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runPut(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "put")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "put")
 	ts := fs.Int64("ts", 0, "cell timestamp in ms (0: server time)")
 	const usage = "usage: brine put --table T [--key SCHEMA] KEY FAMILY:QUALIFIER=VALUE [FAMILY:QUALIFIER=VALUE ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 2 }, usage); err != nil {
@@ -237,11 +253,7 @@ func runPut(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runGet(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "get")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "get")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY"); err != nil {
 		return err
 	}
@@ -259,11 +271,7 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runDelete(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "delete")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "delete")
 	const usage = "usage: brine delete --table T [--key SCHEMA] KEY [FAMILY[:QUALIFIER] ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 1 }, usage); err != nil {
 		return err
@@ -293,11 +301,7 @@ func printRow(w io.Writer, kf keyFormat, row client.Row) {
 }
 
 func runScan(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "scan")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "scan")
 	start := fs.String("start", "", "first key (inclusive)")
 	end := fs.String("end", "", "end key (exclusive)")
 	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values")

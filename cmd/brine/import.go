@@ -52,11 +52,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&f.batchRows, "batch", client.DefaultBatchRows, "rows per batch")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only analyze how the keys would spread; write nothing")
 	fs.BoolVar(&f.create, "create", false, "create the table first (an existing table with the same salt is used as it is)")
-	pos, err := parseArgs(fs, args)
+	pos, err := f.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(f.verbose)
 	if len(pos) != 1 {
 		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
 	}

@@ -128,11 +128,10 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return fmt.Errorf("unknown periods subcommand %q\n%s", sub, periodsUsage)
 	}
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != nargs {
 		return errors.New(periodsUsage)
 	}
@@ -162,11 +161,10 @@ func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *s
 	retain := fs.String("retain", "", "retention: keep=N (periods), older=DURATION, or both comma-separated")
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64'")
 	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != 1 {
 		return errors.New(periodsUsage)
 	}
