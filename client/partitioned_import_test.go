@@ -13,7 +13,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
-	"github.com/brine-kv/brine/salting"
 )
 
 // TestPartitionedImport: an import into a partitioned table routes each row to its period, reports
@@ -24,8 +23,7 @@ func TestPartitionedImport(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	month, _ := client.ParsePeriod("month")
-	salter, _ := salting.ParseSpec("hash:4")
-	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: salter}})
+	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:4")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +101,7 @@ func TestPartitionedImportCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	month, _ := client.ParsePeriod("month")
-	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: mustSpec("hash:2")}})
+	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:2")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +130,4 @@ func TestPartitionedImportCancel(t *testing.T) {
 	if pulled >= 100000 || stats.Read != int64(pulled) || stats.Read != stats.Written+stats.Failed || stats.Failed != failed {
 		t.Errorf("pulled %d rows, stats %+v, %d reported failed: want read = pulled = written + failed", pulled, stats, failed)
 	}
-}
-
-func mustSpec(spec string) salting.Salter {
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }
