@@ -16,7 +16,7 @@ import (
 //	op     = "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (RE2 regex, matches anywhere unless anchored)
 //
 // A column is family:qualifier, or a qualifier in the default family; @key is the row key as scan
-// prints it, which takes ~ only (ranges are --start, --end and --prefix). A value is a bare word or a
+// prints it (typed values with a key schema, hex with --hex), which takes ~ only (ranges are --start, --end and --prefix). A value is a bare word or a
 // quoted string ("..." or '...', Go escapes inside double quotes). = and != compare bytes; <, <=, >
 // and >= compare numbers when the value is a number (amt > 100) and times when it is a date or RFC
 // 3339 time (ts > 2026-01-01, against milliseconds since 1970, a date or RFC 3339), else bytes. Which

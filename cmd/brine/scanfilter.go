@@ -17,7 +17,7 @@ import (
 
 // scanFilter is a --filter planned for one scan. The stores compare bytes and match row-key regexes
 // on the stored (encoded) key, where a user means numbers, times and the key scan prints: an
-// ordering comparison with a number or a time, and @key ~ on a table with a key schema, are evaluated
+// ordering comparison with a number or a time, and @key ~ on keys printed typed or in hex, are evaluated
 // here, on the rows the store returns; so are the cell filters then (they trim a row after its row
 // predicates pass). The rest of a top-level AND still runs in the store.
 type scanFilter struct {
@@ -94,7 +94,7 @@ func (sf *scanFilter) needsLocal(f *client.Filter) bool {
 	if _, ok := sf.typed[f]; ok {
 		return true
 	}
-	if f.Kind == backends.FilterKeyRegex && sf.kf.schema != nil {
+	if f.Kind == backends.FilterKeyRegex && sf.printedKeys() {
 		return true
 	}
 	for i := range f.Subs {
@@ -104,6 +104,10 @@ func (sf *scanFilter) needsLocal(f *client.Filter) bool {
 	}
 	return false
 }
+
+// printedKeys reports whether keys print as something else than their bytes (typed values, hex),
+// which @key ~ then matches.
+func (sf *scanFilter) printedKeys() bool { return sf.kf.schema != nil || sf.kf.hex }
 
 // options are the read options the store evaluates the filter by.
 func (sf *scanFilter) options() []client.ReadOption {
@@ -150,7 +154,7 @@ func (sf *scanFilter) match(f *client.Filter, row client.Row) bool {
 	case backends.FilterNot:
 		return !sf.match(&f.Subs[0], row)
 	case backends.FilterKeyRegex:
-		if sf.kf.schema != nil {
+		if sf.printedKeys() {
 			return f.Regexp().MatchString(sf.kf.format(row.Key))
 		}
 	case backends.FilterCompare:

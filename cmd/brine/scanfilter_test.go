@@ -61,6 +61,19 @@ func TestScanFilterAsPrinted(t *testing.T) {
 	}
 }
 
+// TestScanFilterHexKeys: with --hex, @key ~ matches the hex scan prints.
+func TestScanFilterHexKeys(t *testing.T) {
+	c := newCLI(t)
+	c.ok("create", "--store", c.store, "--table", "b", "--salt", "hash:4")
+	for _, k := range []string{"00ff", "ff00", "0a0b"} {
+		c.ok("put", "--store", c.store, "--table", "b", "--hex", k, "d:v=x")
+	}
+	out := c.ok("scan", "--store", c.store, "--table", "b", "--hex", "--filter", `@key ~ "^0"`)
+	if got := rowKeys(parseRows(t, out)); !slices.Equal(got, []string{"00ff", "0a0b"}) {
+		t.Errorf("@key ~ ^0 with --hex: %q, want 00ff 0a0b", got)
+	}
+}
+
 // TestScanFilterWarns: a filter that fails rows for a reason the user cannot see says so on stderr
 // when the scan ends: a column no row has (a misspelt name), and values a typed comparison cannot read.
 func TestScanFilterWarns(t *testing.T) {
