@@ -301,4 +301,3 @@ func testBatchRetry(e *env) {
 		e.wantCells("row "+string(got[i].Key), got[i].Cells, want)
 	}
 }
-
