@@ -31,7 +31,7 @@ const (
 
 var _ backends.BatchRowAtomic = (*Backend)(nil)
 
-// CheckAndMutateBatch sends the rows as Multi calls of one region each (at most maxMultiRows rows),
+// CheckAndMutateBatch sends the rows as Multi calls of one region each (at most 1,000 rows, 4 MiB),
 // Options.Concurrency at a time. A row the server answers with an exception that says its region
 // moved or was busy was not applied; it is sent again alone, as CheckAndMutate, which gohbase
 // re-routes and retries. Deletes are stamped as CheckAndMutate stamps them (a read first).
@@ -142,7 +142,7 @@ func (b *Backend) deleteStamps(ctx context.Context, table string, muts []backend
 }
 
 // sendCondGroups sends rows (sorted by key) as Multi calls cut at the table's region boundaries and
-// at maxMultiRows, Options.Concurrency at a time, and returns the rows to send again alone.
+// at maxMultiRows rows and maxMultiBytes, Options.Concurrency at a time, and returns the rows to send again alone.
 func (b *Backend) sendCondGroups(ctx context.Context, batch *condBatch, rows []int) []int {
 	var (
 		mu     sync.Mutex
@@ -152,7 +152,10 @@ func (b *Backend) sendCondGroups(ctx context.Context, batch *condBatch, rows []i
 	)
 	g.SetLimit(b.opts.Concurrency)
 	for _, group := range b.byRegion(ctx, batch.table, batch.muts, rows) {
-		for chunk := range slices.Chunk(group, maxMultiRows) {
+		for len(group) > 0 {
+			n := chunkLen(batch.muts, group)
+			chunk := group[:n]
+			group = group[n:]
 			g.Go(func() error {
 				left := b.sendConds(ctx, batch, chunk, &stale)
 				mu.Lock()

@@ -227,3 +227,29 @@ func TestCheckAndMutateBatchAcrossSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAndMutateBatchChunks: a batch larger than one Multi call may carry (4 MiB of cells) goes
+// as several calls to its one region, and every row is answered.
+func TestCheckAndMutateBatchChunks(t *testing.T) {
+	b, rec, _ := openRecorded(t)
+	table := newTable(t, b, backends.TableOptions{})
+	ctx := testCtx(t)
+	value := string(make([]byte, 64<<10))
+	ms := make([]backends.CondMutation, 100)
+	for i := range ms {
+		ms[i] = backends.CondMutation{Cond: cond("d", "q", ""), Mut: put(fmt.Appendf(nil, "big/%03d", i), cell("d", "q", value))}
+	}
+	rec.takeResponses()
+	applied, rowErrs, err := b.CheckAndMutateBatch(ctx, table, ms)
+	if err != nil || rowErrs != nil || slices.Contains(applied, false) {
+		t.Fatalf("CheckAndMutateBatch = %v, %v, %v; want every row applied", applied, rowErrs, err)
+	}
+	resps, singles := rec.takeResponses()
+	var sizes []int
+	for _, r := range resps {
+		sizes = append(sizes, len(r.GetRegionActionResult()))
+	}
+	if len(sizes) != 2 || sizes[0]+sizes[1] != len(ms) || singles != 0 {
+		t.Errorf("Multi calls of %v rows and %d single calls; want two calls of 100 rows in all, none single", sizes, singles)
+	}
+}

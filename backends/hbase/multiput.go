@@ -174,6 +174,17 @@ const (
 	maxMultiBytes = 4 << 20
 )
 
+// chunkLen is how many rows of group (indexes into muts) the next Multi call takes: at most
+// maxMultiRows rows and maxMultiBytes of cells, and at least one row.
+func chunkLen(muts []backends.Mutation, group []int) int {
+	n, size := 0, 0
+	for n < len(group) && n < maxMultiRows && (n == 0 || size+cellBlockSize(muts[group[n]]) <= maxMultiBytes) {
+		size += cellBlockSize(muts[group[n]])
+		n++
+	}
+	return n
+}
+
 // outcomes collects Apply's per-row results from concurrent senders; each row is set once.
 type outcomes struct {
 	errs              []error
@@ -205,11 +216,7 @@ func (b *Backend) putMulti(ctx context.Context, table string, muts []backends.Mu
 	g.SetLimit(b.opts.Concurrency)
 	for _, group := range pending {
 		for len(group) > 0 {
-			n, size := 0, 0
-			for n < len(group) && n < maxMultiRows && (n == 0 || size+cellBlockSize(muts[group[n]]) <= maxMultiBytes) {
-				size += cellBlockSize(muts[group[n]])
-				n++
-			}
+			n := chunkLen(muts, group)
 			chunk := group[:n]
 			group = group[n:]
 			g.Go(func() error {
