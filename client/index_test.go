@@ -62,20 +62,20 @@ func TestIndexDefinitions(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	s := mustSalter(t, "hash:4")
-	if _, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.OpenTable(ctx, "orders", nil)
+	got, err := c.OpenIndexedTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Indexes()) != 3 || got.Index("by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
 		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), got.Index("by_seller").Spec())
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
+	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
 		t.Fatalf("reopen with other indexes: %v", err)
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []client.IndexConfig{
@@ -87,7 +87,7 @@ func TestIndexDefinitions(t *testing.T) {
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0).Descending()}},
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0)}, Covered: []client.Column{{Family: "d", Qualifier: client.IndexVersionQualifier}}},
 	} {
-		if _, err := c.CreateTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
+		if _, err := c.CreateIndexedTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
 			t.Fatalf("%+v: got %v, want ErrInvalidArgument", bad, err)
 		}
 	}

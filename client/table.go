@@ -21,10 +21,7 @@ type Table struct {
 	c      *Client
 	name   string
 	salter salting.Salter
-	// indexes are kept in step by every write (index.go); indexFamily holds their version column.
-	indexes     []*Index
-	indexFamily string
-	rt          *router // follows rebuckets; nil on the physical tables a router hands out
+	rt     *router // follows rebuckets; nil on the physical tables a router hands out
 }
 
 // Name is the table's name in the store.
@@ -77,15 +74,6 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error)
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
-	}
-	if indexed, err := t.indexedMutation(m); err != nil || indexed {
-		if err == nil {
-			err = t.writeIndexed(ctx, m, false)
-		}
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
-		}
-		return nil
 	}
 	logical := m.Key
 	m.Key = pk
@@ -143,9 +131,6 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 	}
 	ctx, c := t.c.tel.begin(ctx, "apply", t.name)
 	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
-	if len(t.indexes) > 0 {
-		return t.applyIndexed(ctx, muts)
-	}
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))

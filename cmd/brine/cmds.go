@@ -59,7 +59,7 @@ func (f *storeFlags) keyFormat(stored *keys.Schema) (keyFormat, error) {
 
 // openTable opens the store and the table named by the flags, with the key schema stored with it (nil
 // when it has none); close the returned client when done.
-func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, *client.Table, *keys.Schema, error) {
+func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, saltedTable, *keys.Schema, error) {
 	if f.table == "" {
 		return nil, nil, nil, errors.New("--table is required")
 	}
@@ -74,7 +74,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (*client.Client, *client.Table, *keys.Schema, error) {
+	fail := func(err error) (*client.Client, saltedTable, *keys.Schema, error) {
 		c.Close()
 		switch {
 		case errors.Is(err, client.ErrTableNotFound):
@@ -84,7 +84,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 		}
 		return nil, nil, nil, err
 	}
-	t, err := c.OpenTable(ctx, f.table, s)
+	t, err := openSalted(ctx, c, f.table, s)
 	if err != nil {
 		return fail(err)
 	}
@@ -196,9 +196,15 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
-	if _, err := c.CreateTable(ctx, sf.table, client.TableConfig{
+	cfg := client.TableConfig{
 		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta, Indexes: indexes,
-	}); err != nil {
+	}
+	if len(indexes) > 0 {
+		_, err = c.CreateIndexedTable(ctx, sf.table, cfg)
+	} else {
+		_, err = c.CreateTable(ctx, sf.table, cfg)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "created %s (salt %s, %d buckets, %d split keys)\n", sf.table, s.Spec(), s.Buckets(), len(s.SplitKeys(*regions)))

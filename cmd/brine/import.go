@@ -251,7 +251,7 @@ func (f *importFlags) resumeCommand(fs *flag.FlagSet, report string) string {
 
 // openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
 // schema stored with it, if any, is the import's.
-func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, *client.Table, error) {
+func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, saltedTable, error) {
 	if !f.create {
 		c, t, stored, err := f.openTable(ctx, env, f.salt)
 		if err != nil {
