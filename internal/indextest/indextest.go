@@ -234,7 +234,7 @@ func steps(ctx context.Context) []step {
 func Steps(t *testing.T, tbl *client.IndexedTable) {
 	ctx := context.Background()
 	bySeller, byExt := tbl.Index("by_seller"), tbl.Index("by_ext")
-	for _, st := range steps(ctx) {
+	for _, st := range append(steps(ctx), writeSteps(ctx)...) {
 		st.do(t, tbl)
 		for seller, want := range st.bySeller {
 			p, err := bySeller.Prefix([]byte(seller))
