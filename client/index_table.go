@@ -124,18 +124,16 @@ func (it *IndexedTable) versionColumn() Column {
 	return Column{Family: it.indexFamily, Qualifier: versionQual}
 }
 
-// hideVersion returns opts with the version column left out of the rows read, unless they name it
-// in Columns: it is the protocol's bookkeeping, not the caller's data.
-func (it *IndexedTable) hideVersion(opts []ReadOption) (readOpts []ReadOption, hide bool) {
-	cfg := newReadConfig(opts)
-	return opts, !slices.Contains(cfg.read.Columns, it.versionColumn())
+// hidesVersion reports whether a read with opts leaves the version column out of its rows: it is
+// the protocol's bookkeeping, not the caller's data, and shown only when Columns names it.
+func (it *IndexedTable) hidesVersion(opts []ReadOption) bool {
+	return !slices.Contains(newReadConfig(opts).read.Columns, it.versionColumn())
 }
 
 // Get reads one row as Table.Get does. The version column is returned only when Columns names it.
 func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
-	opts, hide := it.hideVersion(opts)
 	row, err := it.t.Get(ctx, key, opts...)
-	if err != nil || !hide {
+	if err != nil || !it.hidesVersion(opts) {
 		return row, err
 	}
 	if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
@@ -147,9 +145,8 @@ func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption)
 // GetMany reads many rows as Table.GetMany does. The version column is returned only when Columns
 // names it.
 func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
-	opts, hide := it.hideVersion(opts)
 	rows, err := it.t.GetMany(ctx, keys, opts...)
-	if err != nil || !hide {
+	if err != nil || !it.hidesVersion(opts) {
 		return rows, err
 	}
 	for i := range rows {
@@ -161,9 +158,8 @@ func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...Read
 // Scan reads a logical range as Table.Scan does. The version column is returned only when Columns
 // names it; a row that holds nothing else (a whole-row write in flight) is not returned.
 func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	opts, hide := it.hideVersion(opts)
 	rows := it.t.Scan(ctx, r, opts...)
-	if !hide {
+	if !it.hidesVersion(opts) {
 		return rows
 	}
 	return func(yield func(Row, error) bool) {
@@ -187,21 +183,18 @@ func (it *IndexedTable) CountByBucket(ctx context.Context) ([]int64, error) {
 
 // Put writes cells to one row; see the package documentation for how the indexes are kept.
 func (it *IndexedTable) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	if len(cells) == 0 {
-		return fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	m, err := putMutation(key, cells)
+	if err != nil {
+		return err
 	}
-	return it.applyOne(ctx, "put", Mutation{Key: key, Cells: cells})
+	return it.applyOne(ctx, "put", m)
 }
 
 // Delete deletes the given columns of a row (all versions), or the whole row when none are given.
 // Deleting an indexed or covered column is refused with ErrInvalidArgument: delete the row or put a
 // new value.
 func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Column) error {
-	m := Mutation{Key: key, Delete: true}
-	for _, col := range columns {
-		m.Cells = append(m.Cells, Cell{Family: col.Family, Qualifier: col.Qualifier})
-	}
-	return it.applyOne(ctx, "delete", m)
+	return it.applyOne(ctx, "delete", deleteMutation(key, columns))
 }
 
 func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {

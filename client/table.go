@@ -50,19 +50,33 @@ func (t *Table) physical(key []byte) ([]byte, int, error) {
 
 // Put writes cells to one row.
 func (t *Table) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	if len(cells) == 0 {
-		return fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	m, err := putMutation(key, cells)
+	if err != nil {
+		return err
 	}
-	return t.applyOne(ctx, "put", Mutation{Key: key, Cells: cells})
+	return t.applyOne(ctx, "put", m)
 }
 
 // Delete deletes the given columns of a row (all versions), or the whole row when none are given.
 func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error {
+	return t.applyOne(ctx, "delete", deleteMutation(key, columns))
+}
+
+// putMutation is Put's mutation; a put without cells fails before anything is sent.
+func putMutation(key []byte, cells []Cell) (Mutation, error) {
+	if len(cells) == 0 {
+		return Mutation{}, fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	}
+	return Mutation{Key: key, Cells: cells}, nil
+}
+
+// deleteMutation is Delete's mutation: the columns given, or the whole row.
+func deleteMutation(key []byte, columns []Column) Mutation {
 	m := Mutation{Key: key, Delete: true}
 	for _, col := range columns {
 		m.Cells = append(m.Cells, Cell{Family: col.Family, Qualifier: col.Qualifier})
 	}
-	return t.applyOne(ctx, "delete", m)
+	return m
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error) {
