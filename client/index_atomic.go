@@ -12,28 +12,34 @@ import (
 // CheckAndMutate applies m to its row if cond holds there, atomically, and reports whether it did,
 // as Table.CheckAndMutate does, keeping the indexes.
 //
-// A mutation that touches no index goes to the store as one conditional mutation, with a new row
-// version in it. One that touches an index goes through the index protocol: the row is read, cond
-// is checked on it, and the data write applies only while the row's version is the one read. That
-// is as atomic as the store's own check: every put and row delete of an IndexedTable (and every
-// Increment) writes a new version in the same row mutation, so an unchanged version means a row
-// unchanged since cond was checked, and a failed check writes nothing, which is linearized at the
-// read. The one write that cannot carry a version is a delete of columns no index uses: a
-// CheckAndMutate whose cond names a column that such a delete removes concurrently may apply on
-// the value it read.
+// A put that touches no index goes to the store as one conditional mutation, with a new row version
+// in it. One that touches an index goes through the index protocol: the row is read, cond is checked
+// on it, and the data write applies only while the row's version is the one read. That is as atomic
+// as the store's own check: every put, row delete and Increment of an IndexedTable writes a new
+// version in the same row mutation, and a delete of columns runs under a mark that such reads wait
+// out (see the package documentation), so an unchanged version means a row unchanged since cond was
+// checked; a failed check writes nothing and is linearized at the read. A delete of columns no index
+// uses checks cond the same way before its mark.
 func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
 	indexed, err := it.indexedMutation(m)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
 	}
-	if !indexed {
+	if !indexed && !m.Delete {
 		return it.t.CheckAndMutate(ctx, cond, it.stamp(m))
 	}
 	ctx, c := it.t.c.tel.begin(ctx, "check_and_mutate", it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
-	applied, err = it.writeDerived(ctx, m.Key, false, func(row []Cell) (Mutation, bool, error) {
-		return m, holds(cond, row), nil
-	})
+	if _, _, err := it.t.physical(m.Key); err != nil {
+		return false, fmt.Errorf("check and mutate: %w", err)
+	}
+	if indexed {
+		applied, err = it.writeDerived(ctx, m.Key, false, func(row []Cell) (Mutation, bool, error) {
+			return m, holds(cond, row), nil
+		})
+	} else {
+		applied, err = it.deleteColumns(ctx, m, &cond)
+	}
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
 	}

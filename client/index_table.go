@@ -199,27 +199,37 @@ func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Colum
 
 func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {
 	indexed, err := it.indexedMutation(m)
-	if err != nil || !indexed {
-		if err == nil {
-			return it.t.applyOne(ctx, op, it.stamp(m))
-		}
+	switch {
+	case err != nil:
 		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+	case !indexed && !m.Delete:
+		return it.t.applyOne(ctx, op, it.stamp(m))
 	}
 	ctx, c := it.t.c.tel.begin(ctx, op, it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	if _, _, err := it.t.physical(m.Key); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if err := it.writeIndexed(ctx, m, false); err != nil {
+	if err := it.writeOne(ctx, m); err != nil {
 		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
 	}
 	return nil
 }
 
+// writeOne writes one mutation the stamp cannot version: through the index protocol, or, for a
+// delete of columns no index uses, under a mark (deleteColumns).
+func (it *IndexedTable) writeOne(ctx context.Context, m Mutation) error {
+	if m.Delete && len(m.Cells) > 0 {
+		_, err := it.deleteColumns(ctx, m, nil)
+		return err
+	}
+	return it.writeIndexed(ctx, m, false)
+}
+
 // stamp gives a put that keeps no index a new version too, in the same row mutation, so that the
 // version changes with every put and row delete: what lets a conditional write (CheckAndMutate,
 // Increment) check its own condition on the row it read and apply only if the version is unchanged.
-// A column delete cannot carry a put; it leaves the version as it is.
+// A column delete cannot carry a put; it runs under a mark instead (deleteColumns).
 func (it *IndexedTable) stamp(m Mutation) Mutation {
 	if m.Delete {
 		return m

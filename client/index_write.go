@@ -91,20 +91,23 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch bool
 	if err != nil {
 		return false, err
 	}
-	for range maxIndexedAttempts {
-		// Step 1: the row as it is, and its version.
-		rows, err := it.t.c.backend.Read(ctx, it.t.name, [][]byte{pk}, backends.ReadOptions{})
+	for attempt := range maxIndexedAttempts {
+		// Step 1: the row as it is, and its version (not one a column delete in flight holds).
+		row, err := it.readRow(ctx, pk)
 		if err != nil {
-			return false, fmt.Errorf("read row: %w", err)
+			return false, err
 		}
-		if len(rows) != 1 {
-			return false, fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+		if v, _ := newest(row, it.versionColumn()); marked(v) {
+			if err := markWait(ctx, attempt); err != nil {
+				return false, err
+			}
+			continue
 		}
-		m, ok, err := derive(rows[0].Cells)
+		m, ok, err := derive(row)
 		if err != nil || !ok {
 			return false, err
 		}
-		p, err := it.planIndexed(m, pk, rows[0].Cells, touch)
+		p, err := it.planIndexed(m, pk, row, touch)
 		if err != nil || p.skip {
 			return false, err
 		}
@@ -326,10 +329,13 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 }
 
 // applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
-// protocol (batched by writeIndexedBatch), the others through the plain batched path.
+// protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
+// one row at a time, in parallel), the other puts, stamped, through the plain batched path.
 func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
+	var g errgroup.Group
+	g.SetLimit(it.t.c.concurrency)
 	for i, m := range muts {
 		indexed, err := it.indexedMutation(m)
 		switch {
@@ -337,10 +343,18 @@ func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]er
 			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
 		case indexed:
 			indexedIdx = append(indexedIdx, i)
+		case m.Delete:
+			g.Go(func() error {
+				if _, err := it.deleteColumns(ctx, m, nil); err != nil {
+					errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+				}
+				return nil
+			})
 		default:
 			plainIdx = append(plainIdx, i)
 		}
 	}
+
 	if len(indexedIdx) > 0 {
 		sub := make([]Mutation, len(indexedIdx))
 		for j, i := range indexedIdx {
@@ -359,5 +373,6 @@ func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]er
 		}
 		applyPart(ctx, it.t.Apply, sub, plainIdx, errs)
 	}
+	_ = g.Wait()
 	return rowErrors(errs), nil
 }

@@ -1,0 +1,113 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// versionMark starts a row version left by a column delete in flight (+ its token).
+const versionMark = 'd'
+
+// marked reports whether a row version is a column delete's mark whose writer may still be running
+// (younger than DefaultIndexGrace): a write derived from the row waits it out.
+func marked(v []byte) bool {
+	return len(v) > 0 && v[0] == versionMark && tokenAge(v[1:]) < DefaultIndexGrace
+}
+
+// markWait is how long a write derived from a marked row waits before reading it again.
+func markWait(ctx context.Context, attempt int) error {
+	t := time.NewTimer(time.Duration(attempt+1) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// deleteColumns deletes columns no index uses, if cond (nil: none) holds on the row. A row
+// mutation cannot both delete cells and write a new version, and every other change of a row
+// writes one (what makes a conditional write's check atomic), so the delete runs under a mark:
+//
+//  1. read the row and its version; check cond;
+//  2. replace the version with a mark ('d' + token), by compare-and-set on the version read;
+//  3. delete the columns, by compare-and-set on the mark: nothing changed since the mark;
+//  4. replace the mark with a new version, by compare-and-set on the mark.
+//
+// A write derived from the row (CheckAndMutate, Increment, a write that keeps an index) that reads
+// a mark younger than DefaultIndexGrace waits and reads again, so none pairs the values before
+// step 3 with the version after it. A writer that changes the row between steps 2 and 3 makes step
+// 3 fail, and the delete starts again from step 1.
+func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
+	pk, _, err := it.t.physical(m.Key)
+	if err != nil {
+		return false, err
+	}
+	ra, err := it.t.rowAtomic("delete columns")
+	if err != nil {
+		return false, err
+	}
+	vcol := it.versionColumn()
+	setVersion := func(from, to []byte) (bool, error) {
+		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: from},
+			Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: to}}})
+	}
+	for attempt := range maxIndexedAttempts {
+		row, err := it.readRow(ctx, pk)
+		if err != nil {
+			return false, err
+		}
+		v, _ := newest(row, vcol)
+		if marked(v) {
+			if err := markWait(ctx, attempt); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if cond != nil && !holds(*cond, row) {
+			return false, nil
+		}
+		if len(dataCells(row)) == 0 {
+			return true, nil // nothing to delete: a mark would leave a row of bookkeeping only
+		}
+		mark := status(versionMark, newToken())
+		if ok, err := setVersion(v, mark); err != nil || !ok {
+			if err != nil {
+				return false, fmt.Errorf("mark: %w", err)
+			}
+			continue
+		}
+		ok, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark},
+			Mutation{Key: pk, Delete: true, Cells: m.Cells})
+		if err != nil {
+			// Whether or not the delete landed, a new version in place of the mark is right.
+			_, _ = setVersion(mark, newToken())
+			return false, fmt.Errorf("delete: %w", err)
+		}
+		if !ok {
+			continue // the row changed after the mark, which a later write replaced
+		}
+		if _, err := setVersion(mark, newToken()); err != nil {
+			// The delete is done; writes derived from the row wait out the mark's grace.
+			it.t.c.logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", keyText(m.Key), "err", err)
+		}
+		return true, nil
+	}
+	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+}
+
+// readRow reads one row of the main table whole, with its version column.
+func (it *IndexedTable) readRow(ctx context.Context, pk []byte) ([]Cell, error) {
+	rows, err := it.t.c.backend.Read(ctx, it.t.name, [][]byte{pk}, backends.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read row: %w", err)
+	}
+	if len(rows) != 1 {
+		return nil, fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+	}
+	return rows[0].Cells, nil
+}
