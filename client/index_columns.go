@@ -34,7 +34,8 @@ func markWait(ctx context.Context, attempt int) error {
 // writes one (what makes a conditional write's check atomic), so the delete runs under a mark:
 //
 //  1. read the row and its version; check cond;
-//  2. replace the version with a mark ('d' + token), by compare-and-set on the version read;
+//  2. replace the version with a mark ('d' + token), by compare-and-set on the version read
+//     when cond was checked (markRow);
 //  3. delete the columns, by compare-and-set on the mark: nothing changed since the mark;
 //  4. replace the mark with a new version, by compare-and-set on the mark.
 //
@@ -75,7 +76,7 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 			return true, nil // nothing to delete: a mark would leave a row of bookkeeping only
 		}
 		mark := status(versionMark, newToken())
-		if ok, err := setVersion(v, mark); err != nil || !ok {
+		if ok, err := it.markRow(ctx, ra, pk, v, mark, cond != nil); err != nil || !ok {
 			if err != nil {
 				return false, fmt.Errorf("mark: %w", err)
 			}
@@ -98,6 +99,23 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		return true, nil
 	}
 	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+}
+
+// markRow puts the mark in place of the version: by compare-and-set on the version read when a
+// condition was checked on the row, else blindly, so that a busy row's writers (each changing the
+// version) cannot starve the delete. A blind mark is safe: a write that read the version before it
+// fails its own compare-and-set, and one already in the row has its data there.
+func (it *IndexedTable) markRow(ctx context.Context, ra backends.RowAtomic, pk, v, mark []byte, checked bool) (bool, error) {
+	vcol := it.versionColumn()
+	m := Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}}}
+	if checked {
+		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: v}, m)
+	}
+	rowErrs, err := it.t.c.backend.Apply(ctx, it.t.name, []Mutation{m})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	return err == nil, err
 }
 
 // readRow reads one row of the main table whole, with its version column.

@@ -57,6 +57,17 @@ func TestIndexConcurrentWriters(t *testing.T) {
 	}
 }
 
+// TestIndexConditionalRace: see indextest.ConditionalRace.
+func TestIndexConditionalRace(t *testing.T) {
+	for name, open := range indexStores {
+		if name == "faulty" {
+			continue // an injected failure of a release is a failed release, not a broken lock
+		}
+		t.Run(name+"/lock", func(t *testing.T) { indextest.ConditionalRace(t, indextest.NewOrders(t, open(t), "orders"), 6, 30) })
+		t.Run(name+"/revoke", func(t *testing.T) { indextest.RevokeRace(t, indextest.NewOrders(t, open(t), "orders"), 3, 20) })
+	}
+}
+
 func TestIndexDefinitions(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
