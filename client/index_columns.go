@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // versionMark starts a row version left by a column delete in flight (+ its token).
@@ -19,14 +20,7 @@ func marked(v []byte) bool {
 
 // markWait is how long a write derived from a marked row waits before reading it again.
 func markWait(ctx context.Context, attempt int) error {
-	t := time.NewTimer(time.Duration(attempt+1) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait.Sleep(ctx, time.Duration(attempt+1)*time.Millisecond)
 }
 
 // deleteColumns deletes columns no index uses, if cond (nil: none) holds on the row. A row

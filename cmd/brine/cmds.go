@@ -248,10 +248,15 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	tc.register(fs)
 	tc.registerKeys(fs)
 	tc.registerSalt(fs)
-	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY"); err != nil {
+	var byIndex indexFlag
+	byIndex.register(fs, false)
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY | --index NAME VALUES"); err != nil {
 		return err
 	}
 	defer tc.c.Close()
+	if byIndex.name != "" {
+		return byIndex.get(ctx, env, &tc, tc.pos[0])
+	}
 	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
 		return err
@@ -311,6 +316,8 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
+	var byIndex indexFlag
+	byIndex.register(fs, true)
 	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; @key ~ regex for the row key; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
@@ -321,6 +328,10 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *limit < 0 {
 		return fmt.Errorf("--limit %d: want 0 (all) or more", *limit)
+	}
+	if byIndex.name != "" {
+		return byIndex.scan(ctx, env, &tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
+			filter: *filterExpr, limit: *limit, reverse: *reverse, keysOnly: *keysOnly})
 	}
 	var r client.Range
 	var err error
