@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/brine-kv/brine/backends"
@@ -76,8 +77,13 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 			}
 			continue
 		}
-		ok, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark},
-			Mutation{Key: pk, Delete: true, Cells: m.Cells})
+		del := Mutation{Key: pk, Delete: true, Cells: m.Cells}
+		if leavesNoData(row, m.Cells) {
+			// Deleting the row whole takes the version with it: no row of bookkeeping only is left
+			// for scans to skip (and their limits to count). Under the mark, the row is the one read.
+			del.Cells = nil
+		}
+		ok, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}, del)
 		if err != nil {
 			// Whether or not the delete landed, a new version in place of the mark is right.
 			_, _ = setVersion(mark, newToken())
@@ -85,6 +91,9 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		}
 		if !ok {
 			continue // the row changed after the mark, which a later write replaced
+		}
+		if del.Cells == nil {
+			return true, nil
 		}
 		if _, err := setVersion(mark, newToken()); err != nil {
 			// The delete is done; writes derived from the row wait out the mark's grace.
@@ -110,6 +119,16 @@ func (it *IndexedTable) markRow(ctx context.Context, ra backends.RowAtomic, pk, 
 		err = rowErrs[0]
 	}
 	return err == nil, err
+}
+
+// leavesNoData reports whether deleting cols (a whole family for an empty qualifier) removes every
+// data cell of row.
+func leavesNoData(row []Cell, cols []Cell) bool {
+	return !slices.ContainsFunc(dataCells(row), func(c Cell) bool {
+		return !slices.ContainsFunc(cols, func(d Cell) bool {
+			return d.Family == c.Family && (d.Qualifier == "" || d.Qualifier == c.Qualifier)
+		})
+	})
 }
 
 // readRow reads one row of the main table whole, with its version column.

@@ -83,6 +83,28 @@ func TestIndexDefinitions(t *testing.T) {
 	if len(got.Indexes()) != 3 || got.Index("by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
 		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), got.Index("by_seller").Spec())
 	}
+	// A plain handle on an indexed table could write around the protocol: both ways are refused.
+	if _, err := c.OpenTable(ctx, "orders", nil); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("OpenTable of an indexed table: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s}); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("CreateOrOpenTable of an indexed table: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateTable(ctx, "other", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("CreateTable with indexes: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateIndexedTable(ctx, "other", client.TableConfig{Salter: s}); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("CreateIndexedTable without indexes: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: s}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.OpenIndexedTable(ctx, "plain", nil); !errors.Is(err, client.ErrIndexNotFound) {
+		t.Fatalf("OpenIndexedTable of a plain table: %v, want ErrIndexNotFound", err)
+	}
+	if err := c.DeleteTable(ctx, "plain"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
 		t.Fatalf("reopen with other indexes: %v", err)
 	}

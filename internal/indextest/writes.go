@@ -87,6 +87,31 @@ func writeSteps(ctx context.Context) []step {
 				t.Fatal(stats, err)
 			}
 		}, bySeller: map[string][]string{"host12": {"o8", "o7"}, "host1": {"o4", "o3"}, "\x00": nil}, ext: map[string]string{"e8": "o8", "e1": ""}},
+		{name: "column deletes", do: func(t *testing.T, tbl *client.IndexedTable) {
+			// A delete of the last columns leaves no row behind, not even its version.
+			if err := tbl.Put(ctx, OrderKey("o6"), cell("note", []byte("n")), cell("memo", []byte("m"))); err != nil {
+				t.Fatal(err)
+			}
+			if err := tbl.Delete(ctx, OrderKey("o6"), col("note")); err != nil {
+				t.Fatal(err)
+			}
+			if row, err := tbl.Get(ctx, OrderKey("o6")); err != nil || len(row.Cells) != 1 || row.Cells[0].Qualifier != "memo" {
+				t.Fatalf("after deleting note: %v %v", row, err)
+			}
+			if rowErrs, err := tbl.Apply(ctx, []client.Mutation{
+				{Key: OrderKey("o6"), Delete: true, Cells: []client.Cell{{Family: "d", Qualifier: "memo"}}},
+				{Key: OrderKey("o3"), Delete: true, Cells: []client.Cell{{Family: "d", Qualifier: "note"}}},
+			}); err != nil || rowErrs != nil {
+				t.Fatal(err, rowErrs)
+			}
+			version := client.Column{Family: "d", Qualifier: client.IndexVersionQualifier}
+			if _, err := tbl.Get(ctx, OrderKey("o6"), client.Columns(version)); !errors.Is(err, client.ErrNotFound) {
+				t.Fatalf("o6 after deleting its last columns: %v, want ErrNotFound", err)
+			}
+			if row, err := tbl.Get(ctx, OrderKey("o3"), client.Columns(col("note"))); !errors.Is(err, client.ErrNotFound) {
+				t.Fatalf("o3 note after its delete: %v %v", row, err)
+			}
+		}, bySeller: map[string][]string{"host1": {"o4", "o3"}}},
 		{name: "reads hide the version column", do: func(t *testing.T, tbl *client.IndexedTable) {
 			version := client.Column{Family: "d", Qualifier: client.IndexVersionQualifier}
 			hasVersion := func(cells []client.Cell) bool {
