@@ -34,7 +34,7 @@ func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mu
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
 	if indexed {
-		applied, err = it.writeDerived(ctx, m.Key, false, func(row []Cell) (Mutation, bool, error) {
+		applied, err = it.writeDerived(ctx, m.Key, false, true, func(row []Cell) (Mutation, bool, error) {
 			return m, holds(cond, row), nil
 		})
 	} else {
@@ -65,7 +65,7 @@ func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Incre
 		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
 	}
 	var out []Cell
-	_, err = it.writeDerived(ctx, key, false, func(row []Cell) (Mutation, bool, error) {
+	_, err = it.writeDerived(ctx, key, false, true, func(row []Cell) (Mutation, bool, error) {
 		out = out[:0]
 		for _, inc := range incs {
 			n := int64(0)

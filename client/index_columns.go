@@ -14,7 +14,7 @@ import (
 const versionMark = 'd'
 
 // marked reports whether a row version is a column delete's mark whose writer may still be running
-// (younger than DefaultIndexGrace): a write derived from the row waits it out.
+// (younger than DefaultIndexGrace): a conditional write of the row waits it out.
 func marked(v []byte) bool {
 	return len(v) > 0 && v[0] == versionMark && tokenAge(v[1:]) < DefaultIndexGrace
 }
@@ -34,10 +34,11 @@ func markWait(ctx context.Context, attempt int) error {
 //  3. delete the columns, by compare-and-set on the mark: nothing changed since the mark;
 //  4. replace the mark with a new version, by compare-and-set on the mark.
 //
-// A write derived from the row (CheckAndMutate, Increment, a write that keeps an index) that reads
-// a mark younger than DefaultIndexGrace waits and reads again, so none pairs the values before
-// step 3 with the version after it. A writer that changes the row between steps 2 and 3 makes step
-// 3 fail, and the delete starts again from step 1.
+// A conditional write (CheckAndMutate, Increment) that reads a mark younger than DefaultIndexGrace
+// waits and reads again, so none pairs the values before step 3 with the version after it; a delete
+// that dies between steps 2 and 4 leaves that row's conditional writes failing with the retryable
+// ErrIndexContention until the grace has passed. A writer that changes the row between steps 2 and
+// 3 makes step 3 fail, and the delete starts again from step 1.
 func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
 	pk, _, err := it.t.physical(m.Key)
 	if err != nil {

@@ -74,15 +74,17 @@ func (c entryChange) moves() bool { return c.oldOK && (!c.newOK || !bytes.Equal(
 // writeIndexed applies one mutation of an indexed table through the protocol described in the
 // package documentation. touch rewrites the row's entries without changing its data (rebuild).
 func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
-	_, err := it.writeDerived(ctx, m.Key, touch, func([]Cell) (Mutation, bool, error) { return m, true, nil })
+	_, err := it.writeDerived(ctx, m.Key, touch, false, func([]Cell) (Mutation, bool, error) { return m, true, nil })
 	return err
 }
 
 // writeDerived is the protocol for a write worked out from the row it reads: derive returns the
 // mutation to apply to the row as read (key: the row's logical key), or false to write nothing.
 // Each attempt derives again from the row it read, and its data write applies only while the row's
-// version is the one read, so the mutation lands on exactly the row it was derived from.
-func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
+// version is the one read, so the mutation lands on exactly the row it was derived from. A write
+// whose derive reads columns no index uses (conditional) waits out a column delete's mark; a plain
+// one need not, since what it plans from (indexed and covered columns) no column delete changes.
+func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
 	pk, _, err := it.t.physical(key)
 	if err != nil {
 		return false, err
@@ -97,7 +99,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch bool
 		if err != nil {
 			return false, err
 		}
-		if v, _ := newest(row, it.versionColumn()); marked(v) {
+		if v, _ := newest(row, it.versionColumn()); conditional && marked(v) {
 			if err := markWait(ctx, attempt); err != nil {
 				return false, err
 			}
