@@ -115,8 +115,23 @@ type FamilyOptions = backends.FamilyOptions
 const DefaultFamily = "d"
 
 // CreateTable creates a table pre-split at its salter's bucket boundaries and stores the salting spec
-// with it.
+// with it. A table with indexes is created by CreateIndexedTable (ErrIndexedTable here).
 func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
+	if len(cfg.Indexes) > 0 {
+		return nil, fmt.Errorf("create table %q: %w: create it with CreateIndexedTable", name, ErrIndexedTable)
+	}
+	if _, err := c.createTable(ctx, name, cfg); err != nil {
+		return nil, err
+	}
+	t, err := c.routedTable(ctx, name, cfg.Salter)
+	if err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	return t, nil
+}
+
+// createTable creates the table, and its index tables, and returns the meta stored with it.
+func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) (map[string]string, error) {
 	if cfg.Salter == nil {
 		return nil, fmt.Errorf("create table %q: %w: no salter configured", name, backends.ErrInvalidArgument)
 	}
@@ -159,11 +174,7 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if err := c.createIndexTables(ctx, name, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
-	t, err := c.handle(ctx, name, cfg.Salter, meta)
-	if err != nil {
-		return nil, fmt.Errorf("create table %q: %w", name, err)
-	}
-	return t, nil
+	return meta, nil
 }
 
 // OpenTable opens an existing table. With no salter given it adopts the spec stored with the table;
@@ -172,26 +183,41 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 // (that is how tables written by Phoenix or OpenTSDB are read: phoenix:N, opentsdb:N) and refused with
 // ErrNoSpec when none is given, as the drop-ins refuse it: its keys may carry a salt that reading it
 // unsalted would return as data. Give spec "none" to read such a table unsalted.
+//
+// A table with indexes is refused with ErrIndexedTable: its writes must keep the indexes, which only
+// an IndexedTable does (OpenIndexedTable).
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
 	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
 		return t, err
 	}
-	meta, err := c.backend.TableMeta(ctx, name)
+	meta, s, err := c.openMeta(ctx, name, s)
 	if err != nil {
-		return nil, fmt.Errorf("open table %q: %w", name, err)
+		return nil, err
 	}
-	s, err = salting.Resolve(meta, s, false)
-	if errors.Is(err, ErrNoSpec) {
-		return nil, fmt.Errorf("open table %q: %w (pass a salter; spec \"none\" reads it unsalted)", name, err)
+	if hasIndexes(meta) {
+		return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open table %q: %w", name, err)
-	}
-	t, err := c.handle(ctx, name, s, meta)
+	t, err := c.routedTable(ctx, name, s)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
 	return t, nil
+}
+
+// openMeta reads a table's meta and resolves its salter against s, by OpenTable's rules.
+func (c *Client) openMeta(ctx context.Context, name string, s salting.Salter) (map[string]string, salting.Salter, error) {
+	meta, err := c.backend.TableMeta(ctx, name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	s, err = salting.Resolve(meta, s, false)
+	if errors.Is(err, ErrNoSpec) {
+		return nil, nil, fmt.Errorf("open table %q: %w (pass a salter; spec \"none\" reads it unsalted)", name, err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return meta, s, nil
 }
 
 // CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
@@ -200,11 +226,7 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
 	t, err := c.CreateTable(ctx, name, cfg)
 	if errors.Is(err, ErrTableExists) {
-		t, err = c.OpenTable(ctx, name, cfg.Salter)
-		if err == nil {
-			err = matchIndexes(t, cfg.Indexes)
-		}
-		if err != nil {
+		if t, err = c.OpenTable(ctx, name, cfg.Salter); err != nil {
 			return nil, err
 		}
 	}
@@ -233,20 +255,6 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}
 	return nil
-}
-
-// handle is the Table that CreateTable and OpenTable return: one that follows rebuckets
-// (rebucket_route.go), or, for a table with indexes, one on its physical table that keeps the indexes
-// in step (Rebucket refuses a table with indexes, so there is nothing to follow).
-func (c *Client) handle(ctx context.Context, name string, s salting.Salter, meta map[string]string) (*Table, error) {
-	t := c.plainTable(name, s)
-	if err := c.attachIndexes(t, meta); err != nil {
-		return nil, err
-	}
-	if len(t.indexes) > 0 {
-		return t, nil
-	}
-	return c.routedTable(ctx, name, s)
 }
 
 // plainTable is a handle on one physical table with no routing: index tables, a partitioned table's

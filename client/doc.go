@@ -53,15 +53,19 @@
 // "<table>__ix_<index>", with one entry per main row: its key is the index key built from the row
 // (fields of the logical key, column values), followed by the row's key unless the index is unique;
 // its cells are a status, the row's key, and the covered columns. The definitions are stored with
-// the table, beside the salting spec, and read back on open. Writes through Put, Delete, Apply and
-// Import keep every index in step; Index.Scan and Index.Get read by index.
+// the table, beside the salting spec, and read back on open. A table with indexes has a handle of
+// its own, IndexedTable (CreateIndexedTable, OpenIndexedTable; OpenTable refuses it with
+// ErrIndexedTable), whose writes are exactly the ones that keep every index in step: Put, Delete,
+// Apply, Import, CheckAndMutate and Increment. It has no Rebucket. Index.Scan and Index.Get read by
+// index.
 //
 // There are no transactions across tables (HBase has none), so the index follows Phoenix 5.1's
 // scheme (PHOENIX-5156): entries are written "pending" before the data, "verified" after, and a
 // reader trusts only verified entries, checking pending ones against the main row. Every write
 // carries a token (start time, random bytes); the main row keeps the token of its last write in a
-// version column (_brine_v, first family). A write that changes an indexed or covered column, or
-// deletes a row:
+// version column (_brine_v, first family; reads show it only when their Columns name it). A write
+// that changes an indexed or covered column, or deletes a row, and every CheckAndMutate of such a
+// write and every Increment (their condition or counters checked on the row read in step 1):
 //
 //  1. reads the row and its version;
 //  2. marks pending ("u"+token) the entries it leaves (only if they still name this row) and
@@ -98,7 +102,10 @@
 // values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
 // value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
 // Apply and Import batch step 1 (one GetMany) and the pending entries of non-unique indexes (one
-// Apply per index table); the compare-and-sets go one per row, in parallel.
+// Apply per index table); the compare-and-sets go one per row, in parallel. A put that touches no
+// index is sent as it is, with a new version in the same row mutation: every put and row delete
+// changes the version, which is what makes step 3's check cover a CheckAndMutate's own condition
+// (see IndexedTable.CheckAndMutate for the one exception, a concurrent delete of unindexed columns).
 // Index.Verify reports missing, stale and extra entries; Index.Rebuild rewrites every row's entries
 // through the protocol and repairs every entry, online, one goroutine per bucket.
 package client

@@ -152,6 +152,7 @@ type importRow struct {
 
 type importer struct {
 	t     *Table
+	ix    *IndexedTable // nil: t has no indexes
 	opts  ImportOptions
 	began time.Time
 
@@ -182,6 +183,11 @@ type importer struct {
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
+	return t.importRows(ctx, rows, opts, nil)
+}
+
+// importRows is Import; ix, when not nil, is the table's IndexedTable, which writes the batches.
+func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, ix *IndexedTable) (stats ImportStats, err error) {
 	if t.rt != nil {
 		pt, err := t.rt.plain(ctx, "import into", false)
 		if err != nil {
@@ -191,7 +197,7 @@ func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], op
 	}
 	opts.withDefaults(t.c.concurrency, t.c.batchRows)
 	ctx, c := t.c.tel.begin(ctx, "import", t.name)
-	im := &importer{t: t, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
+	im := &importer{t: t, ix: ix, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
 	defer func() { c.endImport(ctx, err, stats) }()
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy
@@ -362,11 +368,11 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 		im.batches.Add(1)
 		var rowErrs []error
 		var err error
-		if len(im.t.indexes) > 0 {
+		if im.ix != nil {
 			for i, r := range batch {
 				muts[i].Key = r.row.Key // the index protocol takes logical keys
 			}
-			rowErrs, err = im.t.applyIndexed(ctx, muts)
+			rowErrs, err = im.ix.applyIndexed(ctx, muts)
 		} else {
 			rowErrs, err = im.t.c.backend.Apply(ctx, im.t.name, muts)
 		}

@@ -30,8 +30,7 @@ const (
 )
 
 // IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps
-// the token of the row's last write through the index protocol. Reads of the table return it;
-// queries by index do not.
+// the token of the row's last write. Reads return it only when their Columns name it.
 const IndexVersionQualifier = "_brine_v"
 
 var (
@@ -223,7 +222,7 @@ func ParseIndexConfig(name, s string) (IndexConfig, error) {
 
 // Index is a handle on one index of a table. It is cheap, immutable and safe for concurrent use.
 type Index struct {
-	t     *Table // the main table
+	t     *IndexedTable // the main table
 	cfg   IndexConfig
 	table *Table // the index table: salted by cfg.Salter, keyed by entry keys
 	// grace is how old a pending entry must be before a reader takes its writer for dead and repairs
@@ -251,19 +250,6 @@ func (ix *Index) WithGrace(d time.Duration) *Index {
 	c.grace = max(0, d)
 	return &c
 }
-
-// Index returns the table's index of that name, or nil when there is none.
-func (t *Table) Index(name string) *Index {
-	for _, ix := range t.indexes {
-		if ix.cfg.Name == name {
-			return ix
-		}
-	}
-	return nil
-}
-
-// Indexes returns the table's indexes, in the order they were declared.
-func (t *Table) Indexes() []*Index { return slices.Clone(t.indexes) }
 
 // Prefix is the start of the index keys whose leading parts hold vals, for PrefixRange: a key field
 // part takes the field as package keys encoded it (e.g. keys.AppendText(nil, keys.KindString, "s1")),

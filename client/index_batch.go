@@ -14,10 +14,10 @@ import (
 // claims, data, settle) go one per row, in parallel. A row whose data write loses to another writer
 // starts again alone through writeIndexed. touch rewrites the rows' entries without changing their
 // data (Rebuild). errs[i] is muts[i]'s outcome.
-func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
+func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
 	fail := func(i int, err error) { errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err) }
-	ra, err := t.rowAtomic("indexed write")
+	ra, err := it.t.rowAtomic("indexed write")
 	if err != nil {
 		for i := range muts {
 			fail(i, err)
@@ -29,7 +29,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bo
 		lkeys[i] = m.Key
 	}
 	// Step 1, batched. A failed read fails every row: nothing was written.
-	rows, err := t.GetMany(ctx, lkeys)
+	rows, err := it.t.GetMany(ctx, lkeys)
 	if err != nil {
 		for i := range muts {
 			fail(i, fmt.Errorf("read row: %w", err))
@@ -38,9 +38,9 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bo
 	}
 	plans := make([]writePlan, len(muts))
 	for i, m := range muts {
-		pk, _, err := t.physical(m.Key)
+		pk, _, err := it.t.physical(m.Key)
 		if err == nil {
-			plans[i], err = t.planIndexed(m, pk, rows[i].Cells, touch)
+			plans[i], err = it.planIndexed(m, pk, rows[i].Cells, touch)
 		}
 		if err != nil {
 			fail(i, err)
@@ -75,7 +75,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bo
 		}
 	}
 	var g errgroup.Group
-	g.SetLimit(t.c.concurrency)
+	g.SetLimit(it.t.c.concurrency)
 	for ix, ms := range puts {
 		g.Go(func() error {
 			rowErrs, err := ix.table.Apply(ctx, ms)
@@ -95,7 +95,7 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bo
 			continue
 		}
 		g.Go(func() error {
-			if err := t.markPending(ctx, p.m.Key, p.changes, p.pending, false); err != nil {
+			if err := it.markPending(ctx, p.m.Key, p.changes, p.pending, false); err != nil {
 				failLocked(i, err)
 			}
 			return nil
@@ -109,16 +109,16 @@ func (t *Table) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bo
 			continue
 		}
 		g.Go(func() error {
-			applied, err := t.dataWrite(ctx, ra, p)
+			applied, err := it.dataWrite(ctx, ra, p)
 			switch {
 			case err != nil:
 				fail(i, err)
 			case !applied:
-				if err := t.writeIndexed(ctx, p.m, touch); err != nil {
+				if err := it.writeIndexed(ctx, p.m, touch); err != nil {
 					fail(i, err)
 				}
 			default:
-				t.finish(ctx, p)
+				it.finish(ctx, p)
 			}
 			return nil
 		})

@@ -135,7 +135,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 	var rows []Row
 	if len(need) > 0 {
 		var err error
-		rows, err = ix.t.GetMany(ctx, need, MaxVersions(cfg.read.MaxVersions))
+		rows, err = ix.t.t.GetMany(ctx, need, MaxVersions(cfg.read.MaxVersions)) // with the version column
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell
 		m = Mutation{Key: key, Delete: true}
 	}
 	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
-		ix.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
+		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
 	}
 }
 

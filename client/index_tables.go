@@ -64,7 +64,7 @@ func (c *Client) createIndexTables(ctx context.Context, table string, defs []Ind
 }
 
 // attachIndexes gives t the indexes its meta declares, sorted by name.
-func (c *Client) attachIndexes(t *Table, meta map[string]string) error {
+func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 	names := slices.Sorted(maps.Keys(meta))
 	for _, k := range names {
 		name, ok := strings.CutPrefix(k, metaIndexPrefix)
@@ -84,15 +84,15 @@ func (c *Client) attachIndexes(t *Table, meta map[string]string) error {
 	return nil
 }
 
-func (c *Client) newIndex(t *Table, cfg IndexConfig) *Index {
+func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
 	if cfg.Salter == nil {
 		cfg.Salter, _ = salting.ParseSpec("none")
 	}
-	return &Index{t: t, cfg: cfg, table: c.plainTable(IndexTableName(t.name, cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	return &Index{t: t, cfg: cfg, table: c.plainTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 }
 
-// matchIndexes is CreateOrOpenTable's check: the definitions given are the ones stored.
-func matchIndexes(t *Table, defs []IndexConfig) error {
+// matchIndexes is CreateOrOpenIndexedTable's check: the definitions given are the ones stored.
+func matchIndexes(t *IndexedTable, defs []IndexConfig) error {
 	want := make([]string, len(defs))
 	for i, d := range defs {
 		want[i] = d.Name + "=" + d.spec()
@@ -103,7 +103,7 @@ func matchIndexes(t *Table, defs []IndexConfig) error {
 	}
 	slices.Sort(want)
 	if !slices.Equal(want, got) {
-		return fmt.Errorf("open table %q: configured %q, table has %q: %w", t.name, want, got, ErrIndexMismatch)
+		return fmt.Errorf("open table %q: configured %q, table has %q: %w", t.Name(), want, got, ErrIndexMismatch)
 	}
 	return nil
 }

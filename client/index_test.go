@@ -57,25 +57,58 @@ func TestIndexConcurrentWriters(t *testing.T) {
 	}
 }
 
+// TestIndexConditionalRace: see indextest.ConditionalRace.
+func TestIndexConditionalRace(t *testing.T) {
+	for name, open := range indexStores {
+		if name == "faulty" {
+			continue // an injected failure of a release is a failed release, not a broken lock
+		}
+		t.Run(name+"/lock", func(t *testing.T) { indextest.ConditionalRace(t, indextest.NewOrders(t, open(t), "orders"), 6, 30) })
+		t.Run(name+"/revoke", func(t *testing.T) { indextest.RevokeRace(t, indextest.NewOrders(t, open(t), "orders"), 3, 20) })
+	}
+}
+
 func TestIndexDefinitions(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
 	s := mustSalter(t, "hash:4")
-	if _, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.OpenTable(ctx, "orders", nil)
+	got, err := c.OpenIndexedTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Indexes()) != 3 || got.Index("by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
 		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), got.Index("by_seller").Spec())
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
+	// A plain handle on an indexed table could write around the protocol: both ways are refused.
+	if _, err := c.OpenTable(ctx, "orders", nil); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("OpenTable of an indexed table: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s}); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("CreateOrOpenTable of an indexed table: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateTable(ctx, "other", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("CreateTable with indexes: %v, want ErrIndexedTable", err)
+	}
+	if _, err := c.CreateIndexedTable(ctx, "other", client.TableConfig{Salter: s}); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("CreateIndexedTable without indexes: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: s}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.OpenIndexedTable(ctx, "plain", nil); !errors.Is(err, client.ErrIndexNotFound) {
+		t.Fatalf("OpenIndexedTable of a plain table: %v, want ErrIndexNotFound", err)
+	}
+	if err := c.DeleteTable(ctx, "plain"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
 		t.Fatalf("reopen with other indexes: %v", err)
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []client.IndexConfig{
@@ -87,7 +120,7 @@ func TestIndexDefinitions(t *testing.T) {
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0).Descending()}},
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0)}, Covered: []client.Column{{Family: "d", Qualifier: client.IndexVersionQualifier}}},
 	} {
-		if _, err := c.CreateTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
+		if _, err := c.CreateIndexedTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
 			t.Fatalf("%+v: got %v, want ErrInvalidArgument", bad, err)
 		}
 	}

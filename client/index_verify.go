@@ -47,7 +47,7 @@ type wantEntry struct {
 func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 	rep := IndexReport{Index: ix.cfg.Name}
 	want := map[string]*wantEntry{}
-	for row, err := range ix.t.Scan(ctx, Range{}) {
+	for row, err := range ix.t.t.Scan(ctx, Range{}) {
 		if err != nil {
 			return rep, fmt.Errorf("verify %s: %w", ix.cfg.Name, err)
 		}
@@ -129,7 +129,7 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		}
 	}
 	only := ix.t.only(ix)
-	err := forEachBucketBatch(ctx, ix.t, func(ctx context.Context, batch []Row) error {
+	err := forEachBucketBatch(ctx, ix.t.t, func(ctx context.Context, batch []Row) error {
 		muts := make([]Mutation, len(batch))
 		for i, row := range batch {
 			muts[i] = Mutation{Key: row.Key}
@@ -157,9 +157,9 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load()}, nil
 }
 
-// only is t with only ix among its indexes, so a rebuild rewrites one index's entries.
-func (t *Table) only(ix *Index) *Table {
-	c := *t
+// only is it with only ix among its indexes, so a rebuild rewrites one index's entries.
+func (it *IndexedTable) only(ix *Index) *IndexedTable {
+	c := *it
 	c.indexes = []*Index{ix}
 	return &c
 }

@@ -46,9 +46,9 @@ func status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) 
 
 // indexedMutation reports whether m must go through the index protocol, or fails for a mutation
 // the protocol cannot apply atomically with its version bump.
-func (t *Table) indexedMutation(m Mutation) (bool, error) {
+func (it *IndexedTable) indexedMutation(m Mutation) (bool, error) {
 	touched := false
-	for _, ix := range t.indexes {
+	for _, ix := range it.indexes {
 		if ix.touches(m) {
 			touched = true
 			if m.Delete && len(m.Cells) > 0 {
@@ -73,44 +73,62 @@ func (c entryChange) moves() bool { return c.oldOK && (!c.newOK || !bytes.Equal(
 
 // writeIndexed applies one mutation of an indexed table through the protocol described in the
 // package documentation. touch rewrites the row's entries without changing its data (rebuild).
-func (t *Table) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
-	pk, _, err := t.physical(m.Key)
+func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
+	_, err := it.writeDerived(ctx, m.Key, touch, false, func([]Cell) (Mutation, bool, error) { return m, true, nil })
+	return err
+}
+
+// writeDerived is the protocol for a write worked out from the row it reads: derive returns the
+// mutation to apply to the row as read (key: the row's logical key), or false to write nothing.
+// Each attempt derives again from the row it read, and its data write applies only while the row's
+// version is the one read, so the mutation lands on exactly the row it was derived from. A write
+// whose derive reads columns no index uses (conditional) waits out a column delete's mark; a plain
+// one need not, since what it plans from (indexed and covered columns) no column delete changes.
+func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
+	pk, _, err := it.t.physical(key)
 	if err != nil {
-		return err
+		return false, err
 	}
-	ra, err := t.rowAtomic("indexed write")
+	ra, err := it.t.rowAtomic("indexed write")
 	if err != nil {
-		return err
+		return false, err
 	}
-	for range maxIndexedAttempts {
-		// Step 1: the row as it is, and its version.
-		rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, backends.ReadOptions{})
+	for attempt := range maxIndexedAttempts {
+		// Step 1: the row as it is, and its version (not one a column delete in flight holds).
+		row, err := it.readRow(ctx, pk)
 		if err != nil {
-			return fmt.Errorf("read row: %w", err)
+			return false, err
 		}
-		if len(rows) != 1 {
-			return fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+		if v, _ := newest(row, it.versionColumn()); conditional && marked(v) {
+			if err := markWait(ctx, attempt); err != nil {
+				return false, err
+			}
+			continue
 		}
-		p, err := t.planIndexed(m, pk, rows[0].Cells, touch)
+		m, ok, err := derive(row)
+		if err != nil || !ok {
+			return false, err
+		}
+		p, err := it.planIndexed(m, pk, row, touch)
 		if err != nil || p.skip {
-			return err
+			return false, err
 		}
 		// Step 2: every entry the write creates or leaves is pending before the data changes.
-		if err := t.markPending(ctx, m.Key, p.changes, p.pending, true); err != nil {
-			return err
+		if err := it.markPending(ctx, key, p.changes, p.pending, true); err != nil {
+			return false, err
 		}
 		// Step 3: the data, only if no other writer changed the row since step 1.
-		applied, err := t.dataWrite(ctx, ra, p)
+		applied, err := it.dataWrite(ctx, ra, p)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !applied {
 			continue // the entries left pending are answered from the row and repaired by readers
 		}
-		t.finish(ctx, p)
-		return nil
+		it.finish(ctx, p)
+		return true, nil
 	}
-	return backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
 }
 
 // writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
@@ -126,16 +144,16 @@ type writePlan struct {
 }
 
 // planIndexed works out the entries a write of m leaves and creates, given the row's cells.
-func (t *Table) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writePlan, error) {
+func (it *IndexedTable) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writePlan, error) {
 	p := writePlan{m: m, pk: pk, tok: newToken(), dataCell: touch}
 	if touch && len(dataCells(old)) == 0 {
 		p.skip = true
 		return p, nil
 	}
-	p.oldV, _ = newest(old, Column{Family: t.indexFamily, Qualifier: versionQual})
+	p.oldV, _ = newest(old, Column{Family: it.indexFamily, Qualifier: versionQual})
 	p.pending = status(statusPending, p.tok)
 	merged := mergeCells(old, m)
-	for _, ix := range t.indexes {
+	for _, ix := range it.indexes {
 		if !touch && !ix.touches(m) {
 			continue
 		}
@@ -160,13 +178,15 @@ func (t *Table) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writ
 }
 
 // dataWrite is step 3: the data and the new version, if the row's version is still the one read.
-func (t *Table) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePlan) (bool, error) {
+func (it *IndexedTable) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePlan) (bool, error) {
 	dm := Mutation{Key: p.pk, Delete: p.m.Delete && !p.dataCell}
-	if !dm.Delete {
+	if dm.Delete {
+		dm.Cells = p.m.Cells // a row delete, or (a conditional write's) columns no index uses
+	} else {
 		dm.Cells = append(dm.Cells, p.m.Cells...)
-		dm.Cells = append(dm.Cells, Cell{Family: t.indexFamily, Qualifier: versionQual, Value: p.tok})
+		dm.Cells = append(dm.Cells, Cell{Family: it.indexFamily, Qualifier: versionQual, Value: p.tok})
 	}
-	applied, err := ra.CheckAndMutate(ctx, t.name, Condition{Family: t.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
+	applied, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: it.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
 	if err != nil {
 		return false, fmt.Errorf("data write: %w", err)
 	}
@@ -174,17 +194,17 @@ func (t *Table) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePla
 }
 
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
-func (t *Table) finish(ctx context.Context, p writePlan) {
-	if err := t.settle(ctx, p.changes, p.pending, status(statusVerified, p.tok)); err != nil {
+func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
+	if err := it.settle(ctx, p.changes, p.pending, status(statusVerified, p.tok)); err != nil {
 		// The write is durable and its entries are answered from the row until repaired.
-		t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", t.name, "key", keyText(p.m.Key), "err", err)
+		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", keyText(p.m.Key), "err", err)
 	}
 }
 
 // markPending is step 2: the old entries moving away are marked pending (if still this row's), the
 // new entries written pending (a unique one only if free or stale).
 // With puts false the non-unique new entries are left to the caller, which batches them.
-func (t *Table) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, puts bool) error {
+func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, puts bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range changes {
 		if c.moves() {
@@ -225,7 +245,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 		st, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		owner, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
-			row, err := ix.t.Get(ctx, owner)
+			row, err := ix.t.t.Get(ctx, owner) // with the version column
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
 			}
@@ -247,7 +267,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 
 // settle is step 4. Each compare-and-set succeeds only while the entry still holds this write's
 // pending status, so a later writer's entry is never verified or deleted by an earlier one.
-func (t *Table) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
+func (it *IndexedTable) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
 	var (
 		mu    sync.Mutex
 		first error
@@ -311,40 +331,50 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 }
 
 // applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
-// protocol (batched by writeIndexedBatch), the others through the plain batched path.
-func (t *Table) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+// protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
+// one row at a time, in parallel), the other puts, stamped, through the plain batched path.
+func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
+	var g errgroup.Group
+	g.SetLimit(it.t.c.concurrency)
 	for i, m := range muts {
-		indexed, err := t.indexedMutation(m)
+		indexed, err := it.indexedMutation(m)
 		switch {
 		case err != nil:
 			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
 		case indexed:
 			indexedIdx = append(indexedIdx, i)
+		case m.Delete:
+			g.Go(func() error {
+				if _, err := it.deleteColumns(ctx, m, nil); err != nil {
+					errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+				}
+				return nil
+			})
 		default:
 			plainIdx = append(plainIdx, i)
 		}
 	}
+
 	if len(indexedIdx) > 0 {
 		sub := make([]Mutation, len(indexedIdx))
 		for j, i := range indexedIdx {
 			sub[j] = muts[i]
 		}
-		for j, err := range t.writeIndexedBatch(ctx, sub, false) {
+		for j, err := range it.writeIndexedBatch(ctx, sub, false) {
 			if err != nil {
 				errs[indexedIdx[j]] = err
 			}
 		}
 	}
 	if len(plainIdx) > 0 {
-		plain := *t
-		plain.indexes = nil
 		sub := make([]Mutation, len(plainIdx))
 		for j, i := range plainIdx {
-			sub[j] = muts[i]
+			sub[j] = it.stamp(muts[i])
 		}
-		applyPart(ctx, plain.Apply, sub, plainIdx, errs)
+		applyPart(ctx, it.t.Apply, sub, plainIdx, errs)
 	}
+	_ = g.Wait()
 	return rowErrors(errs), nil
 }

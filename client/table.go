@@ -21,10 +21,7 @@ type Table struct {
 	c      *Client
 	name   string
 	salter salting.Salter
-	// indexes are kept in step by every write (index.go); indexFamily holds their version column.
-	indexes     []*Index
-	indexFamily string
-	rt          *router // follows rebuckets; nil on the physical tables a router hands out
+	rt     *router // follows rebuckets; nil on the physical tables a router hands out
 }
 
 // Name is the table's name in the store.
@@ -53,19 +50,33 @@ func (t *Table) physical(key []byte) ([]byte, int, error) {
 
 // Put writes cells to one row.
 func (t *Table) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	if len(cells) == 0 {
-		return fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	m, err := putMutation(key, cells)
+	if err != nil {
+		return err
 	}
-	return t.applyOne(ctx, "put", Mutation{Key: key, Cells: cells})
+	return t.applyOne(ctx, "put", m)
 }
 
 // Delete deletes the given columns of a row (all versions), or the whole row when none are given.
 func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error {
+	return t.applyOne(ctx, "delete", deleteMutation(key, columns))
+}
+
+// putMutation is Put's mutation; a put without cells fails before anything is sent.
+func putMutation(key []byte, cells []Cell) (Mutation, error) {
+	if len(cells) == 0 {
+		return Mutation{}, fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+	}
+	return Mutation{Key: key, Cells: cells}, nil
+}
+
+// deleteMutation is Delete's mutation: the columns given, or the whole row.
+func deleteMutation(key []byte, columns []Column) Mutation {
 	m := Mutation{Key: key, Delete: true}
 	for _, col := range columns {
 		m.Cells = append(m.Cells, Cell{Family: col.Family, Qualifier: col.Qualifier})
 	}
-	return t.applyOne(ctx, "delete", m)
+	return m
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error) {
@@ -77,15 +88,6 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error)
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
-	}
-	if indexed, err := t.indexedMutation(m); err != nil || indexed {
-		if err == nil {
-			err = t.writeIndexed(ctx, m, false)
-		}
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
-		}
-		return nil
 	}
 	logical := m.Key
 	m.Key = pk
@@ -143,9 +145,6 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 	}
 	ctx, c := t.c.tel.begin(ctx, "apply", t.name)
 	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
-	if len(t.indexes) > 0 {
-		return t.applyIndexed(ctx, muts)
-	}
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))

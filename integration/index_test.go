@@ -18,6 +18,8 @@ func runIndexCases(t *testing.T, b backends.Backend, name func() string, scanOpt
 		t.Run("scan options", func(t *testing.T) { indextest.ScanOptions(t, indextest.NewOrders(t, b, name())) })
 	}
 	t.Run("concurrent", func(t *testing.T) { indextest.Concurrent(t, indextest.NewOrders(t, b, name()), 1, 4, 25) })
+	t.Run("conditional race", func(t *testing.T) { indextest.ConditionalRace(t, indextest.NewOrders(t, b, name()), 4, 10) })
+	t.Run("revoke race", func(t *testing.T) { indextest.RevokeRace(t, indextest.NewOrders(t, b, name()), 3, 10) })
 }
 
 func TestHBaseIndexCases(t *testing.T) {

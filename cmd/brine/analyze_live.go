@@ -143,7 +143,7 @@ func runAnalyzeLive(ctx context.Context, env *cliEnv, storeURL, table, svgPath s
 	}
 	c := env.newClient(b)
 	defer c.Close()
-	t, err := c.OpenTable(ctx, table, nil)
+	t, err := openSalted(ctx, c, table, nil)
 	var s salting.Salter
 	switch {
 	case errors.Is(err, client.ErrNoSpec):

@@ -70,7 +70,7 @@ func (f *storeFlags) keyFormat(stored *keys.Schema) (keyFormat, error) {
 
 // openTable opens the store and the table named by the flags, with the key schema stored with it (nil
 // when it has none); close the returned client when done.
-func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, *client.Table, *keys.Schema, error) {
+func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*client.Client, saltedTable, *keys.Schema, error) {
 	if f.table == "" {
 		return nil, nil, nil, errors.New("--table is required")
 	}
@@ -85,7 +85,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (*client.Client, *client.Table, *keys.Schema, error) {
+	fail := func(err error) (*client.Client, saltedTable, *keys.Schema, error) {
 		c.Close()
 		switch {
 		case errors.Is(err, client.ErrTableNotFound):
@@ -95,7 +95,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 		}
 		return nil, nil, nil, err
 	}
-	t, err := c.OpenTable(ctx, f.table, s)
+	t, err := openSalted(ctx, c, f.table, s)
 	if err != nil {
 		return fail(err)
 	}
@@ -216,9 +216,15 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
-	if _, err := c.CreateTable(ctx, sf.table, client.TableConfig{
+	cfg := client.TableConfig{
 		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta, Indexes: indexes,
-	}); err != nil {
+	}
+	if len(indexes) > 0 {
+		_, err = c.CreateIndexedTable(ctx, sf.table, cfg)
+	} else {
+		_, err = c.CreateTable(ctx, sf.table, cfg)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "created %s (salt %s, %d buckets, %d split keys)\n", sf.table, s.Spec(), s.Buckets(), len(s.SplitKeys(*regions)))
@@ -254,10 +260,15 @@ func runPut(ctx context.Context, env *cliEnv, args []string) error {
 
 func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	fs, tc := newRowCommand(env, "get")
-	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY"); err != nil {
+	var byIndex indexFlag
+	byIndex.register(fs, false)
+	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY | --index NAME VALUES"); err != nil {
 		return err
 	}
 	defer tc.c.Close()
+	if byIndex.name != "" {
+		return byIndex.get(ctx, env, tc, tc.pos[0])
+	}
 	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
 		return err
@@ -309,6 +320,8 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
+	var byIndex indexFlag
+	byIndex.register(fs, true)
 	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; = and != compare text, < <= > >= compare numbers with a number and times (ms, date or RFC 3339 values) with a date; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
@@ -319,6 +332,10 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *limit < 0 {
 		return fmt.Errorf("--limit %d: want 0 (all) or more", *limit)
+	}
+	if byIndex.name != "" {
+		return byIndex.scan(ctx, env, tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
+			filter: *filterExpr, limit: *limit, reverse: *reverse, keysOnly: *keysOnly})
 	}
 	var r client.Range
 	var err error

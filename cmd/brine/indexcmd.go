@@ -55,11 +55,16 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	if sf.table == "" || len(pos) > 1 {
 		return errors.New(indexUsage)
 	}
-	c, t, _, err := sf.openTable(ctx, env, "")
+	c, st, _, err := sf.openTable(ctx, env, "")
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	t, ok := st.(*client.IndexedTable)
+	if !ok {
+		fmt.Fprintf(env.stdout, "table %s has no indexes\n", sf.table)
+		return nil
+	}
 	indexes := t.Indexes()
 	if len(pos) == 1 {
 		ix := t.Index(pos[0])
@@ -67,10 +72,6 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 			return fmt.Errorf("table %s: %w %q ('brine index list %s' lists them)", sf.table, client.ErrIndexNotFound, pos[0], sf.table)
 		}
 		indexes = []*client.Index{ix}
-	}
-	if len(indexes) == 0 {
-		fmt.Fprintf(env.stdout, "table %s has no indexes\n", sf.table)
-		return nil
 	}
 	problems := int64(0)
 	for _, ix := range indexes {

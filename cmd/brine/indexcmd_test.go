@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +71,97 @@ func checkCLIIndex(t *testing.T, c *cli) {
 		{"index", "verify", "--store", c.store, orders, "nope"},
 	} {
 		if _, _, err := c.run(ctx, bad...); err == nil {
+			t.Errorf("brine %q succeeded", bad)
+		}
+	}
+}
+
+// rowColumns parses a printed row ("KEY  fam:qual=value@ts  ...") into its key and column names.
+func rowColumns(line string) (key string, cols []string) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return "", nil
+	}
+	for _, f := range fields[1:] {
+		col, _, _ := strings.Cut(f, "=")
+		cols = append(cols, col)
+	}
+	return fields[0], cols
+}
+
+// TestCLIIndexReads: get and scan of an indexed table print the user's columns only (never the
+// version column), and get/scan --index read by an index: typed values (a key field by the key
+// schema, a column as text), prefix, range, limit with its cursor, reverse, filter, and covered
+// columns.
+func TestCLIIndexReads(t *testing.T) {
+	c := newCLI(t)
+	orders := c.tab("orders")
+	c.ok("create", "--store", c.store, "--table", orders, "--salt", "hash:4", "--key", "region,no:int64",
+		"--index", "by_seller=salt=hash:2|key=c:d:seller,k1|cover=d:amount",
+		"--index", "by_ext=salt=none|key=c:d:ext|unique")
+	for i, seller := range []string{"s1", "s2", "s1", "s1"} {
+		c.ok("put", "--store", c.store, "--table", orders, fmt.Sprintf("eu,%d", i), "d:seller="+seller, fmt.Sprintf("d:amount=%d", 10*i), fmt.Sprintf("d:ext=e%d", i))
+	}
+	store := []string{"--store", c.store, "--table", orders}
+	lines := func(out string) []string { return strings.Split(strings.TrimSuffix(out, "\n"), "\n") }
+	if k, cols := rowColumns(c.ok(append([]string{"get"}, append(store, "eu,2")...)...)); k != "eu,2" || !slices.Equal(cols, []string{"d:amount", "d:ext", "d:seller"}) {
+		t.Fatalf("get: key %q columns %q", k, cols)
+	}
+	for _, line := range lines(c.ok(append([]string{"scan"}, store...)...)) {
+		if _, cols := rowColumns(line); !slices.Equal(cols, []string{"d:amount", "d:ext", "d:seller"}) {
+			t.Fatalf("scan: columns %q", cols)
+		}
+	}
+	keysOf := func(out string) []string {
+		var ks []string
+		for _, line := range lines(out) {
+			k, _ := rowColumns(line)
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--prefix", "s1"}, []string{"eu,0", "eu,2", "eu,3"}},
+		{[]string{"--prefix", "s1,2"}, []string{"eu,2"}},
+		{[]string{"--prefix", "s1", "--reverse"}, []string{"eu,3", "eu,2", "eu,0"}},
+		{[]string{"--start", "s1,2", "--end", "s2"}, []string{"eu,2", "eu,3"}},
+		{[]string{"--prefix", "s1", "--filter", "amount = 30"}, []string{"eu,3"}},
+		{[]string{"--prefix", "s1", "--limit", "2"}, []string{"eu,0", "eu,2"}},
+	} {
+		out := c.ok(append(append([]string{"scan"}, store...), append([]string{"--index", "by_seller", "--keys-only"}, tc.args...)...)...)
+		if got := keysOf(out); !slices.Equal(got, tc.want) {
+			t.Errorf("scan --index by_seller %q: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	// The cursor the limited page printed resumes after its last row.
+	c.stderr.Reset()
+	c.ok(append(append([]string{"scan"}, store...), "--index", "by_seller", "--keys-only", "--prefix", "s1", "--limit", "2")...)
+	_, cursor, ok := strings.Cut(strings.TrimSpace(c.stderr.String()), "next page: --after ")
+	if !ok {
+		t.Fatalf("no cursor in %q", c.stderr.String())
+	}
+	if got := keysOf(c.ok(append(append([]string{"scan"}, store...), "--index", "by_seller", "--keys-only", "--prefix", "s1", "--after", cursor)...)); !slices.Equal(got, []string{"eu,3"}) {
+		t.Errorf("next page: %q", got)
+	}
+	out := c.ok(append(append([]string{"scan"}, store...), "--index", "by_seller", "--prefix", "s2", "--columns", "d:amount")...)
+	if k, cols := rowColumns(out); k != "eu,1" || !slices.Equal(cols, []string{"d:amount"}) {
+		t.Errorf("covered scan: key %q columns %q", k, cols)
+	}
+	if k, cols := rowColumns(c.ok(append(append([]string{"get"}, store...), "--index", "by_ext", "e3")...)); k != "eu,3" || len(cols) != 3 {
+		t.Errorf("get --index by_ext e3: key %q columns %q", k, cols)
+	}
+	ctx := context.Background()
+	for _, bad := range [][]string{
+		{"get", "--index", "by_seller", "s1"},                // not unique
+		{"get", "--index", "by_ext", "nope"},                 // no such row
+		{"scan", "--index", "nope"},                          // no such index
+		{"scan", "--index", "by_seller", "--prefix", "s1,x"}, // not an int64
+		{"scan", "--index", "by_seller", "--after", "zz"},    // not hex
+	} {
+		if _, _, err := c.run(ctx, append(append([]string{bad[0]}, store...), bad[1:]...)...); err == nil {
 			t.Errorf("brine %q succeeded", bad)
 		}
 	}

@@ -26,7 +26,7 @@ type rowTable interface {
 
 // partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
 // then read and write a partitioned table by its logical name.
-func partitionedOrTable(ctx context.Context, c *client.Client, name string, t *client.Table) (rowTable, error) {
+func partitionedOrTable(ctx context.Context, c *client.Client, name string, t rowTable) (rowTable, error) {
 	p, err := openPartitioned(ctx, c, name)
 	if err != nil || p == nil {
 		return t, err

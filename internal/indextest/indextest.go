@@ -44,10 +44,10 @@ func spec(t testing.TB, s string) salting.Salter {
 
 // NewOrders creates the order table with OrderIndexes on b, under name, and drops it (with its
 // index tables) when the test ends.
-func NewOrders(t testing.TB, b backends.Backend, name string) *client.Table {
+func NewOrders(t testing.TB, b backends.Backend, name string) *client.IndexedTable {
 	t.Helper()
 	c := client.New(b, client.WithConcurrency(4), client.WithLogger(slog.New(slog.DiscardHandler)))
-	tbl, err := c.CreateTable(context.Background(), name, client.TableConfig{Salter: spec(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(context.Background(), name, client.TableConfig{Salter: spec(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func answerOf(key, main []byte, cells []client.Cell, cols []client.Column) Answe
 }
 
 // Reference is the answer to a full query by ix computed from the main table alone.
-func Reference(t testing.TB, tbl *client.Table, ix *client.Index, cols []client.Column) []Answer {
+func Reference(t testing.TB, tbl *client.IndexedTable, ix *client.Index, cols []client.Column) []Answer {
 	t.Helper()
 	var out []Answer
 	for row, err := range tbl.Scan(context.Background(), client.Range{}) {
@@ -131,7 +131,7 @@ func Query(t testing.TB, ix *client.Index, r client.Range, opts ...client.ReadOp
 
 // AssertIndexes asserts that every index answers what the main table says, whole and covered,
 // and, after a repairing read (grace 0: no writer may be running), that Verify finds no problem.
-func AssertIndexes(t testing.TB, tbl *client.Table) {
+func AssertIndexes(t testing.TB, tbl *client.IndexedTable) {
 	t.Helper()
 	amount := []client.Column{{Family: "d", Qualifier: "amount"}}
 	for _, ix := range tbl.Indexes() {
@@ -164,7 +164,7 @@ func mainKeys(answers []Answer) []string {
 
 type step struct {
 	name string
-	do   func(t *testing.T, tbl *client.Table)
+	do   func(t *testing.T, tbl *client.IndexedTable)
 	// seller -> the orders a query by that seller returns, newest first.
 	bySeller map[string][]string
 	ext      map[string]string // unique ext -> order ("" absent)
@@ -173,22 +173,22 @@ type step struct {
 func steps(ctx context.Context) []step {
 	// Adversarial values: empty, 0x00/0xFF, and a value that is a prefix of another.
 	sellers := []string{"", "\x00", "\xff", "host1", "host12", "a\x00b"}
-	put := func(o order, tm uint64) func(t *testing.T, tbl *client.Table) {
-		return func(t *testing.T, tbl *client.Table) {
+	put := func(o order, tm uint64) func(t *testing.T, tbl *client.IndexedTable) {
+		return func(t *testing.T, tbl *client.IndexedTable) {
 			if err := tbl.Put(ctx, OrderKey(o.no), o.cells(tm)...); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	putCell := func(no, q, v string) func(t *testing.T, tbl *client.Table) {
-		return func(t *testing.T, tbl *client.Table) {
+	putCell := func(no, q, v string) func(t *testing.T, tbl *client.IndexedTable) {
+		return func(t *testing.T, tbl *client.IndexedTable) {
 			if err := tbl.Put(ctx, OrderKey(no), client.Cell{Family: "d", Qualifier: q, Value: []byte(v)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	return []step{
-		{name: "insert", do: func(t *testing.T, tbl *client.Table) {
+		{name: "insert", do: func(t *testing.T, tbl *client.IndexedTable) {
 			for i, s := range sellers {
 				put(order{no: fmt.Sprint("o", i), seller: s, buyer: "b", ext: "e" + fmt.Sprint(i), amount: "1"}, uint64(i))(t, tbl)
 			}
@@ -198,20 +198,20 @@ func steps(ctx context.Context) []step {
 		{name: "update indexed value", do: putCell("o3", "seller", "host12"),
 			bySeller: map[string][]string{"host1": {"o10"}, "host12": {"o4", "o3"}}},
 		{name: "update covered column", do: putCell("o10", "amount", "9"), bySeller: map[string][]string{"host1": {"o10"}}},
-		{name: "delete", do: func(t *testing.T, tbl *client.Table) {
+		{name: "delete", do: func(t *testing.T, tbl *client.IndexedTable) {
 			if err := tbl.Delete(ctx, OrderKey("o10")); err != nil {
 				t.Fatal(err)
 			}
 		}, bySeller: map[string][]string{"host1": nil}, ext: map[string]string{"e10": ""}},
 		{name: "re-insert", do: put(order{no: "o10", seller: "host1", buyer: "c", ext: "e10", amount: "3"}, 5),
 			bySeller: map[string][]string{"host1": {"o10"}}, ext: map[string]string{"e10": "o10"}},
-		{name: "unique key taken", do: func(t *testing.T, tbl *client.Table) {
+		{name: "unique key taken", do: func(t *testing.T, tbl *client.IndexedTable) {
 			err := tbl.Put(ctx, OrderKey("o4"), client.Cell{Family: "d", Qualifier: "ext", Value: []byte("e10")})
 			if !errors.Is(err, client.ErrUniqueViolation) {
 				t.Fatalf("got %v, want ErrUniqueViolation", err)
 			}
 		}, ext: map[string]string{"e10": "o10", "e4": "o4"}},
-		{name: "apply moves a unique key", do: func(t *testing.T, tbl *client.Table) {
+		{name: "apply moves a unique key", do: func(t *testing.T, tbl *client.IndexedTable) {
 			rowErrs, err := tbl.Apply(ctx, []client.Mutation{
 				{Key: OrderKey("o10"), Delete: true},
 				{Key: OrderKey("o5"), Cells: []client.Cell{{Family: "d", Qualifier: "amount", Value: []byte("7")}}},
@@ -221,7 +221,7 @@ func steps(ctx context.Context) []step {
 			}
 			putCell("o4", "ext", "e10")(t, tbl)
 		}, bySeller: map[string][]string{"host1": nil}, ext: map[string]string{"e10": "o4", "e4": ""}},
-		{name: "refused column delete", do: func(t *testing.T, tbl *client.Table) {
+		{name: "refused column delete", do: func(t *testing.T, tbl *client.IndexedTable) {
 			if err := tbl.Delete(ctx, OrderKey("o4"), client.Column{Family: "d", Qualifier: "seller"}); !errors.Is(err, backends.ErrInvalidArgument) {
 				t.Fatalf("got %v, want ErrInvalidArgument", err)
 			}
@@ -231,10 +231,10 @@ func steps(ctx context.Context) []step {
 
 // Steps runs the table-driven cases on a fresh order table, checking after each step the queries
 // it names and every index against the main table.
-func Steps(t *testing.T, tbl *client.Table) {
+func Steps(t *testing.T, tbl *client.IndexedTable) {
 	ctx := context.Background()
 	bySeller, byExt := tbl.Index("by_seller"), tbl.Index("by_ext")
-	for _, st := range steps(ctx) {
+	for _, st := range append(steps(ctx), writeSteps(ctx)...) {
 		st.do(t, tbl)
 		for seller, want := range st.bySeller {
 			p, err := bySeller.Prefix([]byte(seller))
@@ -266,7 +266,7 @@ func Steps(t *testing.T, tbl *client.Table) {
 // RandomWrite is one write of the crash and concurrency tests: new values for some columns of one
 // of a few rows (sellers, buyers and unique ids from small sets, so that they collide), a row
 // delete, or a batch through Apply.
-func RandomWrite(ctx context.Context, tbl *client.Table, rng *rand.Rand, rows int) error {
+func RandomWrite(ctx context.Context, tbl *client.IndexedTable, rng *rand.Rand, rows int) error {
 	key := func() []byte { return OrderKey(fmt.Sprint("o", rng.IntN(rows))) }
 	cells := func() []client.Cell {
 		var cs []client.Cell

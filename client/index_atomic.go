@@ -1,0 +1,86 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// CheckAndMutate applies m to its row if cond holds there, atomically, and reports whether it did,
+// as Table.CheckAndMutate does, keeping the indexes.
+//
+// A put that touches no index goes to the store as one conditional mutation, with a new row version
+// in it. One that touches an index goes through the index protocol: the row is read, cond is checked
+// on it, and the data write applies only while the row's version is the one read. That is as atomic
+// as the store's own check: every put, row delete and Increment of an IndexedTable writes a new
+// version in the same row mutation, and a delete of columns runs under a mark that such reads wait
+// out (see the package documentation), so an unchanged version means a row unchanged since cond was
+// checked; a failed check writes nothing and is linearized at the read. A delete of columns no index
+// uses checks cond the same way before its mark.
+func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	indexed, err := it.indexedMutation(m)
+	if err != nil {
+		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+	}
+	if !indexed && !m.Delete {
+		return it.t.CheckAndMutate(ctx, cond, it.stamp(m))
+	}
+	ctx, c := it.t.c.tel.begin(ctx, "check_and_mutate", it.t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
+	if _, _, err := it.t.physical(m.Key); err != nil {
+		return false, fmt.Errorf("check and mutate: %w", err)
+	}
+	if indexed {
+		applied, err = it.writeDerived(ctx, m.Key, false, true, func(row []Cell) (Mutation, bool, error) {
+			return m, holds(cond, row), nil
+		})
+	} else {
+		applied, err = it.deleteColumns(ctx, m, &cond)
+	}
+	if err != nil {
+		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+	}
+	return applied, nil
+}
+
+// holds is a Condition's test on a row's cells (newest first per column): the column's newest value
+// is cond.Value, or, for an empty Value, the column is absent or empty.
+func holds(cond Condition, row []Cell) bool {
+	v, _ := newest(row, Column{Family: cond.Family, Qualifier: cond.Qualifier})
+	return bytes.Equal(v, cond.Value)
+}
+
+// Increment adds each delta to its counter column of the row and returns the new values, as
+// Table.Increment does, keeping the indexes. It is a read and a conditional write on the row's
+// version (retried while other writers change the row), so that the row's version changes with its
+// counters: what keeps CheckAndMutate's condition atomic. The cells returned carry Timestamp 0: the
+// store stamps them on write.
+func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
+	ctx, c := it.t.c.tel.begin(ctx, "increment", it.t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	if err := backends.CheckIncrements(incs); err != nil {
+		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+	}
+	var out []Cell
+	_, err = it.writeDerived(ctx, key, false, true, func(row []Cell) (Mutation, bool, error) {
+		out = out[:0]
+		for _, inc := range incs {
+			n := int64(0)
+			if v, ok := newest(row, Column{Family: inc.Family, Qualifier: inc.Qualifier}); ok {
+				var counter bool
+				if n, counter = backends.CounterValue(v); !counter {
+					return Mutation{}, false, fmt.Errorf("%w: column %s:%s holds %d bytes, not an 8-byte counter", backends.ErrInvalidArgument, inc.Family, inc.Qualifier, len(v))
+				}
+			}
+			out = append(out, Cell{Family: inc.Family, Qualifier: inc.Qualifier, Value: backends.CounterBytes(n + inc.Delta)})
+		}
+		return Mutation{Key: key, Cells: slices.Clone(out)}, true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+	}
+	return out, nil
+}

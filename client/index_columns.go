@@ -1,0 +1,145 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/wait"
+)
+
+// versionMark starts a row version left by a column delete in flight (+ its token).
+const versionMark = 'd'
+
+// marked reports whether a row version is a column delete's mark whose writer may still be running
+// (younger than DefaultIndexGrace): a conditional write of the row waits it out.
+func marked(v []byte) bool {
+	return len(v) > 0 && v[0] == versionMark && tokenAge(v[1:]) < DefaultIndexGrace
+}
+
+// markWait is how long a write derived from a marked row waits before reading it again.
+func markWait(ctx context.Context, attempt int) error {
+	return wait.Sleep(ctx, time.Duration(attempt+1)*time.Millisecond)
+}
+
+// deleteColumns deletes columns no index uses, if cond (nil: none) holds on the row. A row
+// mutation cannot both delete cells and write a new version, and every other change of a row
+// writes one (what makes a conditional write's check atomic), so the delete runs under a mark:
+//
+//  1. read the row and its version; check cond;
+//  2. replace the version with a mark ('d' + token), by compare-and-set on the version read
+//     when cond was checked (markRow);
+//  3. delete the columns, by compare-and-set on the mark: nothing changed since the mark;
+//  4. replace the mark with a new version, by compare-and-set on the mark.
+//
+// A conditional write (CheckAndMutate, Increment) that reads a mark younger than DefaultIndexGrace
+// waits and reads again, so none pairs the values before step 3 with the version after it; a delete
+// that dies between steps 2 and 4 leaves that row's conditional writes failing with the retryable
+// ErrIndexContention until the grace has passed. A writer that changes the row between steps 2 and
+// 3 makes step 3 fail, and the delete starts again from step 1.
+func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
+	pk, _, err := it.t.physical(m.Key)
+	if err != nil {
+		return false, err
+	}
+	ra, err := it.t.rowAtomic("delete columns")
+	if err != nil {
+		return false, err
+	}
+	vcol := it.versionColumn()
+	setVersion := func(from, to []byte) (bool, error) {
+		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: from},
+			Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: to}}})
+	}
+	for attempt := range maxIndexedAttempts {
+		row, err := it.readRow(ctx, pk)
+		if err != nil {
+			return false, err
+		}
+		v, _ := newest(row, vcol)
+		if marked(v) {
+			if err := markWait(ctx, attempt); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if cond != nil && !holds(*cond, row) {
+			return false, nil
+		}
+		if len(dataCells(row)) == 0 {
+			return true, nil // nothing to delete: a mark would leave a row of bookkeeping only
+		}
+		mark := status(versionMark, newToken())
+		if ok, err := it.markRow(ctx, ra, pk, v, mark, cond != nil); err != nil || !ok {
+			if err != nil {
+				return false, fmt.Errorf("mark: %w", err)
+			}
+			continue
+		}
+		del := Mutation{Key: pk, Delete: true, Cells: m.Cells}
+		if leavesNoData(row, m.Cells) {
+			// Deleting the row whole takes the version with it: no row of bookkeeping only is left
+			// for scans to skip (and their limits to count). Under the mark, the row is the one read.
+			del.Cells = nil
+		}
+		ok, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}, del)
+		if err != nil {
+			// Whether or not the delete landed, a new version in place of the mark is right.
+			_, _ = setVersion(mark, newToken())
+			return false, fmt.Errorf("delete: %w", err)
+		}
+		if !ok {
+			continue // the row changed after the mark, which a later write replaced
+		}
+		if del.Cells == nil {
+			return true, nil
+		}
+		if _, err := setVersion(mark, newToken()); err != nil {
+			// The delete is done; writes derived from the row wait out the mark's grace.
+			it.t.c.logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", keyText(m.Key), "err", err)
+		}
+		return true, nil
+	}
+	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+}
+
+// markRow puts the mark in place of the version: by compare-and-set on the version read when a
+// condition was checked on the row, else blindly, so that a busy row's writers (each changing the
+// version) cannot starve the delete. A blind mark is safe: a write that read the version before it
+// fails its own compare-and-set, and one already in the row has its data there.
+func (it *IndexedTable) markRow(ctx context.Context, ra backends.RowAtomic, pk, v, mark []byte, checked bool) (bool, error) {
+	vcol := it.versionColumn()
+	m := Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}}}
+	if checked {
+		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: v}, m)
+	}
+	rowErrs, err := it.t.c.backend.Apply(ctx, it.t.name, []Mutation{m})
+	if err == nil && rowErrs != nil {
+		err = rowErrs[0]
+	}
+	return err == nil, err
+}
+
+// leavesNoData reports whether deleting cols (a whole family for an empty qualifier) removes every
+// data cell of row.
+func leavesNoData(row []Cell, cols []Cell) bool {
+	return !slices.ContainsFunc(dataCells(row), func(c Cell) bool {
+		return !slices.ContainsFunc(cols, func(d Cell) bool {
+			return d.Family == c.Family && (d.Qualifier == "" || d.Qualifier == c.Qualifier)
+		})
+	})
+}
+
+// readRow reads one row of the main table whole, with its version column.
+func (it *IndexedTable) readRow(ctx context.Context, pk []byte) ([]Cell, error) {
+	rows, err := it.t.c.backend.Read(ctx, it.t.name, [][]byte{pk}, backends.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read row: %w", err)
+	}
+	if len(rows) != 1 {
+		return nil, fmt.Errorf("read row: driver returned %d rows for one key", len(rows))
+	}
+	return rows[0].Cells, nil
+}

@@ -1,0 +1,253 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/salting"
+)
+
+// ErrIndexedTable: a table with indexes was opened or created as a plain Table, whose writes would
+// go around the index protocol; open it with OpenIndexedTable (create it with CreateIndexedTable).
+var ErrIndexedTable = errors.New("brine: the table has indexes")
+
+// IndexedTable is a handle on a table with indexes. Its methods are exactly the writes that keep
+// the indexes in step (Put, Delete, Apply, Import, CheckAndMutate, Increment) and the reads; a
+// table with indexes cannot be opened as a plain Table (ErrIndexedTable), so no handle can write
+// around the protocol, and no rebucket (a Table method) can move it. It is cheap, immutable and safe
+// for concurrent use.
+//
+// It lives in package client rather than a package of its own: the protocol writes the main table
+// below its public API (a conditional data write carrying the version column, raw reads that see
+// it), and a separate package could only reach those calls through an exported bypass that every
+// user could call too.
+type IndexedTable struct {
+	t           *Table // the main table, unrouted: the protocol's reads and data writes
+	indexes     []*Index
+	indexFamily string // the family of the version column
+}
+
+// CreateIndexedTable creates a table with cfg.Indexes (at least one), as CreateTable creates a
+// plain one, and each index's table beside it.
+func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableConfig) (*IndexedTable, error) {
+	if len(cfg.Indexes) == 0 {
+		return nil, fmt.Errorf("create table %q: %w: no indexes declared (use CreateTable)", name, backends.ErrInvalidArgument)
+	}
+	meta, err := c.createTable(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	it, err := c.indexedHandle(name, cfg.Salter, meta)
+	if err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	return it, nil
+}
+
+// OpenIndexedTable opens an existing table with indexes, with OpenTable's rules for s. A table
+// without indexes is refused with ErrIndexNotFound: open it with OpenTable.
+func (c *Client) OpenIndexedTable(ctx context.Context, name string, s salting.Salter) (*IndexedTable, error) {
+	meta, s, err := c.openMeta(ctx, name, s)
+	if err != nil {
+		return nil, err
+	}
+	if !hasIndexes(meta) {
+		return nil, fmt.Errorf("open table %q: %w: the table has none (use OpenTable)", name, ErrIndexNotFound)
+	}
+	it, err := c.indexedHandle(name, s, meta)
+	if err != nil {
+		return nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return it, nil
+}
+
+// CreateOrOpenIndexedTable creates the table as CreateIndexedTable does or, when it exists, opens it
+// as OpenIndexedTable does: its salting spec and index definitions must be cfg's (ErrSpecMismatch,
+// ErrIndexMismatch).
+func (c *Client) CreateOrOpenIndexedTable(ctx context.Context, name string, cfg TableConfig) (*IndexedTable, error) {
+	it, err := c.CreateIndexedTable(ctx, name, cfg)
+	if errors.Is(err, ErrTableExists) {
+		if it, err = c.OpenIndexedTable(ctx, name, cfg.Salter); err == nil {
+			err = matchIndexes(it, cfg.Indexes)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return it, err
+}
+
+// hasIndexes reports whether table meta declares indexes.
+func hasIndexes(meta map[string]string) bool {
+	for k := range meta {
+		if strings.HasPrefix(k, metaIndexPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) indexedHandle(name string, s salting.Salter, meta map[string]string) (*IndexedTable, error) {
+	it := &IndexedTable{t: c.plainTable(name, s)}
+	if err := c.attachIndexes(it, meta); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// Name is the table's name in the store.
+func (it *IndexedTable) Name() string { return it.t.name }
+
+// Salter is the table's salter.
+func (it *IndexedTable) Salter() salting.Salter { return it.t.salter }
+
+// Index returns the table's index of that name, or nil when there is none.
+func (it *IndexedTable) Index(name string) *Index {
+	for _, ix := range it.indexes {
+		if ix.cfg.Name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// Indexes returns the table's indexes, sorted by name.
+func (it *IndexedTable) Indexes() []*Index { return slices.Clone(it.indexes) }
+
+// versionColumn is the column holding the row's version.
+func (it *IndexedTable) versionColumn() Column {
+	return Column{Family: it.indexFamily, Qualifier: versionQual}
+}
+
+// hidesVersion reports whether a read with opts leaves the version column out of its rows: it is
+// the protocol's bookkeeping, not the caller's data, and shown only when Columns names it.
+func (it *IndexedTable) hidesVersion(opts []ReadOption) bool {
+	return !slices.Contains(newReadConfig(opts).read.Columns, it.versionColumn())
+}
+
+// Get reads one row as Table.Get does. The version column is returned only when Columns names it.
+func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+	row, err := it.t.Get(ctx, key, opts...)
+	if err != nil || !it.hidesVersion(opts) {
+		return row, err
+	}
+	if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
+		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+	}
+	return row, nil
+}
+
+// GetMany reads many rows as Table.GetMany does. The version column is returned only when Columns
+// names it.
+func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+	rows, err := it.t.GetMany(ctx, keys, opts...)
+	if err != nil || !it.hidesVersion(opts) {
+		return rows, err
+	}
+	for i := range rows {
+		rows[i].Cells = dataCells(rows[i].Cells)
+	}
+	return rows, nil
+}
+
+// Scan reads a logical range as Table.Scan does. The version column is returned only when Columns
+// names it; a row that holds nothing else (a whole-row write in flight) is not returned.
+func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	rows := it.t.Scan(ctx, r, opts...)
+	if !it.hidesVersion(opts) {
+		return rows
+	}
+	return func(yield func(Row, error) bool) {
+		for row, err := range rows {
+			if err == nil {
+				if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
+					continue
+				}
+			}
+			if !yield(row, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// CountByBucket counts the rows stored in each bucket, as Table.CountByBucket does.
+func (it *IndexedTable) CountByBucket(ctx context.Context) ([]int64, error) {
+	return it.t.CountByBucket(ctx)
+}
+
+// Put writes cells to one row; see the package documentation for how the indexes are kept.
+func (it *IndexedTable) Put(ctx context.Context, key []byte, cells ...Cell) error {
+	m, err := putMutation(key, cells)
+	if err != nil {
+		return err
+	}
+	return it.applyOne(ctx, "put", m)
+}
+
+// Delete deletes the given columns of a row (all versions), or the whole row when none are given.
+// Deleting an indexed or covered column is refused with ErrInvalidArgument: delete the row or put a
+// new value.
+func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Column) error {
+	return it.applyOne(ctx, "delete", deleteMutation(key, columns))
+}
+
+func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {
+	indexed, err := it.indexedMutation(m)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+	case !indexed && !m.Delete:
+		return it.t.applyOne(ctx, op, it.stamp(m))
+	}
+	ctx, c := it.t.c.tel.begin(ctx, op, it.t.name)
+	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	if _, _, err := it.t.physical(m.Key); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := it.writeOne(ctx, m); err != nil {
+		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+	}
+	return nil
+}
+
+// writeOne writes one mutation the stamp cannot version: through the index protocol, or, for a
+// delete of columns no index uses, under a mark (deleteColumns).
+func (it *IndexedTable) writeOne(ctx context.Context, m Mutation) error {
+	if m.Delete && len(m.Cells) > 0 {
+		_, err := it.deleteColumns(ctx, m, nil)
+		return err
+	}
+	return it.writeIndexed(ctx, m, false)
+}
+
+// stamp gives a put that keeps no index a new version too, in the same row mutation, so that the
+// version changes with every put and row delete: what lets a conditional write (CheckAndMutate,
+// Increment) check its own condition on the row it read and apply only if the version is unchanged.
+// A column delete cannot carry a put; it runs under a mark instead (deleteColumns).
+func (it *IndexedTable) stamp(m Mutation) Mutation {
+	if m.Delete {
+		return m
+	}
+	m.Cells = append(slices.Clip(m.Cells), Cell{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()})
+	return m
+}
+
+// Apply applies many mutations as Table.Apply does, each row through the index protocol when it
+// touches an index.
+func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	ctx, c := it.t.c.tel.begin(ctx, "apply", it.t.name)
+	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
+	return it.applyIndexed(ctx, muts)
+}
+
+// Import writes a stream of rows as Table.Import does, each row through the index protocol when it
+// touches an index.
+func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
+	return it.t.importRows(ctx, rows, opts, it)
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
+)
+
+// indexFlag is --index on get and scan: read by an index instead of the row key; --columns picks
+// the columns printed (only covered ones: answered from the index alone).
+type indexFlag struct {
+	name    string
+	columns string
+}
+
+func (f *indexFlag) register(fs *flag.FlagSet, scan bool) {
+	fs.StringVar(&f.name, "index", "", "read by this index: key arguments are the index's values, comma-separated, one per part (a key field part typed by the key schema, a column part as text)")
+	if scan {
+		fs.StringVar(&f.columns, "columns", "", "with --index: print only these columns, FAMILY:QUALIFIER,... (only covered ones: answered from the index alone)")
+	}
+}
+
+// index returns the named index of the command's table.
+func (f *indexFlag) index(tc *tableCommand) (*client.Index, error) {
+	it, ok := tc.t.(*client.IndexedTable)
+	if !ok {
+		return nil, fmt.Errorf("table %s has no indexes", tc.table)
+	}
+	ix := it.Index(f.name)
+	if ix == nil {
+		return nil, fmt.Errorf("table %s: %w %q ('brine index list %s' lists them)", tc.table, client.ErrIndexNotFound, f.name, tc.table)
+	}
+	return ix, nil
+}
+
+// indexValues encodes comma-separated values (CSV quoting) for the leading parts of ix, as
+// Index.Prefix takes them: a key field part by the table's key schema, a column part as its text.
+func indexValues(ix *client.Index, schema *keys.Schema, s string) ([]byte, error) {
+	text, err := csv.NewReader(strings.NewReader(s)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("index %s values %q: want comma-separated values: %w", ix.Name(), s, err)
+	}
+	parts := ix.Config().Parts
+	if len(text) > len(parts) {
+		return nil, fmt.Errorf("index %s values %q: %d values, the index has %d parts", ix.Name(), s, len(text), len(parts))
+	}
+	vals := make([][]byte, len(text))
+	for i, t := range text {
+		p := parts[i]
+		if p.Column.Family != "" {
+			vals[i] = []byte(t)
+			continue
+		}
+		if schema == nil || p.KeyField >= schema.Len() {
+			return nil, fmt.Errorf("index %s part %d is key field %d: the table has no key schema with that field", ix.Name(), i, p.KeyField)
+		}
+		field, err := keys.NewSchema(schema.Fields()[p.KeyField])
+		if err != nil {
+			return nil, err
+		}
+		v, err := field.ParseValues(t)
+		if err != nil {
+			return nil, fmt.Errorf("index %s value %d: %w", ix.Name(), i, err)
+		}
+		if vals[i], err = field.Encode(v...); err != nil {
+			return nil, fmt.Errorf("index %s value %d: %w", ix.Name(), i, err)
+		}
+	}
+	return ix.Prefix(vals...)
+}
+
+// get prints the main row whose unique index key is values.
+func (f *indexFlag) get(ctx context.Context, env *cliEnv, tc *tableCommand, values string) error {
+	ix, err := f.index(tc)
+	if err != nil {
+		return err
+	}
+	if !ix.Config().Unique {
+		return fmt.Errorf("index %s is not unique: 'brine scan --index %s --prefix VALUES' lists its rows", ix.Name(), ix.Name())
+	}
+	k, err := indexValues(ix, tc.kf.schema, values)
+	if err != nil {
+		return err
+	}
+	row, err := ix.Get(ctx, k)
+	if err != nil {
+		return err
+	}
+	printRow(env.stdout, tc.kf, row)
+	return nil
+}
+
+// indexScan is what scan --index reads: the range flags in the index's values.
+type indexScan struct {
+	start, end, prefix, after, filter string
+	limit                             int
+	reverse, keysOnly                 bool
+}
+
+// scan prints the main rows whose index keys lie in the range, in index order. The cursor it
+// prints for the next page is the last entry's index key, in hex.
+func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s indexScan) error {
+	ix, err := f.index(tc)
+	if err != nil {
+		return err
+	}
+	var r client.Range
+	switch {
+	case s.prefix != "":
+		p, err := indexValues(ix, tc.kf.schema, s.prefix)
+		if err != nil {
+			return err
+		}
+		r = client.PrefixRange(p)
+	default:
+		if s.start != "" {
+			if r.Start, err = indexValues(ix, tc.kf.schema, s.start); err != nil {
+				return fmt.Errorf("--start: %w", err)
+			}
+		}
+		if s.end != "" {
+			if r.End, err = indexValues(ix, tc.kf.schema, s.end); err != nil {
+				return fmt.Errorf("--end: %w", err)
+			}
+		}
+	}
+	var opts []client.ReadOption
+	if s.filter != "" {
+		flt, err := parseFilter(s.filter, client.DefaultFamily)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, client.RowFilter(flt))
+	}
+	if f.columns != "" {
+		var cols []client.Column
+		for c := range strings.SplitSeq(f.columns, ",") {
+			fam, q, ok := strings.Cut(c, ":")
+			if !ok || fam == "" || q == "" {
+				return fmt.Errorf("--columns: %q is not FAMILY:QUALIFIER", c)
+			}
+			cols = append(cols, client.Column{Family: fam, Qualifier: q})
+		}
+		opts = append(opts, client.Columns(cols...))
+	}
+	if s.limit > 0 {
+		opts = append(opts, client.Limit(s.limit))
+	}
+	if s.reverse {
+		opts = append(opts, client.Reverse())
+	}
+	if s.after != "" {
+		k, err := hex.DecodeString(s.after)
+		if err != nil {
+			return fmt.Errorf("--after: with --index, the hex index key a previous page printed: %w", err)
+		}
+		opts = append(opts, client.ResumeAfter(k))
+	}
+	began := time.Now()
+	var n int
+	var last []byte
+	for ir, err := range ix.Scan(ctx, r, opts...) {
+		if err != nil {
+			return err
+		}
+		n++
+		last = ir.IndexKey
+		if s.keysOnly {
+			fmt.Fprintln(env.stdout, tc.kf.format(ir.Key))
+			continue
+		}
+		printRow(env.stdout, tc.kf, ir.Row)
+	}
+	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
+	if s.limit > 0 && n == s.limit {
+		fmt.Fprintf(env.stderr, "; next page: --after %s", hex.EncodeToString(last))
+	}
+	fmt.Fprintln(env.stderr)
+	return nil
+}
