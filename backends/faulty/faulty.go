@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -49,7 +50,12 @@ const (
 	OpAtomic                // CheckAndMutate, Increment
 
 	OpData = OpRead | OpApply | OpScan // the default when Rule.Ops is 0
+
+	numOps = 5 // single calls above
 )
+
+// index is the position of a single call's bit, for per-call counts.
+func (o Op) index() int { return bits.TrailingZeros8(uint8(o)) }
 
 func (o Op) String() string {
 	switch o {
@@ -150,7 +156,10 @@ type Event struct {
 
 // Stats count what was injected.
 type Stats struct {
-	Calls       int64 // calls seen (every op)
+	Calls int64 // calls seen (every op), faulted or not
+	// OpCalls counts the calls seen per single Op (OpRead, OpApply, OpScan, OpTable, OpAtomic), so a
+	// test can assert how many calls of one kind reached the store, e.g. scans after pruning.
+	OpCalls     map[Op]int64
 	Errors      int64 // Error faults, scans included
 	ScanErrors  int64 // of which in a scan stream
 	RowErrors   int64 // mutations failed by RowError
@@ -181,6 +190,7 @@ type Backend struct {
 	seen  map[string]uint64 // rule, op, table, key -> times rolled
 	fired []int64           // per rule, guarded by mu (Max is checked against it)
 
+	opCalls                                                                  [numOps]atomic.Int64
 	calls, errs, scanErrs, rowErrs, afterWrites, timeouts, delays, retryable atomic.Int64
 }
 
@@ -222,11 +232,21 @@ func (f *Backend) Stats() Stats {
 	f.mu.Lock()
 	per := append([]int64(nil), f.fired...)
 	f.mu.Unlock()
-	return Stats{
+	byOp := make(map[Op]int64, numOps)
+	for i := range f.opCalls {
+		byOp[Op(1)<<i] = f.opCalls[i].Load()
+	}
+	return Stats{OpCalls: byOp,
 		Calls: f.calls.Load(), Errors: f.errs.Load(), ScanErrors: f.scanErrs.Load(), RowErrors: f.rowErrs.Load(),
 		AfterWrites: f.afterWrites.Load(), Timeouts: f.timeouts.Load(), Delays: f.delays.Load(),
 		Retryable: f.retryable.Load(), PerRule: per,
 	}
+}
+
+// count counts a call of op, one of the single Ops.
+func (f *Backend) count(op Op) {
+	f.calls.Add(1)
+	f.opCalls[op.index()].Add(1)
 }
 
 // roll decides whether rule i fires for this call and returns a second random number for the
@@ -337,7 +357,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // callFaults runs the whole-call faults (Error, Timeout, Delay) of a call before it is forwarded.
 func (f *Backend) callFaults(ctx context.Context, op Op, table string, keys [][]byte) error {
-	f.calls.Add(1)
+	f.count(op)
 	if !f.active.Load() {
 		return nil
 	}
@@ -502,7 +522,7 @@ type scanFault struct {
 // rows drawn for it.
 func (f *Backend) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
-		f.calls.Add(1)
+		f.count(OpScan)
 		var plan []scanFault
 		if f.active.Load() {
 			id := append(append(append([]byte(nil), r.Start...), 0xff, 0), r.End...)

@@ -17,10 +17,6 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 			return
 		}
-		if err := b.call(OpScan, name, r.Start); err != nil {
-			yield(backends.Row{}, err)
-			return
-		}
 		t, err := b.table(name)
 		if err != nil {
 			yield(backends.Row{}, err)
@@ -51,10 +47,6 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 			for _, rw := range rows {
 				if err := ctx.Err(); err != nil {
 					yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-					return
-				}
-				if err := b.call(OpScanRow, name, rw.key); err != nil {
-					yield(backends.Row{}, err)
 					return
 				}
 				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.ReadOptions)}
