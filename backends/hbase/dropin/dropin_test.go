@@ -31,10 +31,7 @@ func newTestClient(t *testing.T, spec string, opts ...Option) (*Client, *fakeHBa
 		t.Fatal(err)
 	}
 	f := newFake()
-	c, err := NewClient(f, func(string) (salting.Salter, error) { return s, nil }, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := New(f, append([]Option{WithSalter(tbl, s)}, opts...)...)
 	t.Cleanup(c.Close)
 	return c, f, s
 }
@@ -49,17 +46,19 @@ func must[T any](t *testing.T) func(T, error) T {
 	}
 }
 
-func TestConstructorsRefuseMissingParts(t *testing.T) {
-	if _, err := NewClient(nil, nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("NewClient(nil): %v", err)
-	}
-	if _, err := NewClient(newFake(), nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("NewClient without salters or backend: %v", err)
-	}
-	if _, err := New(nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("New(nil): %v", err)
-	}
+func TestNewRefusesNilClient(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("New(nil) did not panic")
+		}
+	}()
+	New(nil)
 }
+
+// metaFunc is a stored-spec source for tests: the driver's TableMeta, without a cluster.
+type metaFunc func(table string) (map[string]string, error)
+
+func (f metaFunc) TableMeta(_ context.Context, table string) (map[string]string, error) { return f(table) }
 
 // The request that reaches gohbase is the caller's, on the salted key, with every option kept.
 func TestRewriteKeepsEverythingButTheKey(t *testing.T) {
@@ -247,30 +246,64 @@ func TestRefusedBeforeSending(t *testing.T) {
 	}
 }
 
-func TestSalterErrors(t *testing.T) {
+// TestSalterResolution: WithSalter, the stored spec and WithUnsalted combine as in the Tablestore
+// drop-in, and a table whose salter cannot be resolved sends nothing.
+func TestSalterResolution(t *testing.T) {
 	ctx := context.Background()
-	f := newFake()
+	hash4 := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
+	hash8 := must[salting.Salter](t)(salting.ParseSpec("hash:8"))
 	boom := errors.New("boom")
-	c, err := NewClient(f, func(table string) (salting.Salter, error) {
-		if table == "bad" {
+	stored := metaFunc(func(table string) (map[string]string, error) {
+		switch table {
+		case "bad":
 			return nil, boom
+		case "stored8":
+			return map[string]string{salting.MetaKey: "hash:8"}, nil
 		}
-		return nil, nil
+		return map[string]string{}, nil
 	})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name     string
+		opts     []Option
+		meta     tableMeta
+		table    string
+		wantSpec string
+		wantErr  error
+	}{
+		{"given, no driver", []Option{WithSalter("t", hash4)}, nil, "t", "hash:4", nil},
+		{"nothing, no driver", nil, nil, "t", "", ErrNoSpec},
+		{"unsalted, no driver", []Option{WithUnsalted()}, nil, "t", "none", nil},
+		{"stored", nil, stored, "stored8", "hash:8", nil},
+		{"given equals stored", []Option{WithSalter("stored8", hash8)}, stored, "stored8", "hash:8", nil},
+		{"given differs from stored", []Option{WithSalter("stored8", hash4)}, stored, "stored8", "", ErrSpecMismatch},
+		{"given, none stored", []Option{WithSalter("t", hash4)}, stored, "t", "hash:4", nil},
+		{"none stored, unsalted", []Option{WithUnsalted()}, stored, "t", "none", nil},
+		{"none stored", nil, stored, "t", "", ErrNoSpec},
+		{"meta fails", []Option{WithUnsalted()}, stored, "bad", "", boom},
+		{"empty table name", []Option{WithUnsalted()}, nil, "", "", backends.ErrInvalidArgument},
 	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "bad", "k"))); !errors.Is(err, boom) {
-		t.Errorf("err = %v, want the salters function's", err)
-	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "other", "k"))); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("nil salter: err = %v", err)
-	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "", "k"))); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("empty table: err = %v", err)
-	}
-	if len(f.calls()) != 0 {
-		t.Error("a request reached gohbase")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			c := New(f, tc.opts...)
+			c.meta = tc.meta
+			s, err := c.Salter(ctx, tc.table)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Salter = %v, %v; want %v", s, err, tc.wantErr)
+				}
+				if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, tc.table, "k"))); !errors.Is(err, tc.wantErr) {
+					t.Errorf("Get: %v, want %v", err, tc.wantErr)
+				}
+				if len(f.calls()) != 0 {
+					t.Error("a request reached gohbase")
+				}
+				return
+			}
+			if err != nil || s.Spec() != tc.wantSpec {
+				t.Fatalf("Salter = %v, %v; want %s", s, err, tc.wantSpec)
+			}
+		})
 	}
 }
 
