@@ -58,7 +58,9 @@ func TestNewRefusesNilClient(t *testing.T) {
 // metaFunc is a stored-spec source for tests: the driver's TableMeta, without a cluster.
 type metaFunc func(table string) (map[string]string, error)
 
-func (f metaFunc) TableMeta(_ context.Context, table string) (map[string]string, error) { return f(table) }
+func (f metaFunc) TableMeta(_ context.Context, table string) (map[string]string, error) {
+	return f(table)
+}
 
 // The request that reaches gohbase is the caller's, on the salted key, with every option kept.
 func TestRewriteKeepsEverythingButTheKey(t *testing.T) {

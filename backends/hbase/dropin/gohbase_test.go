@@ -202,11 +202,11 @@ func TestErrorsAreGohbases(t *testing.T) {
 	cancelled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	cases := []struct {
-		name    string
-		ctx     context.Context
-		meta    tableMeta // nil: the table is given hash:4
-		closed  bool
-		want    error
+		name   string
+		ctx    context.Context
+		meta   tableMeta // nil: the table is given hash:4
+		closed bool
+		want   error
 	}{
 		{"deadline passed", expired, nil, false, context.DeadlineExceeded},
 		{"cancelled", cancelled, nil, false, context.Canceled},
