@@ -16,7 +16,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,8 +31,8 @@ import (
 // does not meet a surprise on a server.
 const MaxKeyLen = 32767
 
-// ErrClosed is returned by every operation after Close.
-var ErrClosed = errors.New("memory: backend closed")
+// errClosed fails every call after Close.
+var errClosed = fmt.Errorf("memory: %w", backends.ErrClosed)
 
 // Option configures a Backend.
 type Option func(*Backend)
@@ -99,7 +98,7 @@ func (b *Backend) table(name string) (*table, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	t, ok := b.tables[name]
 	if !ok {
@@ -136,7 +135,7 @@ func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.Ta
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if _, ok := b.tables[name]; ok {
 		return fmt.Errorf("memory: create table %q: %w", name, backends.ErrTableExists)
@@ -153,7 +152,7 @@ func (b *Backend) DeleteTable(ctx context.Context, name string) error {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	t, ok := b.tables[name]
 	delete(b.tables, name)
@@ -192,7 +191,7 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	return slices.Sorted(maps.Keys(b.tables)), nil
 }
@@ -348,7 +347,7 @@ func cloneKeys(keys [][]byte) [][]byte {
 	return out
 }
 
-// Close drops all tables; later calls fail with ErrClosed.
+// Close drops all tables; later calls fail with backends.ErrClosed.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -171,17 +171,17 @@ func TestClosed(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := b.Read(ctx, "t", [][]byte{[]byte("a")}, backends.ReadOptions{}); !errors.Is(err, memory.ErrClosed) {
+	if _, err := b.Read(ctx, "t", [][]byte{[]byte("a")}, backends.ReadOptions{}); !errors.Is(err, backends.ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
-	if _, err := b.Apply(ctx, "t", nil); !errors.Is(err, memory.ErrClosed) {
+	if _, err := b.Apply(ctx, "t", nil); !errors.Is(err, backends.ErrClosed) {
 		t.Errorf("Apply after Close: %v", err)
 	}
-	if err := b.CreateTable(ctx, "u", backends.TableOptions{}); !errors.Is(err, memory.ErrClosed) {
+	if err := b.CreateTable(ctx, "u", backends.TableOptions{}); !errors.Is(err, backends.ErrClosed) {
 		t.Errorf("CreateTable after Close: %v", err)
 	}
 	for _, err := range b.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}) {
-		if !errors.Is(err, memory.ErrClosed) {
+		if !errors.Is(err, backends.ErrClosed) {
 			t.Errorf("Scan after Close: %v", err)
 		}
 	}

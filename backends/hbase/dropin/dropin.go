@@ -19,9 +19,9 @@ import (
 
 // Sentinel errors a caller can branch on with errors.Is.
 var (
-	// ErrUnsupported: a call the wrapper cannot rewrite faithfully onto salted keys (an option it
-	// cannot carry over, a filter on row keys, ...). Nothing was sent.
-	ErrUnsupported = errors.New("dropin: unsupported")
+	// ErrUnsupported is backends.ErrUnsupported: a call the wrapper cannot rewrite faithfully onto
+	// salted keys (an option it cannot carry over, a filter on row keys, ...). Nothing was sent.
+	ErrUnsupported = backends.ErrUnsupported
 	// ErrNoSpec: the table has no salting spec stored with it (it was not created by brine), no
 	// salter was given for it (WithSalter), and the client was not told to use such tables unsalted
 	// (WithUnsalted).

@@ -19,8 +19,9 @@ import (
 
 // Sentinel errors a caller can branch on with errors.Is.
 var (
-	// ErrUnsupported: a request the drop-in cannot rewrite faithfully onto salted keys. Nothing was sent.
-	ErrUnsupported = errors.New("dropin: request cannot be salted faithfully")
+	// ErrUnsupported is backends.ErrUnsupported: a request the drop-in cannot rewrite faithfully onto
+	// salted keys. Nothing was sent.
+	ErrUnsupported = backends.ErrUnsupported
 	// ErrNoSpec: the table has no salting spec stored with it, no salter was given for it, and the
 	// client was not told to use such tables unsalted (WithUnsalted).
 	ErrNoSpec = salting.ErrNoSpec
