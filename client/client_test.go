@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
@@ -257,22 +258,6 @@ func collect(t *testing.T, seq iter.Seq2[client.Row, error]) [][]byte {
 	return keys
 }
 
-func reference(all [][]byte, r client.Range, reverse bool, limit int) [][]byte {
-	var out [][]byte
-	for _, k := range all {
-		if r.Contains(k) {
-			out = append(out, k)
-		}
-	}
-	if reverse {
-		slices.Reverse(out)
-	}
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out
-}
-
 func TestScanMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -308,7 +293,7 @@ func TestScanMatchesReference(t *testing.T) {
 							opts = append(opts, client.Reverse())
 						}
 						got := collect(t, tbl.Scan(ctx, r, opts...))
-						want := reference(all, r, reverse, limit)
+						want := backendtest.ExpectKeys(all, r, reverse, limit)
 						if !slices.EqualFunc(got, want, bytes.Equal) {
 							t.Fatalf("range [%q,%q) reverse=%v limit=%d:\n got %q\nwant %q", r.Start, r.End, reverse, limit, got, want)
 						}
@@ -351,7 +336,7 @@ func TestScanCursorPaging(t *testing.T) {
 					t.Fatal("paging does not end")
 				}
 			}
-			if want := reference(all, r, reverse, 0); !slices.EqualFunc(got, want, bytes.Equal) {
+			if want := backendtest.ExpectKeys(all, r, reverse, 0); !slices.EqualFunc(got, want, bytes.Equal) {
 				t.Fatalf("reverse=%v range=%q: paged scan differs from one scan:\n got %q\nwant %q", reverse, r, got, want)
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
 )
@@ -425,18 +426,7 @@ var scanSplits = [][]byte{{0x00, 0x01}, []byte("b"), []byte("m"), []byte("row010
 
 // expectScan is the model: keys in r, in scan order, at most limit.
 func expectScan(r backends.Range, reverse bool, limit int) []string {
-	var ks [][]byte
-	for _, k := range scanKeys {
-		if r.Contains(k) {
-			ks = append(ks, k)
-		}
-	}
-	if reverse {
-		slices.Reverse(ks)
-	}
-	if limit > 0 && len(ks) > limit {
-		ks = ks[:limit]
-	}
+	ks := backendtest.ExpectKeys(scanKeys, r, reverse, limit)
 	out := make([]string, len(ks))
 	for i, k := range ks {
 		out[i] = fmt.Sprintf("%q", k)

@@ -536,21 +536,6 @@ func TestMultiColumnKey(t *testing.T) {
 		}
 		return got
 	}
-	expect := func(r backends.Range, reverse bool, limit int) [][]byte {
-		var out [][]byte
-		for _, k := range want {
-			if r.Contains(k) {
-				out = append(out, k)
-			}
-		}
-		if reverse {
-			slices.Reverse(out)
-		}
-		if limit > 0 && len(out) > limit {
-			out = out[:limit]
-		}
-		return out
-	}
 	k := key(1, 2, 200001)
 	ranges := []struct {
 		name string
@@ -571,7 +556,7 @@ func TestMultiColumnKey(t *testing.T) {
 		for _, reverse := range []bool{false, true} {
 			for _, limit := range []int{0, 3} {
 				opts := backends.ScanOptions{Reverse: reverse, Limit: limit}
-				if got, exp := scan(rr.r, opts), expect(rr.r, reverse, limit); !slices.EqualFunc(got, exp, bytes.Equal) {
+				if got, exp := scan(rr.r, opts), backendtest.ExpectKeys(want, rr.r, reverse, limit); !slices.EqualFunc(got, exp, bytes.Equal) {
 					t.Errorf("%s reverse=%v limit=%d: got %q, want %q", rr.name, reverse, limit, got, exp)
 				}
 			}
