@@ -3,14 +3,8 @@ package backends
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 )
-
-// ErrUnsupported: the driver cannot do what was asked. The documented cases are CheckAndMutate and
-// Increment on a driver that does not implement RowAtomic; every driver of this module implements
-// it.
-var ErrUnsupported = errors.New("brine: unsupported by this store")
 
 // Condition is what CheckAndMutate tests on a row: the newest version of one column holds Value,
 // byte for byte. An empty Value matches a column with no version or an empty value: HBase's rule (its

@@ -13,6 +13,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/backendtest"
+	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
@@ -85,15 +87,14 @@ func TestPointOps(t *testing.T) {
 
 func TestBadKeysRejectedBeforeSending(t *testing.T) {
 	ctx := context.Background()
-	var calls int
-	b := memory.New(memory.WithHook(func(op, table string, key []byte) error { calls++; return nil }))
+	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls = 0
+	before := b.Stats().Calls
 	for name, op := range map[string]func() error{
 		"put":    func() error { return tbl.Put(ctx, nil, cell("v")) },
 		"get":    func() error { _, err := tbl.Get(ctx, []byte{}); return err },
@@ -107,7 +108,7 @@ func TestBadKeysRejectedBeforeSending(t *testing.T) {
 			t.Errorf("%s with empty key: %v, want ErrInvalidKey", name, err)
 		}
 	}
-	if calls != 0 {
+	if calls := b.Stats().Calls - before; calls != 0 {
 		t.Errorf("backend saw %d calls for invalid keys", calls)
 	}
 }
@@ -257,22 +258,6 @@ func collect(t *testing.T, seq iter.Seq2[client.Row, error]) [][]byte {
 	return keys
 }
 
-func reference(all [][]byte, r client.Range, reverse bool, limit int) [][]byte {
-	var out [][]byte
-	for _, k := range all {
-		if r.Contains(k) {
-			out = append(out, k)
-		}
-	}
-	if reverse {
-		slices.Reverse(out)
-	}
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out
-}
-
 func TestScanMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -308,7 +293,7 @@ func TestScanMatchesReference(t *testing.T) {
 							opts = append(opts, client.Reverse())
 						}
 						got := collect(t, tbl.Scan(ctx, r, opts...))
-						want := reference(all, r, reverse, limit)
+						want := backendtest.ExpectKeys(all, r, reverse, limit)
 						if !slices.EqualFunc(got, want, bytes.Equal) {
 							t.Fatalf("range [%q,%q) reverse=%v limit=%d:\n got %q\nwant %q", r.Start, r.End, reverse, limit, got, want)
 						}
@@ -351,7 +336,7 @@ func TestScanCursorPaging(t *testing.T) {
 					t.Fatal("paging does not end")
 				}
 			}
-			if want := reference(all, r, reverse, 0); !slices.EqualFunc(got, want, bytes.Equal) {
+			if want := backendtest.ExpectKeys(all, r, reverse, 0); !slices.EqualFunc(got, want, bytes.Equal) {
 				t.Fatalf("reverse=%v range=%q: paged scan differs from one scan:\n got %q\nwant %q", reverse, r, got, want)
 			}
 		}
@@ -396,13 +381,7 @@ func TestScanEarlyBreakAndCancel(t *testing.T) {
 
 func TestPruning(t *testing.T) {
 	ctx := context.Background()
-	var scans int
-	b := memory.New(memory.WithHook(func(op, table string, key []byte) error {
-		if op == "scan" {
-			scans++
-		}
-		return nil
-	}))
+	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16:prefix=4")})
@@ -414,12 +393,12 @@ func TestPruning(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scans = 0
+	before := b.Stats().OpCalls[faulty.OpScan]
 	got := collect(t, tbl.Scan(ctx, client.PrefixRange([]byte("usr1"))))
 	if len(got) != 2 {
 		t.Fatalf("prefix scan = %q", got)
 	}
-	if scans != 1 {
+	if scans := b.Stats().OpCalls[faulty.OpScan] - before; scans != 1 {
 		t.Fatalf("a range within one salted prefix scanned %d buckets, want 1", scans)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
@@ -103,15 +104,14 @@ func TestImportGaveUpKeepsLastError(t *testing.T) {
 	for range 10 {
 		ctx, cancel := context.WithCancel(context.Background())
 		var once atomic.Bool
-		b := memory.New(memory.WithHook(func(op, _ string, _ []byte) error {
-			if op != memory.OpApply || ctx.Err() != nil {
-				return nil
-			}
-			if once.CompareAndSwap(false, true) {
-				time.AfterFunc(50*time.Millisecond, cancel)
-			}
-			return backends.Retryable(busy)
-		}))
+		b := faulty.Wrap(memory.New(), faulty.Config{
+			Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpApply, Retryable: true, Err: busy}},
+			OnInject: func(faulty.Event) {
+				if once.CompareAndSwap(false, true) {
+					time.AfterFunc(50*time.Millisecond, cancel)
+				}
+			},
+		})
 		c := client.New(b)
 		tbl, err := c.CreateTable(context.Background(), "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
@@ -37,14 +37,10 @@ func importInput(n int) iter.Seq2[client.ImportRow, error] {
 
 func TestImportAccountsForEveryRow(t *testing.T) {
 	ctx := context.Background()
-	var applies atomic.Int64
-	// Every third Apply fails as a whole with a retryable error: the importer must retry, not drop.
-	b := memory.New(memory.WithHook(func(op, table string, key []byte) error {
-		if op == "apply" && applies.Add(1)%3 == 0 {
-			return backends.Retryable(errors.New("server busy"))
-		}
-		return nil
-	}))
+	// One Apply in three fails as a whole with a retryable error: the importer must retry, not drop.
+	b := faulty.Wrap(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
+		{Fault: faulty.Error, Ops: faulty.OpApply, Prob: 1.0 / 3, Retryable: true, Err: errors.New("server busy")},
+	}})
 	c := client.New(b)
 	defer c.Close()
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")})

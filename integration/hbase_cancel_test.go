@@ -29,11 +29,7 @@ func TestAbandonedScansLeaveNoGoroutines(t *testing.T) {
 		keys[i] = binary.BigEndian.AppendUint64([]byte("c"), uint64(i))
 	}
 	writeBrine(t, tbl, keys)
-	dc, err := dropin.New(e.backend, dropin.WithPrefetch(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dc.Close)
+	dc := newDropin(t, e, dropin.WithPrefetch(4))
 	ctx := testCtx(t, 2*time.Minute)
 
 	// Warm up: a full scan of each kind opens the region connections, whose goroutines live as long

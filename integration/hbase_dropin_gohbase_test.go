@@ -27,11 +27,8 @@ import (
 // through e's backend.
 func newDropin(t *testing.T, e *hbaseEnv, opts ...dropin.Option) *dropin.Client {
 	t.Helper()
-	c, err := dropin.NewClient(gohbase.NewClient(hbasetest.ZK(t), gohbase.FlushInterval(0)), nil,
+	c := dropin.New(gohbase.NewClient(hbasetest.ZK(t), gohbase.FlushInterval(0)),
 		append([]dropin.Option{dropin.WithBackend(e.backend), dropin.WithLogger(testLogger(t))}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(c.Close)
 	return c
 }

@@ -84,11 +84,7 @@ func TestDropin(t *testing.T) {
 	tbl := e.salted(t, "hash:8", 0)
 	name := tbl.Name()
 	ref := e.unsalted(t, [][]byte{{0x01}, []byte("gF"), {0xff}})
-	dc, err := dropin.New(e.backend, dropin.WithPrefetch(4), dropin.WithLogger(testLogger(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dc.Close)
+	dc := newDropin(t, e, dropin.WithPrefetch(4))
 
 	keys := scanKeys()
 	g, gctx := errgroup.WithContext(ctx)

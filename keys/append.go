@@ -24,3 +24,22 @@ func AppendText[T string | []byte](dst []byte, k Kind, text T) []byte {
 func AppendInt64(dst []byte, v int64) []byte {
 	return appendInt64(append(dst, tagInt64), v, false)
 }
+
+// DecodeEscaped reads the body AppendEscaped writes, from the start of b: the value, how many bytes
+// of b the body took, and whether it was complete. When b ends inside the body or an escape is
+// malformed, complete is false and value is what was read before that point (n bytes of b): the
+// longest value a partial key holds, which is what a range bound built from one needs.
+func DecodeEscaped(b []byte) (value []byte, n int, complete bool) {
+	value = []byte{}
+	n, complete = walkEscaped(b, 0, false, &value)
+	return value, n, complete
+}
+
+// DecodeInt64 reads the 8-byte body of an ascending Int64 field (after its tag) from the start of b.
+// When b is shorter, the missing bytes count as zeros (the least value with that prefix), n is
+// len(b) and complete is false.
+func DecodeInt64(b []byte) (v int64, n int, complete bool) {
+	var pad [8]byte
+	n = copy(pad[:], b)
+	return decodeInt64(pad[:], false), n, n == 8
+}

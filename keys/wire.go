@@ -150,34 +150,50 @@ func next(key []byte, off int) (Span, error) {
 // The grammar is orderedcode's: 00 ff is an escaped 00, ff 00 an escaped ff, 00 01 the end; a
 // descending body is the same with every byte inverted.
 func stringEnd(key []byte, i int, desc bool) (int, error) {
+	end, ok := walkEscaped(key, i, desc, nil)
+	switch {
+	case ok:
+		return end, nil
+	case end+1 >= len(key):
+		return 0, fmt.Errorf("%w: unterminated string", ErrMalformedKey)
+	}
+	return 0, fmt.Errorf("%w: bad escape in string at offset %d", ErrMalformedKey, end)
+}
+
+// walkEscaped walks the escaped body at b[i:] (every byte inverted when desc), appending its
+// unescaped bytes to out when out is not nil. It returns the offset just past the terminator, or,
+// with ok false, the offset of the first byte it could not read: a truncated or malformed escape, or
+// len(b) when b ends inside the body.
+func walkEscaped(b []byte, i int, desc bool, out *[]byte) (end int, ok bool) {
 	var dir byte
 	if desc {
 		dir = 0xff
 	}
-	for i < len(key) {
-		switch key[i] ^ dir {
-		case 0x00:
-			if i+1 >= len(key) {
-				return 0, fmt.Errorf("%w: unterminated string", ErrMalformedKey)
+	for i < len(b) {
+		c := b[i] ^ dir
+		if c != 0x00 && c != 0xff {
+			if out != nil {
+				*out = append(*out, c)
 			}
-			switch key[i+1] ^ dir {
-			case 0x01:
-				return i + 2, nil
-			case 0xff:
-				i += 2
-			default:
-				return 0, fmt.Errorf("%w: bad escape in string at offset %d", ErrMalformedKey, i)
-			}
-		case 0xff:
-			if i+1 >= len(key) || key[i+1]^dir != 0x00 {
-				return 0, fmt.Errorf("%w: bad escape in string at offset %d", ErrMalformedKey, i)
+			i++
+			continue
+		}
+		if i+1 >= len(b) {
+			return i, false
+		}
+		switch d := b[i+1] ^ dir; {
+		case c == 0x00 && d == 0x01:
+			return i + 2, true
+		case c == 0x00 && d == 0xff, c == 0xff && d == 0x00:
+			if out != nil {
+				*out = append(*out, c)
 			}
 			i += 2
 		default:
-			i++
+			return i, false
 		}
 	}
-	return 0, fmt.Errorf("%w: unterminated string", ErrMalformedKey)
+	return i, false
 }
 
 // FieldSpan returns where field i (0-based) of an encoded key lies. It needs no schema and does not

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
@@ -132,25 +133,16 @@ func firstErr(errs []error) error {
 	return nil
 }
 
-// expected is the reference answer of a scan over the sorted logical keys ks.
+// expected is the reference answer of a scan over the sorted logical keys ks, resumed past after
+// when it is not nil.
 func expected(ks [][]byte, r client.Range, reverse bool, limit int, after []byte) [][]byte {
-	var out [][]byte
-	for _, k := range ks {
-		if !r.Contains(k) {
-			continue
-		}
-		if after != nil && (!reverse && bytes.Compare(k, after) <= 0 || reverse && bytes.Compare(k, after) >= 0) {
-			continue
-		}
-		out = append(out, k)
+	if after != nil {
+		ks = slices.DeleteFunc(slices.Clone(ks), func(k []byte) bool {
+			c := bytes.Compare(k, after)
+			return !reverse && c <= 0 || reverse && c >= 0
+		})
 	}
-	if reverse {
-		slices.Reverse(out)
-	}
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	return backendtest.ExpectKeys(ks, r, reverse, limit)
 }
 
 // checkScan is the scan contract under faults: the rows are a prefix of want, in order, each with its

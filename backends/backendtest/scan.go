@@ -45,13 +45,35 @@ func scanData(ts int64) []backends.Row {
 	return rows
 }
 
-// expectScan is what a scan of data (sorted) must return.
-func expectScan(data []backends.Row, r backends.Range, opts backends.ScanOptions) []backends.Row {
-	var out []backends.Row
-	for _, row := range data {
-		if !r.Contains(row.Key) {
-			continue
+// ExpectKeys is the reference model of a scan, for tests of any layer that scans keys: the keys of
+// sorted (ascending, no two equal) that lie in r, in scan order (descending when reverse), at most
+// limit of them (0: no limit).
+func ExpectKeys(sorted [][]byte, r backends.Range, reverse bool, limit int) [][]byte {
+	return expect(sorted, func(k []byte) []byte { return k }, r, reverse, limit)
+}
+
+// expect is ExpectKeys over any element with a key.
+func expect[T any](sorted []T, key func(T) []byte, r backends.Range, reverse bool, limit int) []T {
+	var out []T
+	for _, e := range sorted {
+		if r.Contains(key(e)) {
+			out = append(out, e)
 		}
+	}
+	if reverse {
+		slices.Reverse(out)
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// expectScan is what a scan of data (sorted) must return: the rows with a cell opts.Columns selects,
+// those cells only.
+func expectScan(data []backends.Row, r backends.Range, opts backends.ScanOptions) []backends.Row {
+	var selected []backends.Row
+	for _, row := range data {
 		var cells []backends.Cell
 		for _, c := range row.Cells {
 			if len(opts.Columns) == 0 || slices.ContainsFunc(opts.Columns, func(col backends.Column) bool {
@@ -61,16 +83,10 @@ func expectScan(data []backends.Row, r backends.Range, opts backends.ScanOptions
 			}
 		}
 		if len(cells) > 0 {
-			out = append(out, backends.Row{Key: row.Key, Cells: cells})
+			selected = append(selected, backends.Row{Key: row.Key, Cells: cells})
 		}
 	}
-	if opts.Reverse {
-		slices.Reverse(out)
-	}
-	if opts.Limit > 0 && len(out) > opts.Limit {
-		out = out[:opts.Limit]
-	}
-	return out
+	return expect(selected, func(row backends.Row) []byte { return row.Key }, r, opts.Reverse, opts.Limit)
 }
 
 type scanCase struct {

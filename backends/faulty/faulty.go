@@ -21,11 +21,9 @@
 package faulty
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"iter"
+	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -49,7 +47,12 @@ const (
 	OpAtomic                // CheckAndMutate, Increment
 
 	OpData = OpRead | OpApply | OpScan // the default when Rule.Ops is 0
+
+	numOps = 5 // single calls above
 )
+
+// index is the position of a single call's bit, for per-call counts.
+func (o Op) index() int { return bits.TrailingZeros8(uint8(o)) }
 
 func (o Op) String() string {
 	switch o {
@@ -150,7 +153,10 @@ type Event struct {
 
 // Stats count what was injected.
 type Stats struct {
-	Calls       int64 // calls seen (every op)
+	Calls int64 // calls seen (every op), faulted or not
+	// OpCalls counts the calls seen per single Op (OpRead, OpApply, OpScan, OpTable, OpAtomic), so a
+	// test can assert how many calls of one kind reached the store, e.g. scans after pruning.
+	OpCalls     map[Op]int64
 	Errors      int64 // Error faults, scans included
 	ScanErrors  int64 // of which in a scan stream
 	RowErrors   int64 // mutations failed by RowError
@@ -181,6 +187,7 @@ type Backend struct {
 	seen  map[string]uint64 // rule, op, table, key -> times rolled
 	fired []int64           // per rule, guarded by mu (Max is checked against it)
 
+	opCalls                                                                  [numOps]atomic.Int64
 	calls, errs, scanErrs, rowErrs, afterWrites, timeouts, delays, retryable atomic.Int64
 }
 
@@ -222,340 +229,19 @@ func (f *Backend) Stats() Stats {
 	f.mu.Lock()
 	per := append([]int64(nil), f.fired...)
 	f.mu.Unlock()
-	return Stats{
+	byOp := make(map[Op]int64, numOps)
+	for i := range f.opCalls {
+		byOp[Op(1)<<i] = f.opCalls[i].Load()
+	}
+	return Stats{OpCalls: byOp,
 		Calls: f.calls.Load(), Errors: f.errs.Load(), ScanErrors: f.scanErrs.Load(), RowErrors: f.rowErrs.Load(),
 		AfterWrites: f.afterWrites.Load(), Timeouts: f.timeouts.Load(), Delays: f.delays.Load(),
 		Retryable: f.retryable.Load(), PerRule: per,
 	}
 }
 
-// roll decides whether rule i fires for this call and returns a second random number for the
-// call's own use (a scan's cut point). It reserves a firing against Max when it says yes.
-func (f *Backend) roll(i int, op Op, table string, key []byte) (bool, uint64) {
-	r := &f.rules[i]
-	id := strconv.Itoa(i) + "\x00" + strconv.Itoa(int(op)) + "\x00" + table + "\x00" + string(key)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := f.seen[id]
-	f.seen[id] = n + 1
-	h := hash(f.seed, id, n)
-	if float64(h>>11)/(1<<53) >= r.Prob {
-		return false, 0
-	}
-	if r.Max > 0 && f.fired[i] >= int64(r.Max) {
-		return false, 0
-	}
-	f.fired[i]++
-	return true, mix(h ^ 0x9e3779b97f4a7c15)
-}
-
-// hash is FNV-1a over the call's identity, finished with a mixer so that nearby seeds and counters
-// give unrelated numbers.
-func hash(seed uint64, id string, n uint64) uint64 {
-	h := uint64(14695981039346656037) ^ mix(seed)
-	for i := 0; i < len(id); i++ {
-		h = (h ^ uint64(id[i])) * 1099511628211
-	}
-	return mix(h ^ mix(n+1))
-}
-
-// mix is splitmix64's finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// applies reports whether rule r may strike call op on table.
-func (r *Rule) applies(op Op, table string) bool {
-	return r.Ops&op != 0 && (r.Table == "" || r.Table == table)
-}
-
-func (r *Rule) hasRange() bool { return len(r.Range.Start) > 0 || len(r.Range.End) > 0 }
-
-func (r *Rule) anyKey(keys [][]byte) bool {
-	if !r.hasRange() {
-		return true
-	}
-	for _, k := range keys {
-		if r.Range.Contains(k) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *Rule) overlaps(s backends.Range) bool {
-	if !r.hasRange() {
-		return true
-	}
-	return (len(r.Range.End) == 0 || bytes.Compare(s.Start, r.Range.End) < 0) &&
-		(len(s.End) == 0 || bytes.Compare(r.Range.Start, s.End) < 0)
-}
-
-// injected builds the error of rule i and counts it.
-func (f *Backend) injected(i int, op Op, table string) error {
-	r := &f.rules[i]
-	var err error
-	if r.Fault == Timeout {
-		err = fmt.Errorf("faulty: %s %q: injected timeout after %v: %w", op, table, r.Delay, context.DeadlineExceeded)
-	} else {
-		base := r.Err
-		if base == nil {
-			base = ErrInjected
-		}
-		err = fmt.Errorf("faulty: %s %q: injected %s: %w", op, table, r.Fault, base)
-	}
-	if r.Retryable {
-		f.retryable.Add(1)
-		err = backends.Retryable(err)
-	}
-	return err
-}
-
-func (f *Backend) notify(e Event) {
-	if f.onInject != nil {
-		f.onInject(e)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// callFaults runs the whole-call faults (Error, Timeout, Delay) of a call before it is forwarded.
-func (f *Backend) callFaults(ctx context.Context, op Op, table string, keys [][]byte) error {
+// count counts a call of op, one of the single Ops.
+func (f *Backend) count(op Op) {
 	f.calls.Add(1)
-	if !f.active.Load() {
-		return nil
-	}
-	var first []byte
-	if len(keys) > 0 {
-		first = keys[0]
-	}
-	for i := range f.rules {
-		r := &f.rules[i]
-		if r.Fault != Error && r.Fault != Timeout && r.Fault != Delay || !r.applies(op, table) || !r.anyKey(keys) {
-			continue
-		}
-		if ok, _ := f.roll(i, op, table, first); !ok {
-			continue
-		}
-		if err := f.fire(ctx, i, op, table, keys, 0); err != nil {
-			return err
-		}
-	}
-	return nil
+	f.opCalls[op.index()].Add(1)
 }
-
-// fire injects rule i's Error, Timeout or Delay now and returns the call's error, if any.
-func (f *Backend) fire(ctx context.Context, i int, op Op, table string, keys [][]byte, rows int) error {
-	r := &f.rules[i]
-	ev := Event{Rule: i, Fault: r.Fault, Op: op, Table: table, Keys: keys, Rows: rows}
-	switch r.Fault {
-	case Delay:
-		f.delays.Add(1)
-		f.notify(ev)
-		if err := sleep(ctx, r.Delay); err != nil {
-			return fmt.Errorf("faulty: %s %q: during injected delay: %w", op, table, err)
-		}
-		return nil
-	case Timeout:
-		f.timeouts.Add(1)
-		if err := sleep(ctx, r.Delay); err != nil {
-			// The caller's own deadline came first: report it as the real timeout it is.
-			ev.Err = fmt.Errorf("faulty: %s %q: during injected timeout: %w", op, table, err)
-			f.notify(ev)
-			return ev.Err
-		}
-	default:
-		f.errs.Add(1)
-		if op == OpScan {
-			f.scanErrs.Add(1)
-		}
-	}
-	ev.Err = f.injected(i, op, table)
-	f.notify(ev)
-	return ev.Err
-}
-
-// Read forwards to the wrapped backend, after OpRead faults.
-func (f *Backend) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
-	if err := f.callFaults(ctx, OpRead, table, keys); err != nil {
-		return nil, err
-	}
-	return f.inner.Read(ctx, table, keys, opts)
-}
-
-// Apply forwards the mutations that no RowError rule failed, after the whole-call faults; AfterWrite
-// rules may then fail the call although its rows were written.
-func (f *Backend) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
-	keys := make([][]byte, len(muts))
-	for i, m := range muts {
-		keys[i] = m.Key
-	}
-	if err := f.callFaults(ctx, OpApply, table, keys); err != nil {
-		return nil, err
-	}
-	if !f.active.Load() {
-		return f.inner.Apply(ctx, table, muts)
-	}
-
-	var rowErrs []error
-	for i := range f.rules {
-		r := &f.rules[i]
-		if r.Fault != RowError || !r.applies(OpApply, table) {
-			continue
-		}
-		for j, m := range muts {
-			if rowErrs != nil && rowErrs[j] != nil || r.hasRange() && !r.Range.Contains(m.Key) {
-				continue
-			}
-			if ok, _ := f.roll(i, OpApply, table, m.Key); !ok {
-				continue
-			}
-			if rowErrs == nil {
-				rowErrs = make([]error, len(muts))
-			}
-			f.rowErrs.Add(1)
-			rowErrs[j] = f.injected(i, OpApply, table)
-			f.notify(Event{Rule: i, Fault: RowError, Op: OpApply, Table: table, Keys: keys[j : j+1], Err: rowErrs[j]})
-		}
-	}
-
-	pass, idx := muts, []int(nil)
-	if rowErrs != nil {
-		pass = make([]backends.Mutation, 0, len(muts))
-		for j, m := range muts {
-			if rowErrs[j] == nil {
-				pass = append(pass, m)
-				idx = append(idx, j)
-			}
-		}
-	}
-	var innerErrs []error
-	if len(pass) > 0 {
-		var err error
-		if innerErrs, err = f.inner.Apply(ctx, table, pass); err != nil {
-			return nil, err
-		}
-	}
-	var written [][]byte
-	for k, m := range pass {
-		j := k
-		if idx != nil {
-			j = idx[k]
-		}
-		var e error
-		if innerErrs != nil {
-			e = innerErrs[k]
-		}
-		if e == nil {
-			written = append(written, m.Key)
-			continue
-		}
-		if rowErrs == nil {
-			rowErrs = make([]error, len(muts))
-		}
-		rowErrs[j] = e
-	}
-
-	for i := range f.rules {
-		r := &f.rules[i]
-		if r.Fault != AfterWrite || !r.applies(OpApply, table) || !r.anyKey(keys) {
-			continue
-		}
-		var first []byte
-		if len(keys) > 0 {
-			first = keys[0]
-		}
-		if ok, _ := f.roll(i, OpApply, table, first); !ok {
-			continue
-		}
-		f.afterWrites.Add(1)
-		err := f.injected(i, OpApply, table)
-		f.notify(Event{Rule: i, Fault: AfterWrite, Op: OpApply, Table: table, Keys: written, Err: err})
-		return nil, err
-	}
-	return rowErrs, nil
-}
-
-// scanFault is a fault planned for one scan, at a row count.
-type scanFault struct {
-	rule int
-	at   int
-}
-
-// Scan forwards to the wrapped backend; OpScan faults strike in the stream, each after the number of
-// rows drawn for it.
-func (f *Backend) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
-	return func(yield func(backends.Row, error) bool) {
-		f.calls.Add(1)
-		var plan []scanFault
-		if f.active.Load() {
-			id := append(append(append([]byte(nil), r.Start...), 0xff, 0), r.End...)
-			if opts.Reverse {
-				id = append(id, 'r')
-			}
-			for i := range f.rules {
-				rule := &f.rules[i]
-				if rule.Fault != Error && rule.Fault != Timeout && rule.Fault != Delay || !rule.applies(OpScan, table) || !rule.overlaps(r) {
-					continue
-				}
-				if ok, x := f.roll(i, OpScan, table, id); ok {
-					lo := max(0, rule.MinRows)
-					plan = append(plan, scanFault{rule: i, at: lo + int(x%uint64(max(lo, rule.AfterRows)-lo+1))})
-				}
-			}
-		}
-		n := 0
-		// strike fires the faults due at n rows (all of them when end is set); false: the scan is over.
-		strike := func(end bool) bool {
-			for k := 0; k < len(plan); k++ {
-				p := plan[k]
-				if !end && p.at != n {
-					continue
-				}
-				plan = append(plan[:k], plan[k+1:]...)
-				k--
-				if err := f.fire(ctx, p.rule, OpScan, table, [][]byte{r.Start}, n); err != nil {
-					yield(backends.Row{}, err)
-					return false
-				}
-			}
-			return true
-		}
-		if !strike(false) {
-			return
-		}
-		for row, err := range f.inner.Scan(ctx, table, r, opts) {
-			if err != nil {
-				yield(row, err)
-				return
-			}
-			if !yield(row, nil) {
-				return
-			}
-			n++
-			if !strike(false) {
-				return
-			}
-		}
-		strike(true)
-	}
-}
-
-// Close closes the wrapped backend.
-func (f *Backend) Close() error { return f.inner.Close() }

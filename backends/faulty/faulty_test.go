@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -230,5 +231,32 @@ func TestTimeoutAndDelay(t *testing.T) {
 	}
 	if s := f.Stats(); s.Delays != 2 || s.Timeouts != 1 || s.Injected() != 1 {
 		t.Fatalf("stats %v", s)
+	}
+}
+
+// TestCallsCountedPerOp: every call is counted under its own Op, faulted or not, and while injection
+// is off, so a test can assert what reached the store.
+func TestCallsCountedPerOp(t *testing.T) {
+	ctx := context.Background()
+	_, f := setup(t, 10, faulty.Config{Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpRead}}})
+	if _, err := f.Read(ctx, tbl, [][]byte{key(1)}, backends.ReadOptions{}); !errors.Is(err, faulty.ErrInjected) {
+		t.Fatalf("Read = %v, want the injected error", err)
+	}
+	f.SetActive(false)
+	for range 2 {
+		if _, err := scanKeys(t, f, backends.Range{}, backends.ScanOptions{Limit: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.Apply(ctx, tbl, muts(20, 22)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Tables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[faulty.Op]int64{faulty.OpRead: 1, faulty.OpScan: 2, faulty.OpApply: 1, faulty.OpTable: 1, faulty.OpAtomic: 0}
+	st := f.Stats()
+	if !maps.Equal(st.OpCalls, want) || st.Calls != 5 {
+		t.Fatalf("Stats: %d calls, per op %v; want 5, %v", st.Calls, st.OpCalls, want)
 	}
 }

@@ -170,14 +170,14 @@ func TestClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := s.Apply(ctx, "t", nil); !errors.Is(err, local.ErrClosed) {
+	if _, err := s.Apply(ctx, "t", nil); !errors.Is(err, backends.ErrClosed) {
 		t.Errorf("Apply after Close: %v", err)
 	}
-	if _, err := s.Read(ctx, "t", nil, backends.ReadOptions{}); !errors.Is(err, local.ErrClosed) {
+	if _, err := s.Read(ctx, "t", nil, backends.ReadOptions{}); !errors.Is(err, backends.ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
 	for _, err := range s.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}) {
-		if !errors.Is(err, local.ErrClosed) {
+		if !errors.Is(err, backends.ErrClosed) {
 			t.Errorf("Scan after Close: %v", err)
 		}
 	}
@@ -197,7 +197,7 @@ func TestCloseWithWritersInFlight(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				_, err := s.Apply(ctx, "t", []backends.Mutation{{Key: fmt.Appendf(nil, "w%d-%d", w, i), Cells: []backends.Cell{cell("q", "v")}}})
-				if errors.Is(err, local.ErrClosed) {
+				if errors.Is(err, backends.ErrClosed) {
 					return
 				}
 				if err != nil {

@@ -68,8 +68,9 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	return out, nil
 }
 
-// Scan streams the rows of r. Each batch of rows is read in its own short read transaction and copied
-// out before any is yielded; the next batch resumes after the last key examined.
+// Scan streams the rows of r in pages (backends.ScanPages). Each page is read in its own short read
+// transaction and copied out before any row is yielded; the next page resumes after the last key
+// examined.
 func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
 		fail := func(err error) { yield(backends.Row{}, fmt.Errorf("local: scan %q: %w", table, err)) }
@@ -95,36 +96,12 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 			batch = s.cfg.scanBatch
 		}
 		sc := scanner{bucket: ti.bucket, r: r, opts: &opts}
-		sent := 0
-		for {
-			n := batch
-			if opts.Limit > 0 {
-				n = min(n, opts.Limit-sent) // limit pushdown: read no more than can be sent
-			}
+		page := func(n int) ([]backends.Row, bool, error) {
 			rows, more, err := sc.next(s.db, n)
-			if err != nil {
-				fail(dbErr(err))
-				return
-			}
-			for _, row := range rows {
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				if !yield(row, nil) {
-					return
-				}
-				if sent++; opts.Limit > 0 && sent >= opts.Limit {
-					return
-				}
-			}
-			if !more {
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				fail(err)
-				return
-			}
+			return rows, more, dbErr(err)
+		}
+		if err := backends.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
+			fail(err)
 		}
 	}
 }

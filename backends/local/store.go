@@ -63,8 +63,8 @@ const maxRowBytes = 256 << 20
 
 // Errors of this package. Table, key and argument errors wrap the backends sentinels.
 var (
-	// ErrClosed is returned by operations on a closed Store.
-	ErrClosed = errors.New("local: store closed")
+	// errClosed fails operations on a closed Store.
+	errClosed = fmt.Errorf("local: store: %w", backends.ErrClosed)
 	// ErrReadOnly is returned by writes to a Store opened WithReadOnly.
 	ErrReadOnly = errors.New("local: store opened read-only")
 	// ErrNotStore means the file is a bbolt database that brine did not create, or of a newer format.
@@ -253,7 +253,7 @@ func (s *Store) load() error {
 // Path returns the file's path.
 func (s *Store) Path() string { return s.db.Path() }
 
-// Close closes the file, after the transactions under way. Later calls fail with ErrClosed.
+// Close closes the file, after the transactions under way. Later calls fail with backends.ErrClosed.
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
@@ -268,7 +268,7 @@ func (s *Store) Close() error {
 func dbErr(err error) error {
 	switch {
 	case errors.Is(err, bberrors.ErrDatabaseNotOpen):
-		return fmt.Errorf("%w: %w", ErrClosed, err)
+		return fmt.Errorf("%w: %w", errClosed, err)
 	case errors.Is(err, bberrors.ErrDatabaseReadOnly):
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
@@ -277,7 +277,7 @@ func dbErr(err error) error {
 
 func (s *Store) usable(write bool) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return errClosed
 	}
 	if write && s.cfg.readOnly {
 		return ErrReadOnly

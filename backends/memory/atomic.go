@@ -12,7 +12,7 @@ var _ backends.RowAtomic = (*Backend)(nil)
 
 // CheckAndMutate tests cond and applies m under the table's write lock.
 func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends.Condition, m backends.Mutation) (bool, error) {
-	t, err := b.atomicTable(ctx, "check and mutate", name, m.Key)
+	t, err := b.atomicTable(ctx, "check and mutate", name)
 	if err != nil {
 		return false, err
 	}
@@ -37,7 +37,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends
 
 // Increment adds the deltas under the table's write lock.
 func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
-	t, err := b.atomicTable(ctx, "increment", name, key)
+	t, err := b.atomicTable(ctx, "increment", name)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +74,9 @@ func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs [
 }
 
 // atomicTable runs the checks every atomic operation starts with.
-func (b *Backend) atomicTable(ctx context.Context, op, name string, key []byte) (*table, error) {
+func (b *Backend) atomicTable(ctx context.Context, op, name string) (*table, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: %s %q: %w", op, name, err)
-	}
-	if err := b.call(OpAtomic, name, key); err != nil {
-		return nil, err
 	}
 	return b.table(name)
 }

@@ -1,5 +1,5 @@
 // Package memory is brine's in-memory backends.Backend: the reference implementation of the driver
-// contract, and a test double with fault-injection hooks (WithHook).
+// contract and a fast test double (wrap it with backends/faulty to inject faults).
 //
 // Semantics follow HBase: a column keeps its TableOptions.MaxVersions newest versions (default one;
 // an equal timestamp replaces, a write older than all kept versions is ignored), timestamp 0 means
@@ -16,7 +16,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -32,37 +31,11 @@ import (
 // does not meet a surprise on a server.
 const MaxKeyLen = 32767
 
-// ErrClosed is returned by every operation after Close.
-var ErrClosed = errors.New("memory: backend closed")
-
-// Hook operation names, the op argument of a Hook.
-const (
-	OpCreateTable = "create_table" // key nil
-	OpDeleteTable = "delete_table" // key nil
-	OpTableMeta   = "table_meta"   // key nil
-	OpTables      = "tables"       // table and key empty
-	OpRegions     = "regions"      // key nil
-	OpRead        = "read"         // once per Read call, key nil; an error fails the call
-	OpReadRow     = "read_row"     // per key of a Read; an error fails the call
-	OpApply       = "apply"        // once per Apply call, key nil; an error fails the whole call
-	OpApplyRow    = "apply_row"    // per valid mutation; an error becomes that row's rowErrs entry
-	OpScan        = "scan"         // once per Scan call, key = Range.Start; an error is the scan's only element
-	OpScanRow     = "scan_row"     // before each row a Scan yields; an error ends the scan
-	OpAtomic      = "atomic"       // once per CheckAndMutate or Increment, key = the row; an error fails it
-)
-
-// Hook is called before each operation (see the Op constants) with the table and, where there is one,
-// the row key. A non-nil error is returned in place of the operation's result (wrapped, so errors.Is
-// and backends.IsRetryable still see it). A hook may sleep to simulate latency and may count calls;
-// it is called without any lock held, possibly from several goroutines at once, so it must be safe
-// for concurrent use. It must not modify key.
-type Hook func(op, table string, key []byte) error
+// errClosed fails every call after Close.
+var errClosed = fmt.Errorf("memory: %w", backends.ErrClosed)
 
 // Option configures a Backend.
 type Option func(*Backend)
-
-// WithHook installs a fault-injection hook.
-func WithHook(h Hook) Option { return func(b *Backend) { b.hook = h } }
 
 // WithClock sets the clock that stamps cells written with timestamp 0 (default time.Now).
 func WithClock(now func() time.Time) Option { return func(b *Backend) { b.now = now } }
@@ -79,7 +52,6 @@ func WithScanBatch(n int) Option {
 
 // Backend is an in-memory backends.Backend. The zero value is not usable; call New.
 type Backend struct {
-	hook      Hook
 	now       func() time.Time
 	scanBatch int
 
@@ -122,21 +94,11 @@ type row struct {
 
 func lessRow(a, b *row) bool { return bytes.Compare(a.key, b.key) < 0 }
 
-func (b *Backend) call(op, table string, key []byte) error {
-	if b.hook == nil {
-		return nil
-	}
-	if err := b.hook(op, table, key); err != nil {
-		return fmt.Errorf("memory: %s %q: %w", op, table, err)
-	}
-	return nil
-}
-
 func (b *Backend) table(name string) (*table, error) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	t, ok := b.tables[name]
 	if !ok {
@@ -149,9 +111,6 @@ func (b *Backend) table(name string) (*table, error) {
 func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.TableOptions) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: create table %q: %w", name, err)
-	}
-	if err := b.call(OpCreateTable, name, nil); err != nil {
-		return err
 	}
 	if name == "" {
 		return fmt.Errorf("memory: create table: %w: empty table name", backends.ErrInvalidArgument)
@@ -176,7 +135,7 @@ func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.Ta
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if _, ok := b.tables[name]; ok {
 		return fmt.Errorf("memory: create table %q: %w", name, backends.ErrTableExists)
@@ -190,13 +149,10 @@ func (b *Backend) DeleteTable(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: delete table %q: %w", name, err)
 	}
-	if err := b.call(OpDeleteTable, name, nil); err != nil {
-		return err
-	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return ErrClosed
+		return errClosed
 	}
 	t, ok := b.tables[name]
 	delete(b.tables, name)
@@ -216,9 +172,6 @@ func (b *Backend) TableMeta(ctx context.Context, name string) (map[string]string
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: table meta %q: %w", name, err)
 	}
-	if err := b.call(OpTableMeta, name, nil); err != nil {
-		return nil, err
-	}
 	t, err := b.table(name)
 	if err != nil {
 		return nil, err
@@ -235,13 +188,10 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: tables: %w", err)
 	}
-	if err := b.call(OpTables, "", nil); err != nil {
-		return nil, err
-	}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	if b.closed {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	return slices.Sorted(maps.Keys(b.tables)), nil
 }
@@ -251,9 +201,6 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 func (b *Backend) Regions(ctx context.Context, name string) ([][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: regions %q: %w", name, err)
-	}
-	if err := b.call(OpRegions, name, nil); err != nil {
-		return nil, err
 	}
 	t, err := b.table(name)
 	if err != nil {
@@ -267,15 +214,9 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: read %q: %w", name, err)
 	}
-	if err := b.call(OpRead, name, nil); err != nil {
-		return nil, err
-	}
 	for _, k := range keys {
 		if err := checkKey(k); err != nil {
 			return nil, fmt.Errorf("memory: read %q: %w", name, err)
-		}
-		if err := b.call(OpReadRow, name, k); err != nil {
-			return nil, err
 		}
 	}
 	t, err := b.table(name)
@@ -306,14 +247,11 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	return out, nil
 }
 
-// Apply applies muts under one write lock. Invalid mutations (and those an apply_row hook fails) are
+// Apply applies muts under one write lock. Invalid mutations are
 // reported in rowErrs; the others are applied.
 func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutation) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: apply %q: %w", name, err)
-	}
-	if err := b.call(OpApply, name, nil); err != nil {
-		return nil, err
 	}
 	t, err := b.table(name)
 	if err != nil {
@@ -333,10 +271,6 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 		c, err := prepare(t.families, t.versions, m, now)
 		if err != nil {
 			fail(i, fmt.Errorf("memory: apply %q row %d: %w", name, i, err))
-			continue
-		}
-		if err := b.call(OpApplyRow, name, m.Key); err != nil {
-			fail(i, err)
 			continue
 		}
 		prepared[i] = c
@@ -413,7 +347,7 @@ func cloneKeys(keys [][]byte) [][]byte {
 	return out
 }
 
-// Close drops all tables; later calls fail with ErrClosed.
+// Close drops all tables; later calls fail with backends.ErrClosed.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

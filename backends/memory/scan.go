@@ -9,16 +9,12 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// Scan streams rows in batches: each batch is gathered under the read lock, which is released before
-// any row is yielded, and the next batch resumes after the last key seen.
+// Scan streams rows in pages (backends.ScanPages): each page is gathered under the read lock, which is
+// released before any row is yielded, and the next page resumes after the last key examined.
 func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
 		if err := ctx.Err(); err != nil {
 			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-			return
-		}
-		if err := b.call(OpScan, name, r.Start); err != nil {
-			yield(backends.Row{}, err)
 			return
 		}
 		t, err := b.table(name)
@@ -34,45 +30,22 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 		if batch <= 0 {
 			batch = b.scanBatch
 		}
-		var (
-			resume []byte // last key examined; nil before the first batch
-			sent   int
-		)
-		for {
-			n := batch
-			if opts.Limit > 0 {
-				n = min(n, opts.Limit-sent)
-			}
+		var resume []byte // last key examined; nil before the first page
+		page := func(n int) ([]backends.Row, bool, error) {
 			rows, last, more, err := t.batch(r, opts, resume, n)
 			if err != nil {
-				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-				return
-			}
-			for _, rw := range rows {
-				if err := ctx.Err(); err != nil {
-					yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-					return
-				}
-				if err := b.call(OpScanRow, name, rw.key); err != nil {
-					yield(backends.Row{}, err)
-					return
-				}
-				out := backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.ReadOptions)}
-				if !yield(out, nil) {
-					return
-				}
-				if sent++; opts.Limit > 0 && sent >= opts.Limit {
-					return
-				}
-			}
-			if !more {
-				return
-			}
-			if err := ctx.Err(); err != nil {
-				yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
-				return
+				return nil, false, err
 			}
 			resume = last
+			// Copied after the lock is released: rows in the tree are never modified.
+			out := make([]backends.Row, len(rows))
+			for i, rw := range rows {
+				out[i] = backends.Row{Key: bytes.Clone(rw.key), Cells: copyCells(rw.cells, opts.ReadOptions)}
+			}
+			return out, more, nil
+		}
+		if err := backends.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
+			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 		}
 	}
 }

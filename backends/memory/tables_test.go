@@ -24,7 +24,7 @@ func TestTables(t *testing.T) {
 		t.Fatalf("Tables: %q, %v; want [a b]", got, err)
 	}
 	b.Close()
-	if _, err := b.Tables(ctx); !errors.Is(err, ErrClosed) {
+	if _, err := b.Tables(ctx); !errors.Is(err, backends.ErrClosed) {
 		t.Fatalf("Tables after Close: %v, want ErrClosed", err)
 	}
 }

@@ -91,7 +91,7 @@ func newBackend(client *ots.TableStoreClient, opts Options) *Backend {
 // Client returns the SDK client, for what the driver contract does not cover.
 func (b *Backend) Client() *ots.TableStoreClient { return b.client }
 
-// Close releases idle connections (when Open made them); later calls fail with ErrClosed.
+// Close releases idle connections (when Open made them); later calls fail with backends.ErrClosed.
 func (b *Backend) Close() error {
 	if b.closed.Swap(true) {
 		return nil

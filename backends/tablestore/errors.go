@@ -17,8 +17,8 @@ import (
 var (
 	// ErrNotConfigured is returned by ConfigFromEnv when TABLESTORE_ENDPOINT is not set.
 	ErrNotConfigured = errors.New("tablestore: not configured")
-	// ErrClosed is returned by every method after Close.
-	ErrClosed = errors.New("tablestore: backend closed")
+	// errClosed fails every method after Close.
+	errClosed = fmt.Errorf("tablestore: %w", backends.ErrClosed)
 )
 
 // Error codes of the service (the SDK's own constants cover only those it retries).
@@ -124,7 +124,7 @@ func (b *Backend) backoff(n int) time.Duration {
 // program.
 func sdkCall[T any](ctx context.Context, b *Backend, fn func() (T, error)) (res T, err error) {
 	if b.closed.Load() {
-		return res, ErrClosed
+		return res, errClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err

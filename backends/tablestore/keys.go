@@ -1,7 +1,6 @@
 package tablestore
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -302,16 +301,16 @@ func (s *keySchema) field(i int, b []byte) (v pkVal, n int, complete bool) {
 	return decodeField(s.cols[i].Type, b)
 }
 
-// decodeField reads one tail field. complete is false when b ends inside the field or the field is
-// malformed; v then holds the longest prefix that was read (for range bounds), n how far it got.
+// decodeField reads one tail field with package keys' decoders. complete is false when b ends
+// inside the field or the field is malformed; v then holds the longest prefix that was read (for range
+// bounds), n how far it got.
 func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 	if len(b) == 0 || b[0] != fieldTag(t) {
 		return infMin, 0, false
 	}
 	if t == KeyInteger {
-		var pad [8]byte
-		n := copy(pad[:], b[1:])
-		return pkVal{v: int64(binary.BigEndian.Uint64(pad[:]) ^ (1 << 63))}, 1 + n, n == 8
+		x, n, complete := keys.DecodeInt64(b[1:])
+		return pkVal{v: x}, 1 + n, complete
 	}
 	v, n, complete = decodeBody(t, b[1:])
 	return v, 1 + n, complete
@@ -319,36 +318,11 @@ func decodeField(t KeyType, b []byte) (v pkVal, n int, complete bool) {
 
 // decodeBody reads an escaped, terminated STRING or BINARY value (a field without its tag).
 func decodeBody(t KeyType, body []byte) (v pkVal, n int, complete bool) {
-	out := []byte{}
-	mk := func() pkVal {
-		if t == KeyString {
-			return pkVal{v: string(out)}
-		}
-		return pkVal{v: out}
+	out, n, complete := keys.DecodeEscaped(body)
+	if t == KeyString {
+		return pkVal{v: string(out)}, n, complete
 	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != 0x00 && c != 0xFF {
-			out = append(out, c)
-			continue
-		}
-		if i+1 >= len(body) {
-			return mk(), i, false
-		}
-		switch {
-		case c == 0x00 && body[i+1] == 0xFF:
-			out = append(out, 0x00)
-			i++
-		case c == 0xFF && body[i+1] == 0x00:
-			out = append(out, 0xFF)
-			i++
-		case c == 0x00 && body[i+1] == 0x01:
-			return mk(), i + 2, true
-		default:
-			return mk(), i, false
-		}
-	}
-	return mk(), len(body), false
+	return pkVal{v: out}, n, complete
 }
 
 // primaryKey builds the SDK's primary key from column values.

@@ -37,6 +37,11 @@ func (b *Backend) KeyLayout(ctx context.Context, table string) (*KeyLayout, erro
 	return &KeyLayout{s: s}, nil
 }
 
+// Variable reports a multi-column key whose first column has no fixed width: a physical key holds
+// that column in AppendKeyHead's encoding, and only a text salt prefix leaves it the salt followed by
+// the value.
+func (l *KeyLayout) Variable() bool { return l.s.variable() }
+
 // Columns returns the primary-key columns.
 func (l *KeyLayout) Columns() []KeyColumn { return slices.Clone(l.s.cols) }
 

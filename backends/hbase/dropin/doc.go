@@ -8,8 +8,15 @@
 //	scan, _ := hrpc.NewScanRangeStr(ctx, "metrics", from, to)
 //	sc := c.Scan(scan)                                      // every bucket scanned, merged by logical key
 //
-// Each table's salter is, by default, the spec brine stored with the table when it was created
-// (client.CreateTable), read once per table and cached; NewClient takes a function instead.
+// or, keeping a gohbase client the program already makes:
+//
+//	c := dropin.New(gohbase.NewClient(zk), dropin.WithBackend(b)) // b: hbase.Open's or hbase.New's driver
+//
+// New and its options have the shape of the Tablestore drop-in's (backends/tablestore/dropin):
+// WithSalter(table, s) per table, WithUnsalted for tables without a stored spec, WithBackend for the
+// brine driver that stored specs are read through, WithLogger (nothing is logged without it). Each
+// table's salter is WithSalter's, checked against the spec brine stored with the table when it was
+// created (client.CreateTable), else that stored spec, read once per table and cached.
 //
 // How a call is rewritten. hrpc requests keep their fields unexported, so the wrapper builds a new
 // request of the same kind from what a request exposes: table, key, context, values and the option
@@ -32,7 +39,7 @@
 //     a Scan also PageFilter and WhileMatchFilter, which count or stop per region, so a fan-out over
 //     buckets would return other rows than one scan of an unsalted table.
 //   - Scan with ScannerID or CloseScanner (internal options of gohbase's own scanner).
-//   - reversed Scan without an hbase.Backend (see below), or with options other than Families,
+//   - reversed Scan without WithBackend (see below), or with options other than Families,
 //     NumberOfRows and AllowPartialResults.
 //
 // Errors are gohbase's wherever gohbase would have returned one, unwrapped, since gohbase callers

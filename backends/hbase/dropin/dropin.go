@@ -19,12 +19,15 @@ import (
 
 // Sentinel errors a caller can branch on with errors.Is.
 var (
-	// ErrUnsupported: a call the wrapper cannot rewrite faithfully onto salted keys (an option it
-	// cannot carry over, a filter on row keys, ...). Nothing was sent.
-	ErrUnsupported = errors.New("dropin: unsupported")
-	// ErrNoSpec: the table has no salting spec stored with it (it was not created by brine), and the
-	// client was not told to use such tables unsalted (WithUnsalted).
+	// ErrUnsupported is backends.ErrUnsupported: a call the wrapper cannot rewrite faithfully onto
+	// salted keys (an option it cannot carry over, a filter on row keys, ...). Nothing was sent.
+	ErrUnsupported = backends.ErrUnsupported
+	// ErrNoSpec: the table has no salting spec stored with it (it was not created by brine), no
+	// salter was given for it (WithSalter), and the client was not told to use such tables unsalted
+	// (WithUnsalted).
 	ErrNoSpec = salting.ErrNoSpec
+	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
+	ErrSpecMismatch = salting.ErrSpecMismatch
 )
 
 // Defaults of the scan fan-out.
@@ -33,11 +36,17 @@ const (
 	DefaultPrefetch    = fanout.DefaultPrefetch
 )
 
+// tableMeta is where stored specs are read: the driver's TableMeta.
+type tableMeta interface {
+	TableMeta(ctx context.Context, table string) (map[string]string, error)
+}
+
 // Client is a salted gohbase.Client. It is safe for concurrent use.
 type Client struct {
 	inner       gohbase.Client
-	backend     *hbase.Backend                             // stored specs, reversed scans; may be nil
-	salters     func(table string) (salting.Salter, error) // nil: specs stored with the tables
+	backend     *hbase.Backend // reversed scans; nil without WithBackend
+	meta        tableMeta      // stored specs; nil without WithBackend
+	salters     map[string]salting.Salter
 	unsalted    bool
 	concurrency int
 	prefetch    int
@@ -46,30 +55,39 @@ type Client struct {
 	closed      atomic.Bool
 
 	mu    sync.Mutex
-	cache map[string]salting.Salter // stored specs already read
+	cache map[string]salting.Salter // salters resolved so far
 }
 
 var _ gohbase.Client = (*Client)(nil)
 
 type config struct {
-	backend     *hbase.Backend
+	salters     map[string]salting.Salter
 	unsalted    bool
+	backend     *hbase.Backend
 	concurrency int
 	prefetch    int
 	log         *slog.Logger
 }
 
-// Option configures a Client.
+// Option configures a Client. The options of the Tablestore drop-in (backends/tablestore/dropin)
+// have the same names for the same ideas.
 type Option func(*config)
 
-// WithBackend gives a client made by NewClient the brine HBase driver it needs for reversed scans
-// (and, when NewClient has no salters function, for the specs stored with the tables).
-func WithBackend(b *hbase.Backend) Option { return func(c *config) { c.backend = b } }
+// WithSalter makes table use s. When the table has a stored spec (read through WithBackend), it must
+// be s's, else the table's calls fail with ErrSpecMismatch; a table without one is salted with s.
+func WithSalter(table string, s salting.Salter) Option {
+	return func(c *config) { c.salters[table] = s }
+}
 
-// WithUnsalted makes tables without a stored spec usable, unsalted (spec "none"), instead of failing
-// with ErrNoSpec: tables brine did not create, in any namespace, system tables such as hbase:meta
-// included. Their requests go to the server as built, filters and all.
+// WithUnsalted makes tables without a stored spec and without WithSalter usable, unsalted (spec
+// "none"), instead of failing with ErrNoSpec: tables brine did not create, in any namespace, system
+// tables such as hbase:meta included. Their requests go to the server as built, filters and all.
 func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
+
+// WithBackend gives the brine HBase driver, connected to the same cluster, that the client reads the
+// specs stored with the tables through, and reads reversed scans with. Without it, a table's salter
+// is WithSalter's (or none, with WithUnsalted) and a reversed Scan fails with ErrUnsupported.
+func WithBackend(b *hbase.Backend) Option { return func(c *config) { c.backend = b } }
 
 // WithConcurrency bounds how many bucket scanners of one Scan read at once (default 16).
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = max(1, n) } }
@@ -78,64 +96,42 @@ func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = ma
 // at most buckets × prefetch rows however slow its reader.
 func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n) } }
 
-// WithLogger sets the logger for the client's debug lines (default slog.Default()).
+// WithLogger sets the logger for the client's debug lines; without it, nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
-func newConfig(opts []Option) config {
-	c := config{concurrency: DefaultConcurrency, prefetch: DefaultPrefetch, log: slog.Default()}
-	for _, o := range opts {
-		o(&c)
+// New wraps inner, the caller's gohbase client (normally gohbase.NewClient's), which must not be nil.
+// Close closes inner, as inner's own Close would: the client replaces it.
+func New(inner gohbase.Client, opts ...Option) *Client {
+	if inner == nil {
+		panic("dropin: New: nil gohbase client")
 	}
-	if c.log == nil {
-		c.log = slog.Default()
+	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultConcurrency, prefetch: DefaultPrefetch}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.log == nil {
+		cfg.log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		inner: inner, salters: cfg.salters, unsalted: cfg.unsalted, backend: cfg.backend,
+		concurrency: cfg.concurrency, prefetch: cfg.prefetch, log: cfg.log, close: inner.Close,
+		cache: map[string]salting.Salter{},
+	}
+	if cfg.backend != nil {
+		c.meta = cfg.backend
 	}
 	return c
 }
 
-func newClient(inner gohbase.Client, salters func(string) (salting.Salter, error), cfg config, closeFn func()) *Client {
-	return &Client{
-		inner: inner, backend: cfg.backend, salters: salters, unsalted: cfg.unsalted,
-		concurrency: cfg.concurrency, prefetch: cfg.prefetch, log: cfg.log, close: closeFn,
-		cache: map[string]salting.Salter{},
-	}
-}
-
-// NewClient wraps inner, a gohbase client (normally gohbase.NewClient's). salters returns the salter
-// of each table; nil means the spec stored with the table, which needs WithBackend. Close closes inner.
-func NewClient(inner gohbase.Client, salters func(table string) (salting.Salter, error), opts ...Option) (*Client, error) {
-	if inner == nil {
-		return nil, fmt.Errorf("dropin: %w: nil gohbase client", backends.ErrInvalidArgument)
-	}
-	cfg := newConfig(opts)
-	if salters == nil && cfg.backend == nil {
-		return nil, fmt.Errorf("dropin: %w: no salters function and no backend to read stored specs from", backends.ErrInvalidArgument)
-	}
-	return newClient(inner, salters, cfg, inner.Close), nil
-}
-
-// New wraps the gohbase client of b, the brine HBase driver; each table's salter is the spec stored
-// with it. Close leaves b open: it is the caller's.
-func New(b *hbase.Backend, opts ...Option) (*Client, error) {
-	if b == nil {
-		return nil, fmt.Errorf("dropin: %w: nil backend", backends.ErrInvalidArgument)
-	}
-	cfg := newConfig(opts)
-	cfg.backend = b
-	return newClient(b.Client(), nil, cfg, nil), nil
-}
-
-// Open connects to the cluster of cfg (see hbase.Open) and returns a salted client over it whose
-// tables' salters are the specs stored with them. Close closes the connection.
+// Open connects to the cluster of cfg (see hbase.Open) and returns a salted client over it, with the
+// driver it opened as its WithBackend: tables' salters are the specs stored with them. Close closes
+// the connection.
 func Open(ctx context.Context, cfg hbase.Config, opts ...Option) (*Client, error) {
 	b, err := hbase.Open(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dropin: %w", err)
 	}
-	c, err := New(b, opts...)
-	if err != nil {
-		_ = b.Close()
-		return nil, err
-	}
+	c := New(b.Client(), append(opts, WithBackend(b))...)
 	c.close = func() { _ = b.Close() }
 	return c, nil
 }
@@ -155,20 +151,11 @@ func (c *Client) Forget(table string) {
 	c.mu.Unlock()
 }
 
-// Salter returns the salter the client uses for table.
+// Salter returns the salter the client uses for table: WithSalter's, checked against the spec stored
+// with the table; else the stored spec; else none under WithUnsalted. It is resolved once per table.
 func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, error) {
 	if table == "" {
 		return nil, fmt.Errorf("dropin: %w: empty table name", backends.ErrInvalidArgument)
-	}
-	if c.salters != nil {
-		s, err := c.salters(table)
-		if err == nil && s == nil {
-			err = fmt.Errorf("%w: salters returned no salter", backends.ErrInvalidArgument)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("dropin: salter of %q: %w", table, err)
-		}
-		return s, nil
 	}
 	c.mu.Lock()
 	s, ok := c.cache[table]
@@ -176,13 +163,16 @@ func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, erro
 	if ok {
 		return s, nil
 	}
-	meta, err := c.backend.TableMeta(ctx, table)
-	if err != nil {
-		return nil, fmt.Errorf("dropin: salter of %q: %w", table, err)
+	var meta map[string]string
+	if c.meta != nil {
+		var err error
+		if meta, err = c.meta.TableMeta(ctx, table); err != nil {
+			return nil, fmt.Errorf("dropin: salter of %q: %w", table, err)
+		}
 	}
-	s, err = salting.Resolve(meta, nil, c.unsalted)
+	s, err := salting.Resolve(meta, c.salters[table], c.unsalted)
 	if errors.Is(err, ErrNoSpec) {
-		return nil, fmt.Errorf("dropin: table %q: %w (create it with brine, or use WithUnsalted)", table, err)
+		return nil, fmt.Errorf("dropin: table %q: %w (create it with brine, pass WithSalter, or use WithUnsalted)", table, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dropin: table %q: %w", table, err)

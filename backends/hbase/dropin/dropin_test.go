@@ -3,7 +3,6 @@ package dropin
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/tsuna/gohbase/filter"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
-	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
@@ -31,10 +29,7 @@ func newTestClient(t *testing.T, spec string, opts ...Option) (*Client, *fakeHBa
 		t.Fatal(err)
 	}
 	f := newFake()
-	c, err := NewClient(f, func(string) (salting.Salter, error) { return s, nil }, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := New(f, append([]Option{WithSalter(tbl, s)}, opts...)...)
 	t.Cleanup(c.Close)
 	return c, f, s
 }
@@ -49,16 +44,20 @@ func must[T any](t *testing.T) func(T, error) T {
 	}
 }
 
-func TestConstructorsRefuseMissingParts(t *testing.T) {
-	if _, err := NewClient(nil, nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("NewClient(nil): %v", err)
-	}
-	if _, err := NewClient(newFake(), nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("NewClient without salters or backend: %v", err)
-	}
-	if _, err := New(nil); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("New(nil): %v", err)
-	}
+func TestNewRefusesNilClient(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("New(nil) did not panic")
+		}
+	}()
+	New(nil)
+}
+
+// metaFunc is a stored-spec source for tests: the driver's TableMeta, without a cluster.
+type metaFunc func(table string) (map[string]string, error)
+
+func (f metaFunc) TableMeta(_ context.Context, table string) (map[string]string, error) {
+	return f(table)
 }
 
 // The request that reaches gohbase is the caller's, on the salted key, with every option kept.
@@ -247,30 +246,64 @@ func TestRefusedBeforeSending(t *testing.T) {
 	}
 }
 
-func TestSalterErrors(t *testing.T) {
+// TestSalterResolution: WithSalter, the stored spec and WithUnsalted combine as in the Tablestore
+// drop-in, and a table whose salter cannot be resolved sends nothing.
+func TestSalterResolution(t *testing.T) {
 	ctx := context.Background()
-	f := newFake()
+	hash4 := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
+	hash8 := must[salting.Salter](t)(salting.ParseSpec("hash:8"))
 	boom := errors.New("boom")
-	c, err := NewClient(f, func(table string) (salting.Salter, error) {
-		if table == "bad" {
+	stored := metaFunc(func(table string) (map[string]string, error) {
+		switch table {
+		case "bad":
 			return nil, boom
+		case "stored8":
+			return map[string]string{salting.MetaKey: "hash:8"}, nil
 		}
-		return nil, nil
+		return map[string]string{}, nil
 	})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name     string
+		opts     []Option
+		meta     tableMeta
+		table    string
+		wantSpec string
+		wantErr  error
+	}{
+		{"given, no driver", []Option{WithSalter("t", hash4)}, nil, "t", "hash:4", nil},
+		{"nothing, no driver", nil, nil, "t", "", ErrNoSpec},
+		{"unsalted, no driver", []Option{WithUnsalted()}, nil, "t", "none", nil},
+		{"stored", nil, stored, "stored8", "hash:8", nil},
+		{"given equals stored", []Option{WithSalter("stored8", hash8)}, stored, "stored8", "hash:8", nil},
+		{"given differs from stored", []Option{WithSalter("stored8", hash4)}, stored, "stored8", "", ErrSpecMismatch},
+		{"given, none stored", []Option{WithSalter("t", hash4)}, stored, "t", "hash:4", nil},
+		{"none stored, unsalted", []Option{WithUnsalted()}, stored, "t", "none", nil},
+		{"none stored", nil, stored, "t", "", ErrNoSpec},
+		{"meta fails", []Option{WithUnsalted()}, stored, "bad", "", boom},
+		{"empty table name", []Option{WithUnsalted()}, nil, "", "", backends.ErrInvalidArgument},
 	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "bad", "k"))); !errors.Is(err, boom) {
-		t.Errorf("err = %v, want the salters function's", err)
-	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "other", "k"))); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("nil salter: err = %v", err)
-	}
-	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, "", "k"))); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Errorf("empty table: err = %v", err)
-	}
-	if len(f.calls()) != 0 {
-		t.Error("a request reached gohbase")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			c := New(f, tc.opts...)
+			c.meta = tc.meta
+			s, err := c.Salter(ctx, tc.table)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Salter = %v, %v; want %v", s, err, tc.wantErr)
+				}
+				if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, tc.table, "k"))); !errors.Is(err, tc.wantErr) {
+					t.Errorf("Get: %v, want %v", err, tc.wantErr)
+				}
+				if len(f.calls()) != 0 {
+					t.Error("a request reached gohbase")
+				}
+				return
+			}
+			if err != nil || s.Spec() != tc.wantSpec {
+				t.Fatalf("Salter = %v, %v; want %s", s, err, tc.wantSpec)
+			}
+		})
 	}
 }
 
@@ -316,193 +349,5 @@ func TestResultsCarryLogicalKeys(t *testing.T) {
 	f.wrongRow = true
 	if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, tbl, "k2"))); err == nil || !strings.Contains(err.Error(), "Get") {
 		t.Fatalf("Get of a wrong row: err = %v", err)
-	}
-}
-
-// testKeys are monotonic counters plus binary keys with 0x00/0xFF and keys that prefix others.
-func testKeys() [][]byte {
-	var keys [][]byte
-	for i := range 200 {
-		keys = append(keys, binary.BigEndian.AppendUint64(nil, uint64(1_000_000+i*7)))
-	}
-	keys = append(keys, []byte{0}, []byte{0, 0}, []byte{0, 0xff}, []byte{0xff}, []byte{0xff, 0xff},
-		[]byte{0xff, 0xff, 0}, []byte("a"), []byte("ab"), []byte("abc"), []byte("b"))
-	slices.SortFunc(keys, bytes.Compare)
-	return keys
-}
-
-func load(t *testing.T, c *Client, keys [][]byte) {
-	t.Helper()
-	for _, k := range keys {
-		put := must[*hrpc.Mutate](t)(hrpc.NewPut(context.Background(), []byte(tbl), k,
-			map[string]map[string][]byte{"d": {"v": k}}))
-		if _, err := c.Put(put); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func readAll(t *testing.T, sc hrpc.Scanner) ([][]byte, error) {
-	t.Helper()
-	defer sc.Close()
-	var out [][]byte
-	for {
-		r, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		for _, cell := range r.Cells {
-			if !bytes.Equal(cell.Row, r.Cells[0].Row) || !bytes.Equal(cell.Value, cell.Row) {
-				t.Fatalf("cell %q/%q in row %q", cell.Row, cell.Value, r.Cells[0].Row)
-			}
-		}
-		out = append(out, r.Cells[0].Row)
-	}
-}
-
-func TestScanMergesBucketsInLogicalOrder(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	ctx := context.Background()
-	keys := testKeys()
-	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
-	ranges := []struct {
-		name        string
-		start, stop []byte
-	}{
-		{"full", nil, nil},
-		{"from", u64(1_000_500), nil},
-		{"to", nil, u64(1_000_500)},
-		{"inside", u64(1_000_100), u64(1_000_900)},
-		{"one key", u64(1_000_007), u64(1_000_008)},
-		{"empty", u64(1_000_008), u64(1_000_013)},
-		{"inverted", u64(1_000_900), u64(1_000_100)},
-		{"prefixes", []byte("a"), []byte("abc")},
-		{"binary low", []byte{0}, []byte{0, 0xff, 0}},
-		{"binary high", []byte{0xff}, nil},
-	}
-	for _, spec := range []string{"hash:16", "hash:300", "md5hex:1", "none"} {
-		c, f, _ := newTestClient(t, spec, WithConcurrency(4), WithPrefetch(3))
-		load(t, c, keys)
-		for _, r := range ranges {
-			t.Run(spec+"/"+r.name, func(t *testing.T) {
-				var want [][]byte
-				for _, k := range keys {
-					if (backends.Range{Start: r.start, End: r.stop}).Contains(k) &&
-						(len(r.stop) == 0 || bytes.Compare(r.start, r.stop) < 0) {
-						want = append(want, k)
-					}
-				}
-				got, err := readAll(t, c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanRange(ctx, []byte(tbl), r.start, r.stop,
-					hrpc.Families(map[string][]string{"d": nil}), hrpc.NumberOfRows(5)))))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.EqualFunc(got, want, bytes.Equal) {
-					t.Fatalf("got %d rows %x\nwant %d rows %x", len(got), got, len(want), want)
-				}
-			})
-		}
-		f.mu.Lock()
-		if f.opened != f.closed {
-			t.Errorf("%s: %d bucket scanners opened, %d closed", spec, f.opened, f.closed)
-		}
-		f.mu.Unlock()
-	}
-}
-
-func TestScanCloseAndErrorsStopEveryBucket(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	ctx := context.Background()
-	keys := testKeys()
-	c, f, s := newTestClient(t, "hash:16", WithPrefetch(2))
-	load(t, c, keys)
-
-	sc := c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanStr(ctx, tbl)))
-	for i := range 5 {
-		r, err := sc.Next()
-		if err != nil || !bytes.Equal(r.Cells[0].Row, keys[i]) {
-			t.Fatalf("row %d: %v, %v", i, r, err)
-		}
-	}
-	if err := sc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sc.Next(); !errors.Is(err, io.EOF) {
-		t.Fatalf("Next after Close: %v", err)
-	}
-	f.mu.Lock()
-	if f.opened != 16 || f.closed != 16 {
-		t.Errorf("after Close: %d bucket scanners opened, %d closed", f.opened, f.closed)
-	}
-	f.mu.Unlock()
-
-	// One failing bucket fails the scan, after a prefix of the rows, and closes the others.
-	f.failKey = must[[]byte](t)(s.AppendPhysical(nil, keys[100]))
-	got, err := readAll(t, c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanStr(ctx, tbl))))
-	if err != errFakeScan {
-		t.Fatalf("err = %v, want the bucket's error itself, as gohbase's scanner returns it", err)
-	}
-	if !slices.EqualFunc(got, keys[:len(got)], bytes.Equal) || len(got) > 100 {
-		t.Fatalf("before the error: %d rows, not a prefix of the scan", len(got))
-	}
-	f.failKey = nil
-
-	// A cancelled context ends the scan with its error.
-	cctx, cancel := context.WithCancel(ctx)
-	sc = c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanStr(cctx, tbl)))
-	if _, err := sc.Next(); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	for {
-		if _, err = sc.Next(); err != nil {
-			break
-		}
-	}
-	if err != context.Canceled {
-		t.Fatalf("after cancel: %v, want context.Canceled itself (gohbase callers compare with ==)", err)
-	}
-	sc.Close()
-	f.mu.Lock()
-	if f.opened != f.closed {
-		t.Errorf("%d bucket scanners opened, %d closed", f.opened, f.closed)
-	}
-	f.mu.Unlock()
-}
-
-// A scan keeps the caller's options in every bucket's request.
-func TestScanCarriesOptionsToEveryBucket(t *testing.T) {
-	ctx := context.Background()
-	c, f, s := newTestClient(t, "hash:4")
-	orig := must[*hrpc.Scan](t)(hrpc.NewScanRangeStr(ctx, tbl, "a", "m",
-		hrpc.Families(map[string][]string{"d": {"v"}}), hrpc.TimeRangeUint64(1, 9), hrpc.MaxVersions(2),
-		hrpc.NumberOfRows(7), hrpc.MaxResultSize(1<<10), hrpc.AllowPartialResults(),
-		hrpc.Filters(filter.NewValueFilter(filter.NewCompareFilter(filter.NotEqual,
-			filter.NewBinaryComparator(filter.NewByteArrayComparable([]byte("x"))))))))
-	if _, err := readAll(t, c.Scan(orig)); err != nil {
-		t.Fatal(err)
-	}
-	ranges := must[[]salting.BucketRange](t)(s.BucketRanges([]byte("a"), []byte("m")))
-	calls := f.calls()
-	if len(calls) != len(ranges) {
-		t.Fatalf("%d bucket scans, want %d", len(calls), len(ranges))
-	}
-	for _, call := range calls {
-		sc := call.(*hrpc.Scan)
-		want := normalize(requestProto(orig)).(*pb.ScanRequest)
-		want.Scan.StartRow, want.Scan.StopRow = sc.StartRow(), sc.StopRow()
-		if got := normalize(requestProto(sc)); !proto.Equal(got, want) {
-			t.Fatalf("bucket scan\n%v\nwant\n%v", got, want)
-		}
-		if !sc.AllowPartialResults() {
-			t.Fatal("AllowPartialResults dropped")
-		}
-		i := slices.IndexFunc(ranges, func(r salting.BucketRange) bool { return bytes.Equal(r.Start, sc.StartRow()) })
-		if i < 0 || !bytes.Equal(ranges[i].End, sc.StopRow()) {
-			t.Fatalf("bucket scan of [%q, %q) is not a bucket range", sc.StartRow(), sc.StopRow())
-		}
 	}
 }

@@ -202,28 +202,28 @@ func TestErrorsAreGohbases(t *testing.T) {
 	cancelled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	cases := []struct {
-		name    string
-		ctx     context.Context
-		salters func(string) (salting.Salter, error)
-		closed  bool
-		want    error
+		name   string
+		ctx    context.Context
+		meta   tableMeta // nil: the table is given hash:4
+		closed bool
+		want   error
 	}{
 		{"deadline passed", expired, nil, false, context.DeadlineExceeded},
 		{"cancelled", cancelled, nil, false, context.Canceled},
 		{"client closed", context.Background(), nil, true, gohbase.ErrClientClosed},
-		{"table missing", context.Background(), func(string) (salting.Salter, error) {
+		{"table missing", context.Background(), metaFunc(func(string) (map[string]string, error) {
 			return nil, fmt.Errorf("reading the spec: %w", backends.ErrTableNotFound)
-		}, false, gohbase.TableNotFound},
+		}), false, gohbase.TableNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := newFake()
-			salters := tc.salters
-			if salters == nil {
-				s := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
-				salters = func(string) (salting.Salter, error) { return s, nil }
+			var opts []Option
+			if tc.meta == nil {
+				opts = append(opts, WithSalter(tbl, must[salting.Salter](t)(salting.ParseSpec("hash:4"))))
 			}
-			c := must[*Client](t)(NewClient(fake, salters))
+			c := New(fake, opts...)
+			c.meta = tc.meta
 			if tc.closed {
 				c.Close()
 			}

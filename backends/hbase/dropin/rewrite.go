@@ -111,7 +111,7 @@ func (c *Client) rewriteMutate(call string, m *hrpc.Mutate) (*hrpc.Mutate, []byt
 }
 
 func unsupported(call, table, why string) error {
-	return fmt.Errorf("%w: %s %q: %s", ErrUnsupported, call, table, why)
+	return fmt.Errorf("dropin: %s %q: %w: %s", call, table, ErrUnsupported, why)
 }
 
 // protoRegion stands in for the region of a call that was never sent: ToProto reads the region's

@@ -168,7 +168,7 @@ func (c *Client) reverseScan(s *hrpc.Scan, salter salting.Salter, want *pb.ScanR
 	table := string(s.Table())
 	ctx := s.Context()
 	if c.backend == nil {
-		return nil, unsupported(call, table, "a reversed scan needs the brine HBase driver (New, Open or "+
+		return nil, unsupported(call, table, "a reversed scan needs the brine HBase driver (Open or "+
 			"WithBackend): gohbase's own reversed scanner skips rows at region boundaries")
 	}
 	// What the driver's scan carries: columns and rows per RPC. Anything else in the request is refused.

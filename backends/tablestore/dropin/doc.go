@@ -19,7 +19,8 @@
 //     (RequestId, server-assigned cell timestamps and a fanned-out GetRange's ConsumedCapacityUnit
 //     aside);
 //   - StartLocalTransaction salts its partition key; Search returns logical primary keys;
-//   - CreateTable creates the table as the SDK does and stores the WithSalter spec given for it;
+//   - CreateTable creates the table as the SDK does and stores the WithSalter spec given for it
+//     (DefaultSpec without one, so that the next write finds it);
 //     DeleteTable deletes the stored spec with the table and forgets it; ListTable hides brine's
 //     meta table ("brine_meta"), which CreateTable and DeleteTable refuse to touch;
 //   - the rest (DescribeTable, UpdateTable, indexes, search indexes, streams, ComputeSplitPointsBySize,

@@ -19,8 +19,9 @@ import (
 
 // Sentinel errors a caller can branch on with errors.Is.
 var (
-	// ErrUnsupported: a request the drop-in cannot rewrite faithfully onto salted keys. Nothing was sent.
-	ErrUnsupported = errors.New("dropin: request cannot be salted faithfully")
+	// ErrUnsupported is backends.ErrUnsupported: a request the drop-in cannot rewrite faithfully onto
+	// salted keys. Nothing was sent.
+	ErrUnsupported = backends.ErrUnsupported
 	// ErrNoSpec: the table has no salting spec stored with it, no salter was given for it, and the
 	// client was not told to use such tables unsalted (WithUnsalted).
 	ErrNoSpec = salting.ErrNoSpec
@@ -41,6 +42,20 @@ const (
 	maxBatchWrite  = 200 // rows per BatchWriteRow (service limit)
 )
 
+// DefaultSpec is the salting spec CreateTable stores with a table no WithSalter names: 16 buckets
+// whose prefix is one hex digit of md5 of the first key column (of the whole key on a one-column
+// table), text that suits STRING and BINARY columns alike, and a range within one first-column value
+// reads one bucket.
+const DefaultSpec = "md5hex:1:sep=0x00"
+
+var defaultSalter = func() salting.Salter {
+	s, err := salting.ParseSpec(DefaultSpec)
+	if err != nil {
+		panic(err) // a constant spec: caught by every test
+	}
+	return s
+}()
+
 // Client is a salted *tablestore.TableStoreClient. It is safe for concurrent use.
 type Client struct {
 	sdk         *ots.TableStoreClient
@@ -59,18 +74,20 @@ type Client struct {
 type config struct {
 	salters     map[string]salting.Salter
 	unsalted    bool
+	backend     *tablestore.Backend
 	concurrency int
 	prefetch    int
 	pageRows    int
-	opts        tablestore.Options
 	log         *slog.Logger
 }
 
-// Option configures a Client.
+// Option configures a Client. The options of the HBase drop-in (backends/hbase/dropin) have the
+// same names for the same ideas.
 type Option func(*config)
 
 // WithSalter makes table use s. When the table has a stored spec, it must be s's (else the table's
-// calls fail with ErrSpecMismatch); a table without one (not created by brine) is salted with s.
+// calls fail with ErrSpecMismatch); a table without one (not created by brine) is salted with s, and
+// CreateTable stores s with the table it creates.
 func WithSalter(table string, s salting.Salter) Option {
 	return func(c *config) { c.salters[table] = s }
 }
@@ -78,6 +95,12 @@ func WithSalter(table string, s salting.Salter) Option {
 // WithUnsalted makes tables without a stored spec and without WithSalter usable, unsalted (spec
 // "none"), instead of failing with ErrNoSpec.
 func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
+
+// WithBackend gives the brine Tablestore driver, made by tablestore.New over the same instance, that
+// the client reads table keys and stored specs through: to set its Options (MetaTable, where specs
+// are stored; Schemas, the keys of multi-column tables brine did not create) or to share its caches.
+// Without it, New makes one over sdk with default Options and the client's logger.
+func WithBackend(b *tablestore.Backend) Option { return func(c *config) { c.backend = b } }
 
 // WithConcurrency bounds how many bucket reads of one GetRange run at once (default 16).
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = max(1, n) } }
@@ -88,12 +111,8 @@ func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n
 // WithPageRows sets how many rows a GetRange without Limit returns (default 5000).
 func WithPageRows(n int) Option { return func(c *config) { c.pageRows = max(1, n) } }
 
-// WithOptions sets the driver options used to learn table keys: MetaTable (where specs are stored)
-// and Schemas (the keys of multi-column tables brine did not create, to give their first column a
-// fixed width; Adopt stores one for every client instead).
-func WithOptions(o tablestore.Options) Option { return func(c *config) { c.opts = o } }
-
-// WithLogger sets the logger for debug lines (default slog.Default()).
+// WithLogger sets the logger for the client's debug lines (and its driver's, when New makes it);
+// without it, nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // New wraps sdk, the caller's SDK client with its own endpoint, credentials and retry policy.
@@ -104,13 +123,13 @@ func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
 		o(&cfg)
 	}
 	if cfg.log == nil {
-		cfg.log = slog.Default()
+		cfg.log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.opts.Logger == nil {
-		cfg.opts.Logger = cfg.log
+	if cfg.backend == nil {
+		cfg.backend = tablestore.New(sdk, tablestore.Options{Logger: cfg.log})
 	}
 	return &Client{
-		sdk: sdk, backend: tablestore.New(sdk, cfg.opts), salters: cfg.salters, unsalted: cfg.unsalted,
+		sdk: sdk, backend: cfg.backend, salters: cfg.salters, unsalted: cfg.unsalted,
 		concurrency: cfg.concurrency, prefetch: cfg.prefetch, pageRows: cfg.pageRows, log: cfg.log,
 		tables: map[string]*table{},
 	}
@@ -195,7 +214,7 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 // them); in a STRING column, prefixes that are not UTF-8 (the service would refuse the key).
 func (t *table) checkSalt() error {
 	str := t.cols[0].Type == tablestore.KeyString
-	if !t.variable() && !str {
+	if !t.layout.Variable() && !str {
 		return nil
 	}
 	ranges, err := t.salter.BucketRanges(nil, nil)
@@ -204,7 +223,7 @@ func (t *table) checkSalt() error {
 	}
 	for _, r := range ranges {
 		switch {
-		case t.variable() && (bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0):
+		case t.layout.Variable() && (bytes.IndexByte(r.Start, 0x00) >= 0 || bytes.IndexByte(r.Start, 0xFF) >= 0):
 			return fmt.Errorf("%w: salter %s writes binary prefixes, and column %s of key %s has no fixed width: use a text prefix (md5hex, digits=D) or declare the width",
 				ErrUnsupported, t.salter.Spec(), t.cols[0].Name, tablestore.FormatPrimaryKey(t.cols...))
 		case str && !utf8.Valid(r.Start):

@@ -99,7 +99,7 @@ func (t *table) keyPrefix(pk *ots.PrimaryKey, allowInf bool) (prefix []byte, inf
 		}
 		if i == 0 {
 			first = len(bytesOf(v))
-			if t.variable() {
+			if t.layout.Variable() {
 				prefix = tablestore.AppendKeyHead(prefix, bytesOf(v))
 			} else {
 				prefix = append(prefix, bytesOf(v)...)
@@ -122,13 +122,10 @@ func (t *table) saltLen(logical []byte) (int, error) {
 	return len(phys) - len(logical), nil
 }
 
-// variable reports a multi-column table whose first column has no fixed width.
-func (t *table) variable() bool { return len(t.cols) > 1 && t.cols[0].Width == 0 }
-
 // checkFirstWidth checks a multi-column table's fixed-width first column: with the salt, it must fill
 // the column's width, or the key would not split back into the caller's columns.
 func (t *table) checkFirstWidth(logical []byte, first int) error {
-	if len(t.cols) == 1 || t.variable() || first < 0 {
+	if len(t.cols) == 1 || t.layout.Variable() || first < 0 {
 		return nil
 	}
 	n, err := t.saltLen(logical)

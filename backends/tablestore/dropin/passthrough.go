@@ -88,7 +88,7 @@ func (t *table) partitionKey(pk *ots.PrimaryKey) (*ots.PrimaryKey, error) {
 	}
 	first := bytesOf(v)
 	lo := first
-	if t.variable() {
+	if t.layout.Variable() {
 		lo = tablestore.AppendKeyHead(nil, first)
 	}
 	hi := keys.PrefixEnd(lo)

@@ -23,9 +23,9 @@ func (c *Client) reserved(op, table string) error {
 	return nil
 }
 
-// CreateTable is the SDK's CreateTable. A table given a salter with WithSalter gets that spec stored
-// with it (as brine stores it), so that every client salts it the same way; other tables are created
-// as the SDK creates them and need Adopt, WithSalter or WithUnsalted before their rows are used.
+// CreateTable is the SDK's CreateTable, and stores a salting spec with the new table (as brine
+// stores it) so that every client salts it the same way: the WithSalter spec given for it, or else
+// DefaultSpec.
 func (c *Client) CreateTable(req *ots.CreateTableRequest) (*ots.CreateTableResponse, error) {
 	const op = "CreateTable"
 	if req == nil || req.TableMeta == nil {
@@ -35,15 +35,17 @@ func (c *Client) CreateTable(req *ots.CreateTableRequest) (*ots.CreateTableRespo
 	if err := c.reserved(op, name); err != nil {
 		return nil, err
 	}
+	s := c.salters[name]
+	if s == nil {
+		s = defaultSalter
+	}
 	resp, err := send(c, op, name, func() (*ots.CreateTableResponse, error) { return c.sdk.CreateTable(req) })
 	c.Forget(name)
 	if err != nil {
 		return nil, err
 	}
-	if s := c.salters[name]; s != nil {
-		if err := c.Adopt(context.Background(), name, s); err != nil {
-			return nil, fmt.Errorf("dropin: %s %q: table created, spec not stored: %w", op, name, err)
-		}
+	if err := c.Adopt(context.Background(), name, s); err != nil {
+		return nil, fmt.Errorf("dropin: %s %q: table created, spec not stored: %w", op, name, err)
 	}
 	return resp, nil
 }

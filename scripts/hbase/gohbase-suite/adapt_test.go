@@ -31,11 +31,7 @@ func suiteClient(zk string, opts ...gohbase.Option) gohbase.Client {
 	if err != nil {
 		panic(err)
 	}
-	c, err := dropin.NewClient(inner, nil, dropin.WithBackend(b), dropin.WithUnsalted())
-	if err != nil {
-		panic(err)
-	}
-	return c
+	return dropin.New(inner, dropin.WithBackend(b), dropin.WithUnsalted())
 }
 
 // suiteCreateTable stands for TestMain's CreateTable: brine creates the table, salted by
