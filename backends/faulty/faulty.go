@@ -6,10 +6,11 @@
 //
 //   - Error: the call fails as a whole before it reaches the backend (Read, Apply, table calls); a
 //     scan fails in the middle of its stream, after a number of rows chosen per scan (AfterRows).
-//   - RowError: Apply only, decided per mutation: that row is not written and its rowErrs entry is
-//     set, while the rows around it go through (a partial Apply).
-//   - AfterWrite: Apply only: the mutations are applied, then the call reports a whole-call error,
-//     as when the reply to a successful write is lost. The rows written are in the Event.
+//   - RowError: Apply and CheckAndMutateBatch only, decided per mutation: that row is not written and
+//     its rowErrs entry is set, while the rows around it go through (a partial batch).
+//   - AfterWrite: Apply and CheckAndMutateBatch only: the mutations are applied, then the call
+//     reports a whole-call error, as when the reply to a successful write is lost. The rows written
+//     are in the Event.
 //   - Timeout: the call waits Delay (or until ctx ends) and fails with an error wrapping
 //     context.DeadlineExceeded, as a client-side deadline would.
 //   - Delay: the call waits Delay (or until ctx ends, which then fails it) and goes on.
@@ -102,7 +103,7 @@ func (f Fault) String() string {
 type Rule struct {
 	Fault Fault
 	// Ops are the calls the rule applies to; 0 means OpData. Rules whose Fault makes no sense for a
-	// call (RowError or AfterWrite outside Apply) are skipped for it.
+	// call (RowError or AfterWrite outside Apply and CheckAndMutateBatch) are skipped for it.
 	Ops Op
 	// Table restricts the rule to one table; empty means every table.
 	Table string
