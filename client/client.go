@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -93,9 +94,11 @@ type TableConfig struct {
 	Regions int
 	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
 	SplitKeys [][]byte
-	// Meta is stored with the table besides the salting spec (tools keep e.g. a key schema there);
-	// MetaSaltSpec is reserved.
+	// Meta is stored with the table besides the salting spec; MetaSaltSpec is reserved.
 	Meta map[string]string
+	// KeySchema, when set, is stored with the table (MetaKeySchema; a Meta entry there must agree):
+	// its keys print as the schema's typed values, which KeyRegexFilter then matches.
+	KeySchema *keys.Schema
 	// MaxVersions is how many versions of each column the table keeps; 0 means 1. Reads return the
 	// newest unless they ask for more (MaxVersions, TimeRange).
 	MaxVersions int
@@ -135,6 +138,9 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 		meta = map[string]string{}
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
+	if _, err := cfg.addKeySchema(meta); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	if err := checkIndexes(families, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
@@ -174,7 +180,10 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 // unsalted would return as data. Give spec "none" to read such a table unsalted.
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
 	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
-		return t, err
+		if err != nil {
+			return nil, err
+		}
+		return c.withKeySchema(ctx, t, t.rt.view.old.name)
 	}
 	meta, err := c.backend.TableMeta(ctx, name)
 	if err != nil {
@@ -239,14 +248,22 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 // (rebucket_route.go), or, for a table with indexes, one on its physical table that keeps the indexes
 // in step (Rebucket refuses a table with indexes, so there is nothing to follow).
 func (c *Client) handle(ctx context.Context, name string, s salting.Salter, meta map[string]string) (*Table, error) {
+	ks, err := metaKeySchema(meta)
+	if err != nil {
+		return nil, err
+	}
 	t := c.plainTable(name, s)
+	t.keySchema = ks
 	if err := c.attachIndexes(t, meta); err != nil {
 		return nil, err
 	}
 	if len(t.indexes) > 0 {
 		return t, nil
 	}
-	return c.routedTable(ctx, name, s)
+	if t, err = c.routedTable(ctx, name, s); t != nil {
+		t.keySchema = ks
+	}
+	return t, err
 }
 
 // plainTable is a handle on one physical table with no routing: index tables, a partitioned table's
