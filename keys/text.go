@@ -16,27 +16,16 @@ import (
 // the only value and empty, is double-quoted with its quotes doubled, as in CSV. It fails with
 // ErrMalformedKey on a key Decode refuses. ParseText and Parse are its inverse.
 func (s *Schema) Format(key []byte) (string, error) {
-	vals, err := s.Decode(key)
+	texts, err := s.Texts(key)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	for i, v := range vals {
+	for i, text := range texts {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		var text string
-		switch x := v.(type) {
-		case string:
-			text = x
-		case []byte:
-			text = string(x)
-		case int64:
-			text = strconv.FormatInt(x, 10)
-		case uint64:
-			text = strconv.FormatUint(x, 10)
-		}
-		if !needsQuotes(text, len(vals)) {
+		if !needsQuotes(text, len(texts)) {
 			b.WriteString(text)
 			continue
 		}
@@ -45,6 +34,29 @@ func (s *Schema) Format(key []byte) (string, error) {
 		b.WriteByte('"')
 	}
 	return b.String(), nil
+}
+
+// Texts returns the values of a key's fields as text, as ParseValues takes them back: Int64 and
+// Uint64 in decimal, the others as they are. It fails with ErrMalformedKey on a key Decode refuses.
+func (s *Schema) Texts(key []byte) ([]string, error) {
+	vals, err := s.Decode(key)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case string:
+			texts[i] = x
+		case []byte:
+			texts[i] = string(x)
+		case int64:
+			texts[i] = strconv.FormatInt(x, 10)
+		case uint64:
+			texts[i] = strconv.FormatUint(x, 10)
+		}
+	}
+	return texts, nil
 }
 
 // needsQuotes is encoding/csv's rule, so that a CSV reader reads Format's values back (but for a CR
