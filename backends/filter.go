@@ -79,7 +79,8 @@ type Filter struct {
 	StartIncl, EndIncl bool
 	Offset, Limit      int
 
-	re *regexp.Regexp // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
+	re      *regexp.Regexp                  // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
+	keyText func(key []byte) ([]byte, bool) // FilterKeyRegex: what it matches (WithKeyText); nil: the key
 }
 
 // NewCompareFilter returns the leaf "column op value".
@@ -98,6 +99,24 @@ func NewRegexFilter(col Column, pattern string) Filter {
 func NewKeyRegexFilter(pattern string) Filter {
 	f := Filter{Kind: FilterKeyRegex, Pattern: pattern}
 	f.re, _ = regexp.Compile(pattern)
+	return f
+}
+
+// WithKeyText returns a copy of f whose FilterKeyRegex leaves match text(key) instead of the key's
+// bytes, and fail a key text reports false for (so Not of such a leaf passes the row, as Not of a
+// leaf on a missing column does). Package client binds a table's printed keys so.
+func (f Filter) WithKeyText(text func(key []byte) ([]byte, bool)) Filter {
+	if f.Kind == FilterKeyRegex {
+		f.keyText = text
+		return f
+	}
+	if len(f.Subs) > 0 {
+		subs := make([]Filter, len(f.Subs))
+		for i := range f.Subs {
+			subs[i] = f.Subs[i].WithKeyText(text)
+		}
+		f.Subs = subs
+	}
 	return f
 }
 
@@ -211,6 +230,10 @@ func (f *Filter) MatchRow(key []byte, cells []Cell) bool {
 	}
 	switch f.Kind {
 	case FilterKeyRegex:
+		if f.keyText != nil {
+			text, ok := f.keyText(key)
+			return ok && f.re.Match(text)
+		}
 		return f.re.Match(key)
 	case FilterCompare, FilterRegex:
 		v, ok := newest(cells, f.Column)

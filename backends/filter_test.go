@@ -67,3 +67,39 @@ func TestFilterCheck(t *testing.T) {
 		t.Error("a nil filter must check, pass every row and have no leaf")
 	}
 }
+
+func TestFilterWithKeyText(t *testing.T) {
+	// The key text: the key upper-cased, none for keys starting with "x".
+	text := func(k []byte) ([]byte, bool) {
+		if strings.HasPrefix(string(k), "x") {
+			return nil, false
+		}
+		return []byte(strings.ToUpper(string(k))), true
+	}
+	leaf := backends.NewKeyRegexFilter("^A")
+	not := backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{leaf}}
+	tests := []struct {
+		f    backends.Filter
+		key  string
+		want bool
+	}{
+		{leaf, "abc", true},
+		{leaf, "bcd", false},
+		{leaf, "x", false},
+		{backends.NewKeyRegexFilter(".*"), "x", false}, // no text: the leaf fails whatever its pattern
+		{not, "x", true},
+		{not, "abc", false},
+		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{leaf, backends.NewKeyRegexFilter("C$")}}, "abc", true},
+	}
+	for _, tt := range tests {
+		bound := tt.f.WithKeyText(text)
+		if got := bound.MatchRow([]byte(tt.key), nil); got != tt.want {
+			t.Errorf("%v on %q = %v, want %v", tt.f.Pattern, tt.key, got, tt.want)
+		}
+	}
+	// Binding copies: the filter bound from still matches bytes ("^A" matches neither key).
+	_ = not.WithKeyText(text)
+	if !not.MatchRow([]byte("x"), nil) || !not.MatchRow([]byte("abc"), nil) {
+		t.Errorf("WithKeyText changed the filter it copied")
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -93,9 +94,11 @@ type TableConfig struct {
 	Regions int
 	// SplitKeys, when set, are the physical region boundaries to pre-split at instead of the salter's.
 	SplitKeys [][]byte
-	// Meta is stored with the table besides the salting spec (tools keep e.g. a key schema there);
-	// MetaSaltSpec is reserved.
+	// Meta is stored with the table besides the salting spec; MetaSaltSpec is reserved.
 	Meta map[string]string
+	// KeySchema, when set, is stored with the table (MetaKeySchema; a Meta entry there must agree):
+	// its keys print as the schema's typed values, which KeyRegexFilter then matches.
+	KeySchema *keys.Schema
 	// MaxVersions is how many versions of each column the table keeps; 0 means 1. Reads return the
 	// newest unless they ask for more (MaxVersions, TimeRange).
 	MaxVersions int
@@ -120,13 +123,29 @@ func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) 
 	if len(cfg.Indexes) > 0 {
 		return nil, fmt.Errorf("create table %q: %w: create it with CreateIndexedTable", name, ErrIndexedTable)
 	}
-	if _, err := c.createTable(ctx, name, cfg); err != nil {
+	meta, err := c.createTable(ctx, name, cfg)
+	if err != nil {
 		return nil, err
 	}
-	t, err := c.routedTable(ctx, name, cfg.Salter)
+	t, err := c.keyedTable(ctx, name, cfg.Salter, meta)
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
+	return t, nil
+}
+
+// keyedTable is the handle of a table served under its own name (routedTable) with the key schema
+// stored in its meta.
+func (c *Client) keyedTable(ctx context.Context, name string, s salting.Salter, meta map[string]string) (*Table, error) {
+	ks, err := metaKeySchema(meta)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.routedTable(ctx, name, s)
+	if err != nil {
+		return nil, err
+	}
+	t.keySchema = ks
 	return t, nil
 }
 
@@ -150,6 +169,9 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 		meta = map[string]string{}
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
+	if _, err := cfg.addKeySchema(meta); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	if err := checkIndexes(families, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
@@ -188,7 +210,10 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 // an IndexedTable does (OpenIndexedTable).
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
 	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
-		return t, err
+		if err != nil {
+			return nil, err
+		}
+		return c.withKeySchema(ctx, t, t.rt.view.old.name)
 	}
 	meta, s, err := c.openMeta(ctx, name, s)
 	if err != nil {
@@ -197,7 +222,7 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 	if hasIndexes(meta) {
 		return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
 	}
-	t, err := c.routedTable(ctx, name, s)
+	t, err := c.keyedTable(ctx, name, s, meta)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}

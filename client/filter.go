@@ -47,9 +47,12 @@ func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: 
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
 func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
 
-// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches: the key's
-// bytes as given to Put, so for a key made by keys.Schema the encoded form, whose fields start with a
-// tag byte ("^O0001" matches no such key; the brine CLI matches the key as it prints it). The
+// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. On a
+// table with a key schema (TableConfig.KeySchema) that is the key as the schema prints it,
+// keys.Schema.Format, the form the brine CLI prints: "O0001,42" for a key of schema "id,n:int64", so
+// "^O0001" matches it (the encoded key starts with a tag byte). A key the schema cannot decode
+// (written by other means) fails the leaf, so NotFilter of it passes the row, as a row without a
+// column fails a value leaf. On a table without a key schema it is the key's bytes as given to Put. The
 // client evaluates it, in each bucket's stream before the merge: the stores see salted keys only.
 // Combined with AND, the other conditions still run in the store; anywhere else (under OR or NOT)
 // the whole filter runs in the client. Either way the buckets read without the limit pushed down (a

@@ -27,7 +27,7 @@ const indexChunk = 64
 // that index key; when Columns names only covered columns, a verified entry is answered from the
 // index alone. Pending entries are repaired on the way (see the package documentation).
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
-	cfg := newReadConfig(opts)
+	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
 	return func(yield func(IndexRow, error) bool) {
 		if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
@@ -89,7 +89,7 @@ func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, 
 	if !ix.cfg.Unique {
 		return Row{}, fmt.Errorf("index %s get: %w: the index is not unique (use Scan)", ix.cfg.Name, backends.ErrInvalidArgument)
 	}
-	cfg := newReadConfig(opts)
+	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}

@@ -93,7 +93,12 @@ func hasIndexes(meta map[string]string) bool {
 }
 
 func (c *Client) indexedHandle(name string, s salting.Salter, meta map[string]string) (*IndexedTable, error) {
+	ks, err := metaKeySchema(meta)
+	if err != nil {
+		return nil, err
+	}
 	it := &IndexedTable{t: c.plainTable(name, s)}
+	it.t.keySchema = ks
 	if err := c.attachIndexes(it, meta); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -34,6 +35,8 @@ type Partitioned struct {
 	name string
 	cfg  PartitionedConfig
 	list *Table // the partitioned table itself: one row per period
+	// keySchema is the logical table's (cfg.Table's when created, stored meta's when opened).
+	keySchema *keys.Schema
 
 	mu      sync.RWMutex
 	periods []periodTable // sorted by start; replaced, never changed in place
@@ -46,12 +49,16 @@ func (c *Client) CreatePartitioned(ctx context.Context, name string, cfg Partiti
 		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
 	}
 	meta := cfg.meta()
-	maps.Copy(meta, cfg.Table.Meta) // tools' meta (a key schema) belongs to the logical table too
-	err := c.backend.CreateTable(ctx, name, backends.TableOptions{Families: []string{DefaultFamily}, Meta: meta})
+	maps.Copy(meta, cfg.Table.Meta) // tools' meta belongs to the logical table too
+	var err error
+	if cfg.Table.KeySchema, err = cfg.Table.addKeySchema(meta); err != nil {
+		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
+	}
+	err = c.backend.CreateTable(ctx, name, backends.TableOptions{Families: []string{DefaultFamily}, Meta: meta})
 	if err != nil {
 		return nil, fmt.Errorf("create partitioned table %q: %w", name, err)
 	}
-	return &Partitioned{c: c, name: name, cfg: cfg, list: c.plainTable(name, unsalted())}, nil
+	return &Partitioned{c: c, name: name, cfg: cfg, list: c.plainTable(name, unsalted()), keySchema: cfg.Table.KeySchema}, nil
 }
 
 // OpenPartitioned opens the partitioned table name and loads its period list. With want nil it adopts
@@ -85,6 +92,12 @@ func (c *Client) OpenPartitioned(ctx context.Context, name string, want *Partiti
 		cfg.Table = want.Table
 	}
 	p := &Partitioned{c: c, name: name, cfg: cfg, list: c.plainTable(name, unsalted())}
+	if p.keySchema, err = metaKeySchema(meta); err != nil {
+		return nil, fmt.Errorf("open partitioned table %q: %w", name, err)
+	}
+	if cfg.Table.KeySchema == nil { // new periods keep the logical table's schema
+		p.cfg.Table.KeySchema = p.keySchema
+	}
 	if err := p.Refresh(ctx); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,9 @@ func (cfg PartitionedConfig) validate() error {
 	case cfg.Retention.Keep < 0 || cfg.Retention.OlderThan < 0:
 		return fmt.Errorf("%w: negative retention", backends.ErrInvalidArgument)
 	}
+	if _, err := cfg.Table.keySchema(); err != nil {
+		return err
+	}
 	for k := range cfg.Table.Meta {
 		if k == MetaSaltSpec || strings.HasPrefix(k, "brine.partitioned.") || strings.HasPrefix(k, "brine.period.") {
 			return fmt.Errorf("%w: Meta key %q is reserved", backends.ErrInvalidArgument, k)

@@ -145,7 +145,7 @@ func (p *Partitioned) Apply(ctx context.Context, muts []Mutation) (rowErrs []err
 // The periods are those this handle knows when the scan starts. A period dropped while the scan reads
 // it ends the scan with an error wrapping ErrPeriodExpired, after a prefix of the full result.
 func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	cfg := newReadConfig(opts)
+	cfg := newReadConfig(printedKeys(p.keySchema, opts))
 	return func(yield func(Row, error) bool) {
 		ctx, c := p.c.tel.begin(ctx, "scan", p.name)
 		defer c.endScan(ctx)

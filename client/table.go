@@ -13,15 +13,17 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
 // Table is a handle on one salted table. It is cheap, immutable and safe for concurrent use.
 type Table struct {
-	c      *Client
-	name   string
-	salter salting.Salter
-	rt     *router // follows rebuckets; nil on the physical tables a router hands out
+	c         *Client
+	name      string
+	salter    salting.Salter
+	rt        *router      // follows rebuckets; nil on the physical tables a router hands out
+	keySchema *keys.Schema // stored with the table: what KeyRegexFilter matches (keyschema.go)
 }
 
 // Name is the table's name in the store.
@@ -103,6 +105,7 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error)
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row, err error) {
+	opts = printedKeys(t.keySchema, opts)
 	if t.rt != nil {
 		return t.rt.getOne(ctx, key, opts)
 	}
@@ -216,6 +219,7 @@ func rowErrors(errs []error) []error {
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) (_ []Row, err error) {
+	opts = printedKeys(t.keySchema, opts)
 	if t.rt != nil {
 		return t.rt.getMany(ctx, keys, opts)
 	}
@@ -293,6 +297,7 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 // scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
 // most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	opts = printedKeys(t.keySchema, opts)
 	if t.rt != nil {
 		return t.rt.scan(ctx, r, opts)
 	}

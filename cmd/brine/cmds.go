@@ -99,17 +99,7 @@ func (f *storeFlags) openTable(ctx context.Context, env *cliEnv, salt string) (*
 	if err != nil {
 		return fail(err)
 	}
-	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, f.table))
-	if err != nil {
-		return fail(err)
-	}
-	var schema *keys.Schema
-	if spec, ok := meta[MetaKeySchema]; ok {
-		if schema, err = keys.ParseSchema(spec); err != nil {
-			return fail(fmt.Errorf("table %s: stored key schema %q: %w", f.table, spec, err))
-		}
-	}
-	return c, t, schema, nil
+	return c, t, t.KeySchema(), nil
 }
 
 // openClient opens an existing store: read commands and writes to existing tables never create one.
@@ -202,13 +192,11 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	var meta map[string]string
+	var ks *keys.Schema
 	if *keySpec != "" {
-		ks, err := keys.ParseSchema(*keySpec)
-		if err != nil {
+		if ks, err = keys.ParseSchema(*keySpec); err != nil {
 			return fmt.Errorf("--key: %w", err)
 		}
-		meta = map[string]string{MetaKeySchema: ks.String()}
 	}
 	b, err := openStore(ctx, env, sf.store, false)
 	if err != nil {
@@ -217,7 +205,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
 	cfg := client.TableConfig{
-		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, Meta: meta, Indexes: indexes,
+		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, KeySchema: ks, Indexes: indexes,
 	}
 	if len(indexes) > 0 {
 		_, err = c.CreateIndexedTable(ctx, sf.table, cfg)
@@ -366,7 +354,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		sf = newScanFilter(f, tc.kf)
+		sf = newScanFilter(f, tc.kf, tc.t.KeySchema())
 		opts = append(opts, sf.options()...)
 	}
 	if *limit > 0 && (sf == nil || !sf.local) {

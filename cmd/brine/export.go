@@ -98,11 +98,10 @@ func rowsWriter(w io.Writer, format string, kf keyFormat) func(client.Row) error
 			cw.Flush()
 			return cw.Error()
 		}
-		vals, err := kf.schema.Decode(row.Key)
+		texts, err := kf.schema.Texts(row.Key)
 		if err != nil {
 			return fmt.Errorf("%w (use --format cells)", err)
 		}
-		texts := fieldTexts(vals)
 		cols := make(map[string]string, len(fields)+len(row.Cells)+1)
 		for i, fld := range fields {
 			cols[fld.Name] = texts[i]

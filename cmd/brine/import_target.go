@@ -79,7 +79,7 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *key
 	}
 	c := env.newClient(b)
 	t, err := c.CreateTable(ctx, f.table, client.TableConfig{
-		Salter: s, Families: []string{f.family}, Meta: map[string]string{MetaKeySchema: schema.String()},
+		Salter: s, Families: []string{f.family}, KeySchema: schema,
 	})
 	if errors.Is(err, client.ErrTableExists) {
 		// A re-run of the same command: the table is used if it is the one the command creates.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -13,29 +11,18 @@ import (
 	"github.com/brine-kv/brine/keys"
 )
 
-// MetaKeySchema is the table-meta key under which `brine import --create --key` stores the key schema,
-// so that later commands read and print keys as typed values without being told the schema again.
-const MetaKeySchema = "brine.keys"
-
 // keyFormat is how keys are given on the command line and printed: typed values through a key schema,
 // hex, or text. Every format round-trips: what is printed is accepted back as it is, so a printed
 // cursor (`--after`) always resumes where the page ended.
 type keyFormat struct {
 	hex    bool
-	schema *keys.Schema // typed values, comma-separated (CSV quoting for values holding commas)
+	schema *keys.Schema // typed values, as keys.Schema.Format prints them
 }
 
 // parse turns a full key argument into a key.
 func (kf keyFormat) parse(s string) ([]byte, error) {
 	if kf.schema != nil {
-		vals, err := kf.values(s)
-		if err != nil {
-			return nil, err
-		}
-		if len(vals) != kf.schema.Len() {
-			return nil, fmt.Errorf("key %q: %d value(s), the key schema %q has %d fields", s, len(vals), kf.schema, kf.schema.Len())
-		}
-		k, err := kf.schema.Encode(vals...)
+		k, err := kf.schema.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("key %q: %w", s, err)
 		}
@@ -51,28 +38,15 @@ func (kf keyFormat) prefix(s string) (client.Range, error) {
 		p, err := kf.raw(s)
 		return client.PrefixRange(p), err
 	}
-	vals, err := kf.values(s)
+	vals, err := kf.schema.ParseText(s)
 	if err != nil {
-		return client.Range{}, err
+		return client.Range{}, fmt.Errorf("prefix %q: %w", s, err)
 	}
 	start, end, err := kf.schema.PrefixRange(vals...)
 	if err != nil {
 		return client.Range{}, fmt.Errorf("prefix %q: %w", s, err)
 	}
 	return client.RowRange(start, end), nil
-}
-
-func (kf keyFormat) values(s string) ([]any, error) {
-	r := csv.NewReader(strings.NewReader(s))
-	text, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("key %q: want comma-separated values of %q: %w", s, kf.schema, err)
-	}
-	vals, err := kf.schema.ParseValues(text...)
-	if err != nil {
-		return nil, fmt.Errorf("key %q (schema %q): %w", s, kf.schema, err)
-	}
-	return vals, nil
 }
 
 // raw parses hex, or text; text that starts with a double quote is a Go-quoted string, which is how
@@ -99,12 +73,8 @@ func (kf keyFormat) raw(s string) ([]byte, error) {
 // else) is printed Go-quoted with a note, rather than not at all.
 func (kf keyFormat) format(k []byte) string {
 	if kf.schema != nil {
-		if vals, err := kf.schema.Decode(k); err == nil {
-			var b bytes.Buffer
-			w := csv.NewWriter(&b)
-			_ = w.Write(fieldTexts(vals))
-			w.Flush()
-			return strings.TrimSuffix(b.String(), "\n")
+		if s, err := kf.schema.Format(k); err == nil {
+			return s
 		}
 		return strconv.Quote(string(k)) + "(not a " + kf.schema.String() + " key)"
 	}
@@ -112,6 +82,16 @@ func (kf keyFormat) format(k []byte) string {
 		return hex.EncodeToString(k)
 	}
 	return printable(k)
+}
+
+// keyText is what @key ~ matches, the key as format prints it, the one rule of client.KeyRegexFilter
+// on a table with a key schema: a key the schema cannot decode has none, and fails the match.
+func (kf keyFormat) keyText(k []byte) ([]byte, bool) {
+	if kf.schema != nil {
+		s, err := kf.schema.Format(k)
+		return []byte(s), err == nil
+	}
+	return []byte(kf.format(k)), true
 }
 
 // keyErr shows key in err as the CLI prints it: the client quotes a logical key's bytes, which with
@@ -135,20 +115,6 @@ type keyError struct {
 
 func (e *keyError) Error() string { return e.text }
 func (e *keyError) Unwrap() error { return e.err }
-
-// fieldTexts are decoded key fields as ParseValues takes them back.
-func fieldTexts(vals []any) []string {
-	text := make([]string, len(vals))
-	for i, v := range vals {
-		switch x := v.(type) {
-		case []byte:
-			text[i] = string(x)
-		default:
-			text[i] = fmt.Sprint(x)
-		}
-	}
-	return text
-}
 
 // printable shows a key as text when it is text, Go-quoted when it is not (or when it starts with a
 // quote, so that the two forms never collide).

@@ -22,6 +22,7 @@ type rowTable interface {
 	Get(ctx context.Context, key []byte, opts ...client.ReadOption) (client.Row, error)
 	Delete(ctx context.Context, key []byte, columns ...client.Column) error
 	Scan(ctx context.Context, r client.Range, opts ...client.ReadOption) iter.Seq2[client.Row, error]
+	KeySchema() *keys.Schema
 }
 
 // partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
@@ -186,7 +187,7 @@ func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *s
 		if *field >= ks.Len() || ks.Fields()[*field].Kind != keys.KindInt64 {
 			return fmt.Errorf("--time-field %d: field %d of key %s is not an int64", *field, *field, ks)
 		}
-		cfg.Table.Meta = map[string]string{MetaKeySchema: ks.String()}
+		cfg.Table.KeySchema = ks
 	}
 	b, err := openStore(ctx, env, sf.store, false)
 	if err != nil {
@@ -276,16 +277,8 @@ func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *client
 	if !slices.Contains(exportFormats, format) {
 		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(exportFormats, ", "))
 	}
-	if !kf.hex {
-		meta, err := c.Backend().TableMeta(ctx, p.Name())
-		if err != nil {
-			return err
-		}
-		if spec, ok := meta[MetaKeySchema]; ok {
-			if kf.schema, err = keys.ParseSchema(spec); err != nil {
-				return fmt.Errorf("stored key schema %q: %w", spec, err)
-			}
-		}
+	if !kf.hex && p.KeySchema() != nil {
+		kf.schema = p.KeySchema()
 	}
 	expired := p.Expired(now)
 	for _, info := range expired {

@@ -13,18 +13,20 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
 )
 
-// scanFilter is a --filter planned for one scan. The stores compare bytes and match row-key regexes
-// on the stored (encoded) key, where a user means numbers, times and the key scan prints: an
-// ordering comparison with a number or a time, and @key ~ on keys printed typed or in hex, are evaluated
-// here, on the rows the store returns; so are the cell filters then (they trim a row after its row
-// predicates pass). The rest of a top-level AND still runs in the store.
+// scanFilter is a --filter planned for one scan. The stores compare bytes, where a user means numbers
+// and times: an ordering comparison with a number or a time is evaluated here, on the rows the store
+// returns; so is @key ~ when keys print otherwise than the client matches them (in hex, or typed with
+// a --key schema other than the table's: the client matches the table's printed keys itself), and
+// the cell filters then (they trim a row after its row predicates pass). The rest of a top-level AND
+// still runs in the store.
 type scanFilter struct {
-	f     client.Filter
-	kf    keyFormat
-	store *client.Filter // nil: every row comes back
-	local bool           // the CLI evaluates f (and its limit) on the rows the store returns
+	f         client.Filter
+	keysLocal bool           // @key ~ is evaluated here
+	store     *client.Filter // nil: every row comes back
+	local     bool           // the CLI evaluates f (and its limit) on the rows the store returns
 
 	typed map[*client.Filter]*typedLeaf // ordering comparisons against a number or a time
 	cols  []client.Column               // the columns f tests
@@ -39,9 +41,13 @@ type typedLeaf struct {
 	exprString string
 }
 
-// newScanFilter plans f for a scan whose keys print with kf.
-func newScanFilter(f client.Filter, kf keyFormat) *scanFilter {
-	sf := &scanFilter{f: f, kf: kf, typed: map[*client.Filter]*typedLeaf{}, seen: map[client.Column]bool{}}
+// newScanFilter plans f for a scan whose keys print with kf, of a table with key schema ks (nil: none).
+func newScanFilter(f client.Filter, kf keyFormat, ks *keys.Schema) *scanFilter {
+	sf := &scanFilter{f: f, typed: map[*client.Filter]*typedLeaf{}, seen: map[client.Column]bool{}}
+	sf.keysLocal = kf.hex || (kf.schema != nil && (ks == nil || kf.schema.String() != ks.String()))
+	if kf.hex || kf.schema != nil {
+		sf.f = f.WithKeyText(kf.keyText) // what @key ~ matches wherever it runs here
+	}
 	cols := map[client.Column]bool{}
 	sf.walk(&sf.f, cols)
 	sf.cols = slices.SortedFunc(maps.Keys(cols), func(a, b client.Column) int {
@@ -94,7 +100,7 @@ func (sf *scanFilter) needsLocal(f *client.Filter) bool {
 	if _, ok := sf.typed[f]; ok {
 		return true
 	}
-	if f.Kind == backends.FilterKeyRegex && sf.printedKeys() {
+	if f.Kind == backends.FilterKeyRegex && sf.keysLocal {
 		return true
 	}
 	for i := range f.Subs {
@@ -104,10 +110,6 @@ func (sf *scanFilter) needsLocal(f *client.Filter) bool {
 	}
 	return false
 }
-
-// printedKeys reports whether keys print as something else than their bytes (typed values, hex),
-// which @key ~ then matches.
-func (sf *scanFilter) printedKeys() bool { return sf.kf.schema != nil || sf.kf.hex }
 
 // options are the read options the store evaluates the filter by.
 func (sf *scanFilter) options() []client.ReadOption {
@@ -153,10 +155,6 @@ func (sf *scanFilter) match(f *client.Filter, row client.Row) bool {
 		return false
 	case backends.FilterNot:
 		return !sf.match(&f.Subs[0], row)
-	case backends.FilterKeyRegex:
-		if sf.printedKeys() {
-			return f.Regexp().MatchString(sf.kf.format(row.Key))
-		}
 	case backends.FilterCompare:
 		if tl := sf.typed[f]; tl != nil {
 			return tl.match(f, row.Cells)

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
 )
 
 // TestScanFilterAsPrinted: --filter compares what scan prints: @key ~ matches the printed key of a
@@ -112,4 +115,43 @@ func warnings(stderr string) []string {
 		}
 	}
 	return out
+}
+
+// TestScanFilterKeysWhere: @key ~ runs in the client (KeyRegexFilter on the table's printed keys)
+// when scan prints keys as the table's schema does, here when they print otherwise.
+func TestScanFilterKeysWhere(t *testing.T) {
+	stored, err := keys.ParseSchema("id,n:int64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := keys.ParseSchema("id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := client.KeyRegexFilter("^O1")
+	for _, tc := range []struct {
+		name  string
+		kf    keyFormat
+		table *keys.Schema
+		local bool
+	}{
+		{"the table's schema", keyFormat{schema: stored}, stored, false},
+		{"--key equal to the table's", keyFormat{schema: other}, other, false},
+		{"--key other than the table's", keyFormat{schema: other}, stored, true},
+		{"--key, table without schema", keyFormat{schema: other}, nil, true},
+		{"--hex", keyFormat{hex: true}, stored, true},
+		{"text keys", keyFormat{}, nil, false},
+	} {
+		if got := newScanFilter(f, tc.kf, tc.table).local; got != tc.local {
+			t.Errorf("%s: local %v, want %v", tc.name, got, tc.local)
+		}
+	}
+	// Evaluated here, a key the --key schema cannot decode fails @key ~, as in the client.
+	sf := newScanFilter(client.KeyRegexFilter(""), keyFormat{schema: other}, stored)
+	good, _ := other.Encode("O1")
+	for key, want := range map[string]bool{string(good): true, "O1": false} {
+		if _, ok := sf.apply(client.Row{Key: []byte(key), Cells: []client.Cell{{Family: "d", Qualifier: "q"}}}); ok != want {
+			t.Errorf("@key ~ \"\" on %q: %v, want %v", key, ok, want)
+		}
+	}
 }

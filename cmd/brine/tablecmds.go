@@ -58,7 +58,7 @@ func runTables(ctx context.Context, env *cliEnv, args []string) error {
 			if s, ok := meta[client.MetaSaltSpec]; ok {
 				spec = "salt " + s
 			}
-			if k, ok := meta[MetaKeySchema]; ok {
+			if k, ok := meta[client.MetaKeySchema]; ok {
 				spec += ", key " + k
 			}
 		}
@@ -100,7 +100,7 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 		fmt.Fprintln(env.stdout, "key     no schema stored (keys are text; --key or --hex to say otherwise)")
 	}
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		if k != client.MetaSaltSpec && k != MetaKeySchema {
+		if k != client.MetaSaltSpec && k != client.MetaKeySchema {
 			fmt.Fprintf(env.stdout, "meta    %s=%s\n", k, meta[k])
 		}
 	}

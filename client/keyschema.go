@@ -1,0 +1,91 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
+)
+
+// MetaKeySchema is the table-meta key under which a table's key schema (TableConfig.KeySchema) is
+// stored, as its spec (keys.ParseSchema).
+const MetaKeySchema = "brine.keys"
+
+// keySchema is the key schema cfg stores: KeySchema, or a spec a tool put in Meta itself; when both
+// are given they must be the same schema.
+func (cfg TableConfig) keySchema() (*keys.Schema, error) {
+	stored, err := metaKeySchema(cfg.Meta)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", backends.ErrInvalidArgument, err)
+	case cfg.KeySchema == nil:
+		return stored, nil
+	case stored != nil && stored.String() != cfg.KeySchema.String():
+		return nil, fmt.Errorf("%w: KeySchema %q and Meta[%q] %q disagree", backends.ErrInvalidArgument, cfg.KeySchema, MetaKeySchema, stored)
+	}
+	return cfg.KeySchema, nil
+}
+
+// addKeySchema writes cfg's key schema into meta, the table's meta to be, and returns it.
+func (cfg TableConfig) addKeySchema(meta map[string]string) (*keys.Schema, error) {
+	ks, err := cfg.keySchema()
+	if ks != nil {
+		meta[MetaKeySchema] = ks.String()
+	}
+	return ks, err
+}
+
+// metaKeySchema is the key schema stored in a table's meta; nil when it has none.
+func metaKeySchema(meta map[string]string) (*keys.Schema, error) {
+	spec, ok := meta[MetaKeySchema]
+	if !ok {
+		return nil, nil
+	}
+	ks, err := keys.ParseSchema(spec)
+	if err != nil {
+		return nil, fmt.Errorf("key schema %q (meta %s): %w", spec, MetaKeySchema, err)
+	}
+	return ks, nil
+}
+
+// KeySchema is the key schema stored with the table (TableConfig.KeySchema), nil for none. With one,
+// KeyRegexFilter matches the key as the schema prints it.
+func (t *Table) KeySchema() *keys.Schema { return t.keySchema }
+
+// KeySchema is the key schema stored with the partitioned table, as Table.KeySchema.
+func (p *Partitioned) KeySchema() *keys.Schema { return p.keySchema }
+
+// withKeySchema sets the key schema stored with the physical table that serves t.
+func (c *Client) withKeySchema(ctx context.Context, t *Table, phys string) (*Table, error) {
+	meta, err := c.backend.TableMeta(ctx, phys)
+	if err == nil {
+		t.keySchema, err = metaKeySchema(meta)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open table %q: %w", t.name, err)
+	}
+	return t, nil
+}
+
+// printedKeys returns opts that make a RowFilter's KeyRegexFilter leaves match keys as ks prints them
+// (keys.Schema.Format), failing keys ks cannot decode; with no schema, opts as they are.
+func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {
+	if ks == nil || len(opts) == 0 { // no options, no filter
+		return opts
+	}
+	text := func(key []byte) ([]byte, bool) {
+		s, err := ks.Format(key)
+		return []byte(s), err == nil
+	}
+	return append(slices.Clip(opts), func(c *readConfig) {
+		if c.read.Filter.Has(backends.FilterKeyRegex) {
+			bound := c.read.Filter.WithKeyText(text)
+			c.read.Filter = &bound
+		}
+	})
+}
+
+// KeySchema is the key schema stored with the table, or nil.
+func (it *IndexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
