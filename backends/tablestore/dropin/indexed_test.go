@@ -89,7 +89,10 @@ func TestIndexedTableWritesRefused(t *testing.T) {
 		do   func(c *Client) error
 	}{
 		{"PutRow", func(c *Client) error { _, err := c.PutRow(&ots.PutRowRequest{PutRowChange: put("orders")}); return err }},
-		{"UpdateRow", func(c *Client) error { _, err := c.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: update}); return err }},
+		{"UpdateRow", func(c *Client) error {
+			_, err := c.UpdateRow(&ots.UpdateRowRequest{UpdateRowChange: update})
+			return err
+		}},
 		{"DeleteRow", func(c *Client) error { _, err := c.DeleteRow(&ots.DeleteRowRequest{DeleteRowChange: del}); return err }},
 		{"BatchWriteRow", func(c *Client) error { _, err := c.BatchWriteRow(batch(put("orders"), del)); return err }},
 		{"BatchWriteRow with a plain table", func(c *Client) error {
