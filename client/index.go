@@ -18,8 +18,8 @@ import (
 // Index metadata and bookkeeping columns. The index table holds, per entry, its status, the main
 // row's key and the covered columns in one cell each, so that one put replaces all of them.
 const (
-	metaIndexPrefix = "brine.index."      // + index name: the definition (IndexConfig.spec)
-	metaIndexFamily = "brine.indexfamily" // the main table's family holding the version column
+	metaIndexPrefix = backends.MetaIndexPrefix // + index name: the definition (IndexConfig.spec)
+	metaIndexFamily = backends.MetaIndexFamily // the main table's family holding the version column
 	versionQual     = IndexVersionQualifier
 	indexFamily     = "ix" // the index table's only family
 	statusQual      = "s"  // "v" verified, or "u" + the writer's token
@@ -31,7 +31,7 @@ const (
 
 // IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps
 // the token of the row's last write. Reads return it only when their Columns name it.
-const IndexVersionQualifier = "_brine_v"
+const IndexVersionQualifier = backends.IndexVersionQualifier
 
 var (
 	// ErrIndexNotFound: the table has no index of that name.

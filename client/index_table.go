@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/salting"
@@ -14,7 +13,7 @@ import (
 
 // ErrIndexedTable: a table with indexes was opened or created as a plain Table, whose writes would
 // go around the index protocol; open it with OpenIndexedTable (create it with CreateIndexedTable).
-var ErrIndexedTable = errors.New("brine: the table has indexes")
+var ErrIndexedTable = backends.ErrIndexedTable
 
 // IndexedTable is a handle on a table with indexes. Its methods are exactly the writes that keep
 // the indexes in step (Put, Delete, Apply, Import, CheckAndMutate, Increment) and the reads; a
@@ -84,12 +83,8 @@ func (c *Client) CreateOrOpenIndexedTable(ctx context.Context, name string, cfg 
 
 // hasIndexes reports whether table meta declares indexes.
 func hasIndexes(meta map[string]string) bool {
-	for k := range meta {
-		if strings.HasPrefix(k, metaIndexPrefix) {
-			return true
-		}
-	}
-	return false
+	_, ok := backends.IndexedMeta(meta)
+	return ok
 }
 
 func (c *Client) indexedHandle(name string, s salting.Salter, meta map[string]string) (*IndexedTable, error) {

@@ -42,6 +42,14 @@
 //   - reversed Scan without WithBackend (see below), or with options other than Families,
 //     NumberOfRows and AllowPartialResults.
 //
+// Tables with indexes (created with client.CreateIndexedTable, recognised by their stored meta, so
+// only with WithBackend or Open): every write (Put, Delete, Append, Increment, CheckAndPut) fails with
+// ErrIndexedTable before anything is sent, since only client.IndexedTable keeps their index tables in
+// step. Get and Scan drop the version column (backends.IndexVersionQualifier) the index protocol
+// keeps in each row, unless the request names it by qualifier; a row holding that column alone is
+// no row (a Get returns no cells, a Scan skips it), and an existence-only Get is sent as a Get and
+// answers whether any other cell exists.
+//
 // Errors are gohbase's wherever gohbase would have returned one, unwrapped, since gohbase callers
 // compare with ==: a done context gives ctx.Err() (a Scanner's Next too, as soon as the context ends,
 // rows buffered or not), a closed client gohbase.ErrClientClosed, a missing table

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
@@ -28,6 +29,9 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
+	// ErrIndexedTable is backends.ErrIndexedTable: a write to a table with indexes, which only
+	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
+	ErrIndexedTable = backends.ErrIndexedTable
 )
 
 // Defaults of the scan fan-out.
@@ -55,7 +59,16 @@ type Client struct {
 	closed      atomic.Bool
 
 	mu    sync.Mutex
-	cache map[string]salting.Salter // salters resolved so far
+	cache map[string]tableInfo // tables resolved so far
+}
+
+// tableInfo is what the client learned of a table, once.
+type tableInfo struct {
+	salter salting.Salter
+	// indexed: the stored meta declares indexes (client.IndexedTable): writes are refused and reads
+	// hide the version column, backends.IndexVersionQualifier in family versionFamily.
+	indexed       bool
+	versionFamily string
 }
 
 var _ gohbase.Client = (*Client)(nil)
@@ -115,7 +128,7 @@ func New(inner gohbase.Client, opts ...Option) *Client {
 	c := &Client{
 		inner: inner, salters: cfg.salters, unsalted: cfg.unsalted, backend: cfg.backend,
 		concurrency: cfg.concurrency, prefetch: cfg.prefetch, log: cfg.log, close: inner.Close,
-		cache: map[string]salting.Salter{},
+		cache: map[string]tableInfo{},
 	}
 	if cfg.backend != nil {
 		c.meta = cfg.backend
@@ -144,7 +157,8 @@ func (c *Client) Close() {
 	c.close()
 }
 
-// Forget drops the cached salter of table, e.g. after it was deleted and created again.
+// Forget drops what the client learned of table (salter, indexes), e.g. after it was deleted and
+// created again.
 func (c *Client) Forget(table string) {
 	c.mu.Lock()
 	delete(c.cache, table)
@@ -154,34 +168,43 @@ func (c *Client) Forget(table string) {
 // Salter returns the salter the client uses for table: WithSalter's, checked against the spec stored
 // with the table; else the stored spec; else none under WithUnsalted. It is resolved once per table.
 func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, error) {
+	t, err := c.table(ctx, table)
+	return t.salter, err
+}
+
+// table resolves table's salter and whether it has indexes from its stored meta, once. Without
+// WithBackend there is no stored meta, so tables with indexes are not recognised.
+func (c *Client) table(ctx context.Context, table string) (tableInfo, error) {
 	if table == "" {
-		return nil, fmt.Errorf("dropin: %w: empty table name", backends.ErrInvalidArgument)
+		return tableInfo{}, fmt.Errorf("dropin: %w: empty table name", backends.ErrInvalidArgument)
 	}
 	c.mu.Lock()
-	s, ok := c.cache[table]
+	t, ok := c.cache[table]
 	c.mu.Unlock()
 	if ok {
-		return s, nil
+		return t, nil
 	}
 	var meta map[string]string
 	if c.meta != nil {
 		var err error
 		if meta, err = c.meta.TableMeta(ctx, table); err != nil {
-			return nil, fmt.Errorf("dropin: salter of %q: %w", table, err)
+			return tableInfo{}, fmt.Errorf("dropin: salter of %q: %w", table, err)
 		}
 	}
 	s, err := salting.Resolve(meta, c.salters[table], c.unsalted)
 	if errors.Is(err, ErrNoSpec) {
-		return nil, fmt.Errorf("dropin: table %q: %w (create it with brine, pass WithSalter, or use WithUnsalted)", table, err)
+		return tableInfo{}, fmt.Errorf("dropin: table %q: %w (create it with brine, pass WithSalter, or use WithUnsalted)", table, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dropin: table %q: %w", table, err)
+		return tableInfo{}, fmt.Errorf("dropin: table %q: %w", table, err)
 	}
+	t = tableInfo{salter: s}
+	t.versionFamily, t.indexed = backends.IndexedMeta(meta)
 	c.mu.Lock()
-	c.cache[table] = s
+	c.cache[table] = t
 	c.mu.Unlock()
-	c.log.DebugContext(ctx, "dropin: salter adopted", "table", table, "spec", s.Spec())
-	return s, nil
+	c.log.DebugContext(ctx, "dropin: salter adopted", "table", table, "spec", s.Spec(), "indexed", t.indexed)
+	return t, nil
 }
 
 // physical returns the physical key of a logical row key, checked against HBase's limits.
@@ -223,15 +246,24 @@ func (c *Client) Get(g *hrpc.Get) (*hrpc.Result, error) {
 	if err := c.begin(g.Context()); err != nil {
 		return nil, err
 	}
-	ng, phys, err := c.rewriteGet(g)
+	plan, err := c.rewriteGet(g)
 	if err != nil {
 		return nil, c.asGohbase(g.Context(), err)
 	}
-	r, err := c.inner.Get(ng)
+	r, err := c.inner.Get(plan.get)
 	if err != nil {
 		return nil, c.asGohbase(g.Context(), err)
 	}
-	return r, logicalRows(r, "Get", string(g.Table()), phys, cloneKey(g.Key()))
+	if err := logicalRows(r, "Get", string(g.Table()), plan.phys, cloneKey(g.Key())); err != nil {
+		return r, err
+	}
+	if plan.hide && r != nil {
+		r.Cells = plan.t.visible(r.Cells)
+	}
+	if plan.exists && r != nil {
+		r.Exists, r.Cells = proto.Bool(len(r.Cells) > 0), nil
+	}
+	return r, nil
 }
 
 // Put writes a row on its salted key.

@@ -14,29 +14,43 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// getPlan is a Get rebuilt on the salted key, and how its result is shown to the caller.
+type getPlan struct {
+	get  *hrpc.Get
+	phys []byte
+	t    tableInfo
+	// hide: drop the version column of a table with indexes (tableInfo.hides).
+	hide bool
+	// exists: the caller asked for existence only, and get reads the cells instead, since a row
+	// holding the hidden column alone does not exist for the caller.
+	exists bool
+}
+
 // rewriteGet rebuilds g on the salted key and checks that nothing else changed.
-func (c *Client) rewriteGet(g *hrpc.Get) (*hrpc.Get, []byte, error) {
+func (c *Client) rewriteGet(g *hrpc.Get) (getPlan, error) {
 	table := string(g.Table())
-	s, err := c.Salter(g.Context(), table)
+	t, err := c.table(g.Context(), table)
 	if err != nil {
-		return nil, nil, err
+		return getPlan{}, err
 	}
+	s := t.salter
 	phys, err := physical(s, "Get", table, g.Key())
 	if err != nil {
-		return nil, nil, err
+		return getPlan{}, err
 	}
 	want, ok := requestProto(g).(*pb.GetRequest)
 	if !ok || want.Get == nil {
-		return nil, nil, unsupported("Get", table, "request of unexpected form")
+		return getPlan{}, unsupported("Get", table, "request of unexpected form")
 	}
+	plan := getPlan{phys: phys, t: t, hide: t.hides(want.Get.Column)}
 	opts := g.Options()
 	if !unsalted(s) {
 		rest, pre, err := prefixes(want.Get.Filter)
 		if err != nil {
-			return nil, nil, unsupported("Get", table, err.Error())
+			return getPlan{}, unsupported("Get", table, err.Error())
 		}
 		if err := checkFilter(rest, false); err != nil {
-			return nil, nil, unsupported("Get", table, err.Error())
+			return getPlan{}, unsupported("Get", table, err.Error())
 		}
 		if len(pre) > 0 {
 			if !hasPrefixes(g.Key(), pre) {
@@ -48,19 +62,24 @@ func (c *Client) rewriteGet(g *hrpc.Get) (*hrpc.Get, []byte, error) {
 	}
 	ng, err := hrpc.NewGet(g.Context(), g.Table(), phys, opts...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dropin: Get %q: %w", table, err)
+		return getPlan{}, fmt.Errorf("dropin: Get %q: %w", table, err)
 	}
-	if want.Get.GetExistenceOnly() {
+	switch {
+	case want.Get.GetExistenceOnly() && plan.hide:
+		plan.exists = true
+		want.Get.ExistenceOnly = nil
+	case want.Get.GetExistenceOnly():
 		ng.ExistsOnly() // set by a method, not an option
 	}
 	want.Get.Row = phys
 	if d := protoDiff(normalize(want), normalize(requestProto(ng))); len(d) > 0 {
-		return nil, nil, unsupported("Get", table, "cannot carry over "+strings.Join(d, ", "))
+		return getPlan{}, unsupported("Get", table, "cannot carry over "+strings.Join(d, ", "))
 	}
 	if g.SkipBatch() != ng.SkipBatch() {
-		return nil, nil, unsupported("Get", table, "cannot carry over skip_batch")
+		return getPlan{}, unsupported("Get", table, "cannot carry over skip_batch")
 	}
-	return ng, phys, nil
+	plan.get = ng
+	return plan, nil
 }
 
 // rewriteMutate rebuilds m, of any mutation type, on the salted key and checks that nothing else
@@ -70,11 +89,14 @@ func (c *Client) rewriteMutate(call string, m *hrpc.Mutate) (*hrpc.Mutate, []byt
 		return nil, nil, fmt.Errorf("dropin: %s: nil request", call)
 	}
 	table := string(m.Table())
-	s, err := c.Salter(m.Context(), table)
+	t, err := c.table(m.Context(), table)
 	if err != nil {
 		return nil, nil, err
 	}
-	phys, err := physical(s, call, table, m.Key())
+	if err := t.refuseWrite(call, table); err != nil {
+		return nil, nil, err
+	}
+	phys, err := physical(t.salter, call, table, m.Key())
 	if err != nil {
 		return nil, nil, err
 	}

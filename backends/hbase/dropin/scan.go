@@ -41,10 +41,11 @@ func (c *Client) Scan(s *hrpc.Scan) hrpc.Scanner {
 func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 	table := string(s.Table())
 	ctx := s.Context()
-	salter, err := c.Salter(ctx, table)
+	t, err := c.table(ctx, table)
 	if err != nil {
 		return nil, err
 	}
+	salter := t.salter
 	want, ok := requestProto(s).(*pb.ScanRequest)
 	switch {
 	case !ok:
@@ -60,7 +61,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 		if err := checkFilter(want.Scan.Filter, true); err != nil {
 			return nil, unsupported("Scan", table, err.Error())
 		}
-		return c.reverseScan(s, salter, want)
+		return c.reverseScan(s, t, want)
 	}
 
 	start, stop, opts := s.StartRow(), s.StopRow(), s.Options()
@@ -104,6 +105,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 	if probe.AllowPartialResults() != s.AllowPartialResults() {
 		return nil, unsupported("Scan", table, "cannot carry over AllowPartialResults")
 	}
+	hide := t.hides(want.Scan.Column)
 
 	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
 		return func(yield func(*hrpc.Result, error) bool) {
@@ -122,6 +124,9 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 				if err != nil {
 					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, gohbaseError{err}))
 					return
+				}
+				if res != nil && hide {
+					res.Cells = t.visible(res.Cells)
 				}
 				if res == nil || len(res.Cells) == 0 {
 					continue // no cells, no row to place (gohbase does not return such results)
@@ -163,8 +168,9 @@ func compareRows(a, b *hrpc.Result) int { return bytes.Compare(a.Cells[0].Row, b
 
 // reverseScan reads (StopRow, StartRow] newest key first, each bucket through package hbase's
 // reverse scan (see the package comment for why not gohbase's).
-func (c *Client) reverseScan(s *hrpc.Scan, salter salting.Salter, want *pb.ScanRequest) (iter.Seq2[*hrpc.Result, error], error) {
+func (c *Client) reverseScan(s *hrpc.Scan, t tableInfo, want *pb.ScanRequest) (iter.Seq2[*hrpc.Result, error], error) {
 	const call = "Scan (Reversed)"
+	salter := t.salter
 	table := string(s.Table())
 	ctx := s.Context()
 	if c.backend == nil {
@@ -214,6 +220,7 @@ func (c *Client) reverseScan(s *hrpc.Scan, salter salting.Salter, want *pb.ScanR
 		return nil, err
 	}
 	opts := backends.ScanOptions{ReadOptions: backends.ReadOptions{Columns: cols}, Reverse: true, BatchSize: batch}
+	hide := t.hides(want.Scan.Column)
 	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
 		return func(yield func(*hrpc.Result, error) bool) {
 			for row, err := range c.backend.Scan(ctx, table, backends.Range{Start: r.Start, End: r.End}, opts) {
@@ -221,13 +228,16 @@ func (c *Client) reverseScan(s *hrpc.Scan, salter salting.Salter, want *pb.ScanR
 					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
 					return
 				}
-				if len(row.Cells) == 0 {
-					continue
-				}
 				res, err := rowResult(salter, row)
 				if err != nil {
 					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
 					return
+				}
+				if hide {
+					res.Cells = t.visible(res.Cells)
+				}
+				if len(res.Cells) == 0 {
+					continue
 				}
 				if !yield(res, nil) {
 					return

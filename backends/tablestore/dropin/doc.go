@@ -86,6 +86,16 @@
 // unpruned scans therefore suit small tables or offline jobs only; a range within one first-column
 // value under a lead that covers that column ("md5hex:4:sep=0x00") reads one bucket.
 //
+// # Tables with indexes
+//
+// A table created with client.CreateIndexedTable (its stored meta declares indexes) is written only
+// through client.IndexedTable, which keeps its index tables in step: PutRow, UpdateRow, DeleteRow and
+// BatchWriteRow fail with ErrIndexedTable before anything is sent, a batch that also writes other
+// tables included. Reads (GetRow, BatchGetRow, GetRange, Scan, Search) drop the version column the
+// index protocol keeps in each row (family + "__" + backends.IndexVersionQualifier, e.g.
+// "d___brine_v") unless ColumnsToGet names it; a row that held that column alone reads as a missing
+// row (GetRow and BatchGetRow answer without a primary key, GetRange and Scan skip it).
+//
 // # What it refuses
 //
 // Anything it cannot rewrite faithfully fails before anything is sent, with an error naming the call

@@ -27,6 +27,9 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
+	// ErrIndexedTable is backends.ErrIndexedTable: a write to a table with indexes, which only
+	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
+	ErrIndexedTable = backends.ErrIndexedTable
 )
 
 // Defaults of the GetRange fan-out.
@@ -162,6 +165,9 @@ type table struct {
 	salter salting.Salter
 	layout *tablestore.KeyLayout
 	cols   []tablestore.KeyColumn
+	// version is, on a table with indexes (client.IndexedTable), the attribute column holding the
+	// index protocol's version; "" on other tables. See indexed.go.
+	version string
 }
 
 func (t *table) isKeyColumn(name string) bool {
@@ -201,11 +207,16 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 	if err := t.checkSalt(); err != nil {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
+	if family, ok := backends.IndexedMeta(meta); ok {
+		if t.version, err = tablestore.ColumnName(family, backends.IndexVersionQualifier); err != nil {
+			return nil, fmt.Errorf("dropin: %s %q: version column: %w", call, name, err)
+		}
+	}
 	c.mu.Lock()
 	c.tables[name] = t
 	c.mu.Unlock()
 	c.log.DebugContext(ctx, "dropin: table learned", "table", name, "spec", s.Spec(),
-		"primary_key", tablestore.FormatPrimaryKey(t.cols...))
+		"primary_key", tablestore.FormatPrimaryKey(t.cols...), "indexed", t.version != "")
 	return t, nil
 }
 

@@ -195,17 +195,25 @@ func (c *Client) bucket(ctx context.Context, t *table, crit *ots.RangeRowQueryCr
 		}
 		q := *crit
 		q.StartPrimaryKey, q.EndPrimaryKey = start, end
+		hide := t.hides(crit.ColumnsToGet)
 		for rr, err := range tablestore.PageRange(q, br.Start, br.End, get, keyOf) {
 			if err != nil {
 				yield(item{}, err)
 				return
+			}
+			cols := rr.Row.Columns
+			if hide {
+				var gone bool
+				if cols, gone = t.visible(cols); gone {
+					continue
+				}
 			}
 			pk, logical, err := t.logicalPK(rr.Row.PrimaryKey)
 			if err != nil {
 				yield(item{}, fmt.Errorf("bucket %d: %w", br.Bucket, err))
 				return
 			}
-			if !yield(item{key: logical, row: &ots.Row{PrimaryKey: pk, Columns: rr.Row.Columns}}, nil) {
+			if !yield(item{key: logical, row: &ots.Row{PrimaryKey: pk, Columns: cols}}, nil) {
 				return
 			}
 			if got++; limit > 0 && got >= limit {

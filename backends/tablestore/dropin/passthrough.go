@@ -163,9 +163,17 @@ func (c *Client) Search(req *ots.SearchRequest) (*ots.SearchResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	var asked []string
+	if req.ColumnsToGet != nil {
+		asked = req.ColumnsToGet.Columns
+	}
+	hide := t.hides(asked)
 	for i, row := range resp.Rows {
 		if row == nil || row.PrimaryKey == nil || len(row.PrimaryKey.PrimaryKeys) == 0 {
 			continue
+		}
+		if hide {
+			row.Columns, _ = t.visible(row.Columns) // a search hit stays one, columns or not
 		}
 		pk, _, err := t.logicalPK(row.PrimaryKey)
 		if err != nil {

@@ -64,6 +64,9 @@ func (c *Client) saltChange(op, tableName string, pk **ots.PrimaryKey, cond *ots
 	if err != nil {
 		return nil, err
 	}
+	if err := t.refuseWrite(op); err != nil {
+		return nil, err
+	}
 	phys, err := t.physicalPK(*pk)
 	if err != nil {
 		return nil, badRequest(op, t.name, err)
@@ -170,6 +173,12 @@ func (c *Client) GetRow(req *ots.GetRowRequest) (*ots.GetRowResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.hides(q.ColumnsToGet) {
+		var gone bool
+		if resp.Columns, gone = t.visible(resp.Columns); gone {
+			resp.PrimaryKey, resp.Columns = ots.PrimaryKey{}, nil // as the SDK answers for a missing row
+		}
+	}
 	if len(resp.PrimaryKey.PrimaryKeys) > 0 {
 		pk, _, err := t.logicalPK(&resp.PrimaryKey)
 		if err != nil {
@@ -200,6 +209,7 @@ func (c *Client) BatchGetRow(req *ots.BatchGetRowRequest) (*ots.BatchGetRowRespo
 	}
 	out := &ots.BatchGetRowRequest{}
 	tables := map[string]*table{}
+	hide := map[string]bool{}
 	for _, crit := range req.MultiRowQueryCriteria {
 		q := *crit
 		t, err := c.table(context.Background(), op, q.TableName)
@@ -207,6 +217,7 @@ func (c *Client) BatchGetRow(req *ots.BatchGetRowRequest) (*ots.BatchGetRowRespo
 			return nil, err
 		}
 		tables[t.name] = t
+		hide[t.name] = t.hides(q.ColumnsToGet)
 		if err := t.checkFilter("filter", q.Filter); err != nil {
 			return nil, badRequest(op, t.name, err)
 		}
@@ -231,6 +242,12 @@ func (c *Client) BatchGetRow(req *ots.BatchGetRowRequest) (*ots.BatchGetRowRespo
 			return nil, fmt.Errorf("dropin: %s: the response names table %q, which was not asked for", op, name)
 		}
 		for i := range results {
+			if hide[name] {
+				var gone bool
+				if results[i].Columns, gone = t.visible(results[i].Columns); gone {
+					results[i].PrimaryKey, results[i].Columns = ots.PrimaryKey{}, nil // as for a missing row
+				}
+			}
 			if len(results[i].PrimaryKey.PrimaryKeys) == 0 {
 				continue // no such row, or a failed one
 			}
@@ -263,6 +280,9 @@ func (c *Client) BatchWriteRow(req *ots.BatchWriteRowRequest) (*ots.BatchWriteRo
 		t, err := c.table(context.Background(), op, name)
 		if err != nil {
 			return nil, err
+		}
+		if err := t.refuseWrite(op); err != nil {
+			return nil, err // the whole batch, whatever its other tables
 		}
 		salted := make([]ots.RowChange, len(changes))
 		for i, ch := range changes {
