@@ -30,10 +30,12 @@ type Client struct {
 	backend     backends.Backend
 	logger      *slog.Logger
 	concurrency int
-	batchRows   int
-	prefetch    int
-	telCfg      telemetryConfig
-	tel         *telemetry // nil: no provider given, nothing recorded
+	// scanConcurrency bounds one scan's bucket streams being read at once; 0: no bound.
+	scanConcurrency int
+	batchRows       int
+	prefetch        int
+	telCfg          telemetryConfig
+	tel             *telemetry // nil: no provider given, nothing recorded
 	// routeRefresh is how long a table handle trusts its directory view (rebucket_route.go).
 	routeRefresh time.Duration
 }
@@ -44,9 +46,19 @@ type Option func(*Client)
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
 
-// WithConcurrency bounds the bucket scans and batches a single call runs at once; it is also the
-// default of ImportOptions.Workers.
+// WithConcurrency bounds the parallel work of one call that writes or reads in bulk: the batches of
+// Apply and GetMany, the rows of an indexed batch, the buckets of CountByBucket and of an index
+// check; it is also the default of ImportOptions.Workers and RebucketOptions.Workers. A Scan's
+// bucket streams are bounded apart, by WithScanConcurrency: a bulk load's width is a throughput
+// setting, a scan's is its time to first row.
 func WithConcurrency(n int) Option { return func(c *Client) { c.concurrency = max(1, n) } }
+
+// WithScanConcurrency bounds the bucket streams one Scan reads at once; n <= 0, the default, means no
+// bound: a scan opens every bucket it reads at once. Its first row needs every bucket's first row (the
+// merge cannot yield before it has them), so a bound below the bucket count opens them in waves, each
+// a full round trip, and the first row waits for the last wave. Memory stays bounded either way, by
+// WithPrefetch rows per bucket. Bound it when a store limits the scanners open per client.
+func WithScanConcurrency(n int) Option { return func(c *Client) { c.scanConcurrency = max(0, n) } }
 
 // WithBatchRows bounds the rows of one backend request in batched writes and reads; it is also the
 // default of ImportOptions.BatchRows.

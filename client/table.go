@@ -365,7 +365,7 @@ func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readCon
 		return rows
 	}
 	merged := fanout.MergeOpen(ctx, len(parts), open, cmp, fanout.Options{
-		Concurrency: c.concurrency,
+		Concurrency: c.scanConcurrency, // 0: every bucket at once, whatever WithConcurrency says
 		Prefetch:    cfg.prefetch(c.prefetch, len(parts)),
 		Limit:       cfg.limit,
 	})

@@ -61,6 +61,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.Var((*intList)(&cfg.RawConcurrency), "raw-concurrency", "concurrent raw writers tried; the fastest is used")
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
+	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import and of the rebucket copy (0: min(rows, 20000))")
 	fs.BoolVar(&cfg.Cluster, "cluster", cfg.Cluster, "run the multi-server section even when every region is on one server (it runs by itself when they are on several)")
 	var metrics metricsFlags
 	metrics.register(fs)

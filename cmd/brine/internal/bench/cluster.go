@@ -206,9 +206,19 @@ func (c *ClusterResult) markdown(p func(format string, args ...any), r *Report) 
 	p("| monotonic import, salted / unsalted (%.0f / %.0f rows/s) | %.2fx |\n", c.SaltedImportRowsPerS, c.UnsaltedImportRowsPerS, c.ImportRatio)
 	for _, s := range r.Scans {
 		p("| fan-out scan / raw scan, %d buckets | %.2fx |\n", s.Buckets, s.Ratio)
+		if s.Buckets > 1 && s.RawFirstRowMs > 0 {
+			p("| first row / raw scanner's, %d buckets | %.2fx |\n", s.Buckets, s.FirstRowRatio)
+		}
+		if s.RawParallelFirstRowMs > 0 {
+			p("| first row / %d raw scanners at once, %d buckets | %.2fx |\n", s.Buckets, s.Buckets, s.FirstRowOverParallel)
+		}
 	}
 	if g := r.Get; g != nil {
 		p("| salted get / raw get, p50 / p99 | %.3fx / %.3fx |\n", g.P50Ratio, g.P99Ratio)
 	}
 	p("\n")
+	if _, issue := splitGoals(r.Goals); len(issue) > 0 && !c.Forced {
+		p("Issue 21's goals, measured on these %d servers:\n\n", len(c.Servers))
+		issue21Table(p, issue)
+	}
 }

@@ -92,6 +92,7 @@ func TestRunCluster(t *testing.T) {
 			st := BackendStore("memory://", &placed{recorder: &recorder{Backend: memory.New()}, servers: tc.servers})
 			cfg := smallConfig()
 			cfg.Sections = []string{SectionGet, SectionScan, SectionCluster}
+			cfg.ScanBuckets = []int{1, 8, 32} // 32: issue 21's first-row goal
 			cfg.Cluster = tc.force
 			rep, err := Run(t.Context(), st, cfg)
 			if err != nil {
@@ -139,11 +140,18 @@ func TestRunCluster(t *testing.T) {
 				fmt.Sprintf("| rs0:16020 | %d | %d | %d |", c.Servers[0].Regions, c.Servers[0].SaltedRows, cfg.Rows),
 				"| monotonic import, salted / unsalted",
 				"| fan-out scan / raw scan, 8 buckets |",
+				"| first row / raw scanner's, 32 buckets |",
+				"| first row / 32 raw scanners at once, 32 buckets |",
 				"| salted get / raw get, p50 / p99 |",
 			} {
 				if !strings.Contains(md.String(), want) {
 					t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 				}
+			}
+			// Issue 21's goals again under the section, unless every region was on one server.
+			_, section, _ := strings.Cut(md.String(), "## 6. Multi-server")
+			if got := strings.Contains(section, "| 4 | first row, 32-bucket scan |"); got == tc.force {
+				t.Errorf("issue 21's goals in the multi-server section: %v, want %v:\n%s", got, !tc.force, section)
 			}
 		})
 	}

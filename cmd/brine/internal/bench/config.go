@@ -26,10 +26,13 @@ const (
 	// row (issue 14).
 	SectionIndex  = "index"
 	SectionFilter = "filter"
+	// SectionRebucket: a rebucket's copy of BulkRows rows from hash:8 to hash:16 against Import of
+	// the same rows into a hash:16 table (issue 21).
+	SectionRebucket = "rebucket"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionFilter, SectionCluster}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionFilter, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {
@@ -65,6 +68,9 @@ type Config struct {
 	ImportWorkers int `json:"import_workers"`
 	// TuneRows is how many rows each point of that sweep writes (0: min(Rows, 20000)).
 	TuneRows int `json:"tune_rows"`
+	// BulkRows is how many rows each repeat of the conditional bulk paths writes: the indexed Import
+	// (and the plain Import it is held against) and the rebucket copy (0: min(Rows, 20000)).
+	BulkRows int `json:"bulk_rows"`
 
 	// Cluster runs the multi-server section even when every region is on one server.
 	Cluster bool `json:"cluster,omitempty"`
@@ -122,6 +128,8 @@ func (c Config) Validate() error {
 		return bad("import workers must be >= 0, got %d", c.ImportWorkers)
 	case c.TuneRows < 0:
 		return bad("tune rows must be >= 0, got %d", c.TuneRows)
+	case c.BulkRows < 0:
+		return bad("bulk rows must be >= 0, got %d", c.BulkRows)
 	case len(c.RawConcurrency) == 0:
 		return bad("no raw concurrency to try")
 	}
@@ -164,6 +172,13 @@ func (c Config) has(section string) bool { return slices.Contains(c.Sections, se
 func (c Config) tuneRows() int {
 	if c.TuneRows > 0 {
 		return c.TuneRows
+	}
+	return min(c.Rows, 20_000)
+}
+
+func (c Config) bulkRows() int {
+	if c.BulkRows > 0 {
+		return c.BulkRows
 	}
 	return min(c.Rows, 20_000)
 }

@@ -24,6 +24,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero scan batch", func(c *Config) { c.ScanBatch = 0 }},
 		{"zero limit batch", func(c *Config) { c.LimitBatch = 0 }},
 		{"negative tune rows", func(c *Config) { c.TuneRows = -1 }},
+		{"negative bulk rows", func(c *Config) { c.BulkRows = -1 }},
 		{"bad salt", func(c *Config) { c.Salt = "hash:0" }},
 		{"zero buckets", func(c *Config) { c.ScanBuckets = []int{8, 0} }},
 		{"too many limit buckets", func(c *Config) { c.LimitBuckets = 70000 }},

@@ -66,6 +66,7 @@ func TestRunHBase(t *testing.T) {
 		t.Errorf("cluster section on one server: %+v", rep.Cluster)
 	}
 	checkIndex(t, rep.Index, cfg)
+	checkRebucket(t, rep.Rebucket, cfg)
 	// The filter runs on the region servers: they send the matching rows only, and every row when the
 	// client filters.
 	checkFilter(t, rep.Filter, cfg, int64(min(cfg.Rows, filterRows)))

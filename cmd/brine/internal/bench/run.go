@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -49,8 +50,11 @@ type runner struct {
 	rep    *Report
 	suffix string
 	tables []string
-	// indexed are tables with indexes, deleted through the client so that their index tables go too.
-	indexed []string
+	// viaClient are tables deleted through the client, so that their index tables, or what a
+	// rebucket made of them, go too.
+	viaClient []string
+	// madeDir: the run's rebucket created the store's rebucket directory (rebucket.go).
+	madeDir bool
 
 	plain  string // unsalted, pre-split at the salter's boundaries: the raw side
 	salted *client.Table
@@ -99,6 +103,11 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.has(SectionRebucket) {
+		if err := r.rebucket(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.has(SectionFilter) {
 		if err := r.filter(ctx); err != nil {
 			return nil, err
@@ -141,10 +150,13 @@ func newRunner(store *Store, cfg Config) *runner {
 func (r *runner) cleanup(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
-	for _, t := range r.indexed {
+	for _, t := range r.viaClient {
 		if err := r.client.DeleteTable(dctx, t); err != nil {
 			r.log.Warn("bench: could not delete table", "table", t, "err", err)
 		}
+	}
+	if err := r.dropDir(dctx); err != nil {
+		r.log.Warn("bench: could not delete the rebucket directory", "table", client.DirTable, "err", err)
 	}
 	for _, t := range r.tables {
 		if err := r.store.Backend.DeleteTable(dctx, t); err != nil {
@@ -237,12 +249,23 @@ func (r *runner) naiveWrite(ctx context.Context, table string, n int) (time.Dura
 
 // importRows writes rows [0, n) with Table.Import at its default options (Workers aside, when set).
 func (r *runner) importRows(ctx context.Context, t *client.Table, n int) (client.ImportStats, error) {
+	return r.importN(ctx, t, n, func(i int) client.Mutation {
+		return client.Mutation{Key: Key(i), Cells: []client.Cell{{Family: family, Qualifier: qualifier, Value: r.value}}}
+	})
+}
+
+// importer is a table Import writes into: plain or indexed.
+type importer interface {
+	Name() string
+	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
+}
+
+// importN imports row(i) for i in [0, n) into t with Import's default options (Workers aside, when
+// set), and fails unless every row was written.
+func (r *runner) importN(ctx context.Context, t importer, n int, row func(i int) client.Mutation) (client.ImportStats, error) {
 	rows := func(yield func(client.ImportRow, error) bool) {
 		for i := range n {
-			row := client.ImportRow{Mutation: client.Mutation{Key: Key(i), Cells: []client.Cell{
-				{Family: family, Qualifier: qualifier, Value: r.value},
-			}}}
-			if !yield(row, nil) {
+			if !yield(client.ImportRow{Mutation: row(i)}, nil) {
 				return
 			}
 		}

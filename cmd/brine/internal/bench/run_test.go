@@ -13,6 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/client"
 )
 
 // recorder remembers the tables a run creates and deletes, and can fail every Read.
@@ -56,6 +57,11 @@ func (r *recorder) CheckAndMutate(ctx context.Context, table string, cond backen
 	return r.Backend.(backends.RowAtomic).CheckAndMutate(ctx, table, cond, m)
 }
 
+// CheckAndMutateBatch passes through too, so that the run measures the driver's batches.
+func (r *recorder) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
+	return r.Backend.(backends.BatchRowAtomic).CheckAndMutateBatch(ctx, table, ms)
+}
+
 func (r *recorder) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
 	return r.Backend.(backends.RowAtomic).Increment(ctx, table, key, incs)
 }
@@ -79,14 +85,15 @@ func smallConfig() Config {
 	return c
 }
 
-// checkCleanedUp: every table the run created is gone, and every one was named TablePrefix...
+// checkCleanedUp: every table the run created is gone, and every one was named TablePrefix..., but
+// the rebucket directory, whose name is the client's.
 func checkCleanedUp(t *testing.T, rec *recorder) {
 	t.Helper()
 	if len(rec.created) == 0 {
 		t.Fatal("no table created")
 	}
 	for _, name := range rec.created {
-		if !strings.HasPrefix(name, TablePrefix) {
+		if !strings.HasPrefix(name, TablePrefix) && name != client.DirTable {
 			t.Errorf("table %q lacks the %q prefix", name, TablePrefix)
 		}
 		if !slices.Contains(rec.deleted, name) {
@@ -117,11 +124,13 @@ func TestRunMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 2 write tables, scan tables for 1 and 8 buckets, the 32-bucket limit table, 3 order tables and
-	// their 0+1+2 index tables, the hand-written application's 2 tables, and the filter table.
-	if len(rec.created) != 14 {
-		t.Errorf("created %v, want 14 tables", rec.created)
+	// their 0+1+2 index tables, the hand-written application's 2 tables, per repeat a rebucketed
+	// table, its new table and an import table, the rebucket directory, and the filter table.
+	if want := 15 + 3*cfg.Repeat; len(rec.created) != want {
+		t.Errorf("created %v, want %d tables", rec.created, want)
 	}
 	checkIndex(t, rep.Index, cfg)
+	checkRebucket(t, rep.Rebucket, cfg)
 	checkFilter(t, rep.Filter, cfg, -1)
 
 	sp := rep.Spread
@@ -216,6 +225,20 @@ func checkIndex(t *testing.T, x *IndexResult, cfg Config) {
 	}
 	if x.CoveredP50us <= 0 || x.RowsP50us <= 0 || x.HandP50us <= 0 || x.CoveredOverHand <= 0 || x.RowsOverHand <= 0 {
 		t.Errorf("index queries: %+v", x)
+	}
+	im := x.Import
+	if im == nil || im.Rows != cfg.bulkRows() || im.PlainRowsPerS <= 0 || im.IndexRowsPerS <= 0 ||
+		im.IndexOverPlain <= 0 || im.IndexOverBaseline != im.IndexRowsPerS/IndexImportBaseline || im.CallsPerRow <= 0 {
+		t.Errorf("indexed import: %+v", im)
+	}
+}
+
+// checkRebucket: each repeat copied every row (Run fails otherwise), and both rates are figures.
+func checkRebucket(t *testing.T, b *RebucketResult, cfg Config) {
+	t.Helper()
+	if b == nil || b.Rows != cfg.bulkRows() || b.From != rebucketFrom || b.To != rebucketTo || b.CopyRowsPerS <= 0 ||
+		b.ImportRowsPerS <= 0 || b.CopyOverImport != b.CopyRowsPerS/b.ImportRowsPerS || b.CallsPerRow <= 0 {
+		t.Errorf("rebucket: %+v", b)
 	}
 }
 

@@ -104,35 +104,43 @@ func (r backendRaw) Scan(ctx context.Context, table string, start, end []byte, b
 type counting struct {
 	backends.Backend
 	reads, readKeys, dirReads, applies, applyRows, scans, scanRows atomic.Int64
-	// cams and incs: CheckAndMutate and Increment calls, counted by atomicCounting (index.go).
-	cams, incs atomic.Int64
+	// cams and incs: CheckAndMutate and Increment calls; condBatches and condRows: CheckAndMutateBatch
+	// calls and their rows (index.go's wrappers count them).
+	cams, incs, condBatches, condRows atomic.Int64
 }
 
-type counts struct{ reads, readKeys, dirReads, applies, applyRows, scans, scanRows, cams, incs int64 }
+type counts struct {
+	reads, readKeys, dirReads, applies, applyRows, scans, scanRows, cams, incs, condBatches, condRows int64
+}
 
 func (c *counting) snapshot() counts {
 	return counts{
 		reads: c.reads.Load(), readKeys: c.readKeys.Load(), dirReads: c.dirReads.Load(), applies: c.applies.Load(),
 		applyRows: c.applyRows.Load(), scans: c.scans.Load(), scanRows: c.scanRows.Load(),
-		cams: c.cams.Load(), incs: c.incs.Load(),
+		cams: c.cams.Load(), incs: c.incs.Load(), condBatches: c.condBatches.Load(), condRows: c.condRows.Load(),
 	}
 }
 
-func (a counts) sub(b counts) counts {
+// combine applies op to every pair of fields.
+func (a counts) combine(b counts, op func(x, y int64) int64) counts {
 	return counts{
-		reads: a.reads - b.reads, readKeys: a.readKeys - b.readKeys, dirReads: a.dirReads - b.dirReads,
-		applies: a.applies - b.applies, applyRows: a.applyRows - b.applyRows, scans: a.scans - b.scans,
-		scanRows: a.scanRows - b.scanRows, cams: a.cams - b.cams, incs: a.incs - b.incs,
+		reads: op(a.reads, b.reads), readKeys: op(a.readKeys, b.readKeys), dirReads: op(a.dirReads, b.dirReads),
+		applies: op(a.applies, b.applies), applyRows: op(a.applyRows, b.applyRows), scans: op(a.scans, b.scans),
+		scanRows: op(a.scanRows, b.scanRows), cams: op(a.cams, b.cams), incs: op(a.incs, b.incs),
+		condBatches: op(a.condBatches, b.condBatches), condRows: op(a.condRows, b.condRows),
 	}
 }
 
-func (a counts) add(b counts) counts {
-	return counts{
-		reads: a.reads + b.reads, readKeys: a.readKeys + b.readKeys, dirReads: a.dirReads + b.dirReads,
-		applies: a.applies + b.applies, applyRows: a.applyRows + b.applyRows, scans: a.scans + b.scans,
-		scanRows: a.scanRows + b.scanRows, cams: a.cams + b.cams, incs: a.incs + b.incs,
-	}
+func (a counts) sub(b counts) counts { return a.combine(b, func(x, y int64) int64 { return x - y }) }
+func (a counts) add(b counts) counts { return a.combine(b, func(x, y int64) int64 { return x + y }) }
+
+// calls is the store calls made: reads, applies, conditional writes (one per batch), increments, scans.
+func (a counts) calls() int64 {
+	return a.reads + a.applies + a.cams + a.condBatches + a.incs + a.scans
 }
+
+// rowsWritten is the rows written by applies and conditional writes, batched or not.
+func (a counts) rowsWritten() int64 { return a.applyRows + a.cams + a.condRows }
 
 func (c *counting) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
 	if table == client.DirTable {
