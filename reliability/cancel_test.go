@@ -40,7 +40,7 @@ func TestCancelScans(t *testing.T) {
 		for seed := range uint64(seedCount(t, 40)) {
 			rng := rand.New(rand.NewPCG(seed, 0xca9))
 			f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: slowCalls})
-			tbl := openOn(t, f, client.WithConcurrency(1+rng.IntN(8)), client.WithPrefetch(1+rng.IntN(32)))
+			tbl := openOn(t, f, client.WithScanConcurrency(1+rng.IntN(8)), client.WithPrefetch(1+rng.IntN(32)))
 
 			// From the consumer, after k rows.
 			k := rng.IntN(len(want) + 1)

@@ -108,7 +108,7 @@ func TestScanUnderFaults(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 0x5ca9))
 				f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: scanFaults(rng, buckets)})
 				opts := []client.Option{
-					client.WithConcurrency([]int{1, 2, 16}[rng.IntN(3)]),
+					client.WithScanConcurrency([]int{1, 2, 16}[rng.IntN(3)]),
 					client.WithPrefetch([]int{1, 2, 5, 256}[rng.IntN(4)]),
 				}
 				tbl := openOn(t, f, opts...)
