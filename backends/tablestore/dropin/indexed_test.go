@@ -213,3 +213,25 @@ func TestIndexedTableReadsHideVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexedTableDeleteRefused: DeleteTable of a table with indexes fails with ErrIndexedTable (its
+// index tables would be left behind) and deletes nothing; a table without indexes is deleted.
+func TestIndexedTableDeleteRefused(t *testing.T) {
+	e, _, c := indexedEnv(t)
+	ctx := context.Background()
+	_, err := c.DeleteTable(&ots.DeleteTableRequest{TableName: "orders"})
+	if !errors.Is(err, ErrIndexedTable) {
+		t.Fatalf("DeleteTable(orders) = %v, want ErrIndexedTable", err)
+	}
+	for _, name := range []string{"orders", client.IndexTableName("orders", "by_a")} {
+		if _, err := e.backend.TableMeta(ctx, name); err != nil {
+			t.Errorf("after the refused delete, table %s: %v", name, err)
+		}
+	}
+	if _, err := c.DeleteTable(&ots.DeleteTableRequest{TableName: "plain"}); err != nil {
+		t.Fatalf("DeleteTable(plain): %v", err)
+	}
+	if _, err := e.backend.TableMeta(ctx, "plain"); !errors.Is(err, backends.ErrTableNotFound) {
+		t.Errorf("after deleting plain, its meta: %v, want ErrTableNotFound", err)
+	}
+}

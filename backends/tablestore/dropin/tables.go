@@ -60,6 +60,13 @@ func (c *Client) DeleteTable(req *ots.DeleteTableRequest) (*ots.DeleteTableRespo
 	if err := c.reserved(op, req.TableName); err != nil {
 		return nil, err
 	}
+	// A table with indexes has index tables of its own that only client knows of: deleting it here
+	// would leave them behind, holding entries of rows that are gone.
+	if meta, err := c.backend.TableMeta(context.Background(), req.TableName); err == nil {
+		if _, indexed := backends.IndexedMeta(meta); indexed {
+			return nil, badRequest(op, req.TableName, fmt.Errorf("%w: delete it with client's DeleteTable, which deletes its index tables too", ErrIndexedTable))
+		}
+	}
 	resp, err := send(c, op, req.TableName, func() (*ots.DeleteTableResponse, error) { return c.sdk.DeleteTable(req) })
 	c.Forget(req.TableName)
 	if err != nil {
