@@ -47,7 +47,9 @@ func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: 
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
 func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
 
-// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. The
+// KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches: the key's
+// bytes as given to Put, so for a key made by keys.Schema the encoded form, whose fields start with a
+// tag byte ("^O0001" matches no such key; the brine CLI matches the key as it prints it). The
 // client evaluates it, in each bucket's stream before the merge: the stores see salted keys only.
 // Combined with AND, the other conditions still run in the store; anywhere else (under OR or NOT)
 // the whole filter runs in the client. Either way the buckets read without the limit pushed down (a

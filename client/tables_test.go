@@ -12,7 +12,8 @@ import (
 	"github.com/brine-kv/brine/client"
 )
 
-// TestReadmeGoExample keeps the README's Go example the runnable Example, verbatim (one tab less).
+// TestReadmeGoExample keeps the README's Go example the runnable Example: the README shows it as a
+// whole program whose main is the Example's body, verbatim (docs' TestCodeBlocks builds and runs it).
 func TestReadmeGoExample(t *testing.T) {
 	ex, err := os.ReadFile("example_test.go")
 	if err != nil {
@@ -27,15 +28,11 @@ func TestReadmeGoExample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("example_test.go has no Example with an Output comment")
 	}
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimPrefix(l, "\t")
-	}
-	want := "```go\n" + strings.Join(lines, "\n") + "\n```\n"
+	want := "func main() {\n" + strings.TrimRight(body, "\n") + "\n}\n```\n"
 	_, section, _ := strings.Cut(string(readme), "## Go example\n")
 	section, _, _ = strings.Cut(section, "\n## ")
-	if !strings.Contains(section, want) {
-		t.Errorf("README's Go example differs from client.Example; it should read:\n%s", want)
+	if !strings.Contains(section, "```go\npackage main\n") || !strings.Contains(section, want) {
+		t.Errorf("README's Go example differs from client.Example; its main should read:\n%s", want)
 	}
 }
 

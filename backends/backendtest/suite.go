@@ -92,6 +92,7 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("Contract", func(t *testing.T) { s.run(t, contractTests) })
 	t.Run("Versions", func(t *testing.T) { s.run(t, versionTests) })
 	t.Run("Atomic", func(t *testing.T) { s.run(t, atomicTests) })
+	t.Run("BatchAtomic", func(t *testing.T) { s.run(t, batchAtomicTests) })
 	t.Run("Filter", func(t *testing.T) { s.run(t, filterTests) })
 }
 

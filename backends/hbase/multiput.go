@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
@@ -41,16 +42,20 @@ func (c *multiPut) NewResponse() proto.Message { return &pb.MultiResponse{} }
 func (c *multiPut) CellBlocksEnabled() bool    { return true }
 
 // inRegion is how many of c.rows the region the call is routed to holds.
-func (c *multiPut) inRegion() int {
-	if c.region == nil {
-		return len(c.rows)
+func (c *multiPut) inRegion() int { return rowsInRegion(c.region, c.muts, c.rows) }
+
+// rowsInRegion is how many of rows (indexes into muts, sorted by key) region holds from the first
+// on; all of them when no region is known yet.
+func rowsInRegion(region hrpc.RegionInfo, muts []backends.Mutation, rows []int) int {
+	if region == nil {
+		return len(rows)
 	}
-	stop := c.region.StopKey()
+	stop := region.StopKey()
 	if len(stop) == 0 {
-		return len(c.rows)
+		return len(rows)
 	}
 	n := 0
-	for n < len(c.rows) && bytes.Compare(c.muts[c.rows[n]].Key, stop) < 0 {
+	for n < len(rows) && bytes.Compare(muts[rows[n]].Key, stop) < 0 {
 		n++
 	}
 	return n
@@ -169,6 +174,17 @@ const (
 	maxMultiBytes = 4 << 20
 )
 
+// chunkLen is how many rows of group (indexes into muts) the next Multi call takes: at most
+// maxMultiRows rows and maxMultiBytes of cells, and at least one row.
+func chunkLen(muts []backends.Mutation, group []int) int {
+	n, size := 0, 0
+	for n < len(group) && n < maxMultiRows && (n == 0 || size+cellBlockSize(muts[group[n]]) <= maxMultiBytes) {
+		size += cellBlockSize(muts[group[n]])
+		n++
+	}
+	return n
+}
+
 // outcomes collects Apply's per-row results from concurrent senders; each row is set once.
 type outcomes struct {
 	errs              []error
@@ -200,11 +216,7 @@ func (b *Backend) putMulti(ctx context.Context, table string, muts []backends.Mu
 	g.SetLimit(b.opts.Concurrency)
 	for _, group := range pending {
 		for len(group) > 0 {
-			n, size := 0, 0
-			for n < len(group) && n < maxMultiRows && (n == 0 || size+cellBlockSize(muts[group[n]]) <= maxMultiBytes) {
-				size += cellBlockSize(muts[group[n]])
-				n++
-			}
+			n := chunkLen(muts, group)
 			chunk := group[:n]
 			group = group[n:]
 			g.Go(func() error {

@@ -24,8 +24,9 @@ type writeCounter struct {
 	rpc gohbase.RPCClient
 
 	mu     sync.Mutex
-	multis []int // rows per Multi call
-	puts   int   // single-row Put or Mutate calls
+	multis []int               // rows per Multi call
+	resps  []*pb.MultiResponse // every Multi call's response
+	puts   int                 // single-row Put or Mutate calls
 }
 
 func (c *writeCounter) SendRPC(call hrpc.Call) (proto.Message, error) {
@@ -36,6 +37,7 @@ func (c *writeCounter) SendRPC(call hrpc.Call) (proto.Message, error) {
 	case "Multi":
 		if err == nil { // ToProto holds the rows of the region the call was sent to
 			c.multis = append(c.multis, len(call.ToProto().(*pb.MultiRequest).GetRegionAction()[0].GetAction()))
+			c.resps = append(c.resps, msg.(*pb.MultiResponse))
 		}
 	case "Mutate":
 		c.puts++

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/cmd/brine/internal/bench"
 )
 
@@ -135,16 +134,11 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 // elsewhere the store's driver, which then is its own baseline.
 func openBenchStore(ctx context.Context, env *cliEnv, raw string, flush time.Duration) (*bench.Store, error) {
 	if rest, ok := strings.CutPrefix(raw, "hbase://"); ok {
-		quorum, root, _ := strings.Cut(rest, "/")
-		if quorum == "" {
-			return nil, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
-		}
-		cfg := hbase.Config{ZKQuorum: quorum}
-		if root != "" {
-			cfg.ZKRoot = "/" + root
+		cfg, err := hbaseConfig(env, raw, rest)
+		if err != nil {
+			return nil, err
 		}
 		cfg.FlushInterval = flush
-		cfg.Logger = env.logger
 		return bench.OpenHBase(ctx, cfg)
 	}
 	b, err := openStore(ctx, env, raw, false)

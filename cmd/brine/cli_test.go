@@ -164,19 +164,12 @@ func csvRows(n, distinct int) string {
 // wantTable scans the table through the CLI and checks it holds exactly want (key -> value of v).
 func (c *cli) wantTable(table string, want map[string]string) {
 	c.t.Helper()
-	out := c.ok("scan", "--store", c.store, "--table", table)
 	got := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
+	for _, r := range parseRows(c.t, c.ok("scan", "--store", c.store, "--table", table)) {
+		if _, dup := got[r.Key]; dup {
+			c.t.Fatalf("key %s scanned twice", r.Key)
 		}
-		key, cells, _ := strings.Cut(line, "  ")
-		_, v, _ := strings.Cut(cells, "d:v=")
-		v, _, _ = strings.Cut(v, "@")
-		if _, dup := got[key]; dup {
-			c.t.Fatalf("key %s scanned twice", key)
-		}
-		got[key] = strings.Trim(v, `"`)
+		got[r.Key], _ = r.value("d:v")
 	}
 	if len(got) != len(want) {
 		c.t.Fatalf("table %s holds %d rows, want %d", table, len(got), len(want))

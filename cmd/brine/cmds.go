@@ -33,6 +33,17 @@ func (f *storeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.verbose, "v", false, "verbose: the drivers' logs and whole server errors")
 }
 
+// parse parses a command's flags (fs holds f's), wherever they stand among its arguments, and turns
+// on -v; it returns the positional arguments.
+func (f *storeFlags) parse(env *cliEnv, fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	env.applyVerbose(f.verbose)
+	return pos, nil
+}
+
 // registerKeys adds the flags saying how keys are written: hex, or typed values through a key schema
 // (default: the schema stored with the table by `import --create --key`, else text).
 func (f *storeFlags) registerKeys(fs *flag.FlagSet) {
@@ -125,12 +136,22 @@ func (tc *tableCommand) registerSalt(fs *flag.FlagSet) {
 	fs.StringVar(&tc.salt, "salt", "", "salting spec of a table brine did not create ('none': unsalted); checked against the table's when it has one")
 }
 
+// newRowCommand returns the flag set of a command on a table's rows (put, get, delete, scan), with
+// the flags they share registered.
+func newRowCommand(env *cliEnv, name string) (*flag.FlagSet, *tableCommand) {
+	fs := newFlagSet(env, name)
+	tc := &tableCommand{}
+	tc.register(fs)
+	tc.registerKeys(fs)
+	tc.registerSalt(fs)
+	return fs, tc
+}
+
 func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet, args []string, nargs func(int) bool, usage string) error {
-	pos, err := parseArgs(fs, args)
+	pos, err := tc.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(tc.verbose)
 	if !nargs(len(pos)) {
 		return errors.New(usage)
 	}
@@ -164,11 +185,10 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64' (get/put/scan then take typed values)")
 	var indexes indexFlags
 	fs.Var(&indexes, "index", "an index kept with the table, NAME=salt=SPEC|key=PART,...[|cover=F:Q,...][|unique], repeatable (README: Index tables)")
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != 0 {
 		return fmt.Errorf("create takes no arguments, got %q (the table is --table)", pos)
 	}
@@ -212,11 +232,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 }
 
 func runPut(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "put")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "put")
 	ts := fs.Int64("ts", 0, "cell timestamp in ms (0: server time)")
 	const usage = "usage: brine put --table T [--key SCHEMA] KEY FAMILY:QUALIFIER=VALUE [FAMILY:QUALIFIER=VALUE ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 2 }, usage); err != nil {
@@ -239,15 +255,11 @@ func runPut(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		cells = append(cells, client.Cell{Family: fam, Qualifier: qual, Value: []byte(val), Timestamp: *ts})
 	}
-	return tc.t.Put(ctx, key, cells...)
+	return tc.kf.keyErr(key, tc.t.Put(ctx, key, cells...))
 }
 
 func runGet(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "get")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "get")
 	var byIndex indexFlag
 	byIndex.register(fs, false)
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY | --index NAME VALUES"); err != nil {
@@ -255,7 +267,7 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer tc.c.Close()
 	if byIndex.name != "" {
-		return byIndex.get(ctx, env, &tc, tc.pos[0])
+		return byIndex.get(ctx, env, tc, tc.pos[0])
 	}
 	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
@@ -263,18 +275,14 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	row, err := tc.t.Get(ctx, key)
 	if err != nil {
-		return err
+		return tc.kf.keyErr(key, err)
 	}
 	printRow(env.stdout, tc.kf, row)
 	return nil
 }
 
 func runDelete(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "delete")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "delete")
 	const usage = "usage: brine delete --table T [--key SCHEMA] KEY [FAMILY[:QUALIFIER] ...]"
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n >= 1 }, usage); err != nil {
 		return err
@@ -292,7 +300,7 @@ func runDelete(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		cols = append(cols, client.Column{Family: fam, Qualifier: qual})
 	}
-	return tc.t.Delete(ctx, key, cols...)
+	return tc.kf.keyErr(key, tc.t.Delete(ctx, key, cols...))
 }
 
 func printRow(w io.Writer, kf keyFormat, row client.Row) {
@@ -304,11 +312,7 @@ func printRow(w io.Writer, kf keyFormat, row client.Row) {
 }
 
 func runScan(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "scan")
-	var tc tableCommand
-	tc.register(fs)
-	tc.registerKeys(fs)
-	tc.registerSalt(fs)
+	fs, tc := newRowCommand(env, "scan")
 	start := fs.String("start", "", "first key (inclusive)")
 	end := fs.String("end", "", "end key (exclusive)")
 	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values")
@@ -318,7 +322,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
 	var byIndex indexFlag
 	byIndex.register(fs, true)
-	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; @key ~ regex for the row key; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
+	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; = and != compare text, < <= > >= compare numbers with a number and times (ms, date or RFC 3339 values) with a date; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
 	}
@@ -330,7 +334,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("--limit %d: want 0 (all) or more", *limit)
 	}
 	if byIndex.name != "" {
-		return byIndex.scan(ctx, env, &tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
+		return byIndex.scan(ctx, env, tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
 			filter: *filterExpr, limit: *limit, reverse: *reverse, keysOnly: *keysOnly})
 	}
 	var r client.Range
@@ -356,14 +360,16 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	var opts []client.ReadOption
+	var sf *scanFilter
 	if *filterExpr != "" {
 		f, err := parseFilter(*filterExpr, client.DefaultFamily)
 		if err != nil {
 			return err
 		}
-		opts = append(opts, client.RowFilter(f))
+		sf = newScanFilter(f, tc.kf)
+		opts = append(opts, sf.options()...)
 	}
-	if *limit > 0 {
+	if *limit > 0 && (sf == nil || !sf.local) {
 		opts = append(opts, client.Limit(*limit))
 	}
 	if *reverse {
@@ -383,13 +389,27 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
+		if sf != nil {
+			var ok bool
+			if row, ok = sf.apply(row); !ok {
+				continue
+			}
+		}
 		n++
 		last = row.Key
 		if *keysOnly {
 			fmt.Fprintln(env.stdout, tc.kf.format(row.Key))
-			continue
+		} else {
+			printRow(env.stdout, tc.kf, row)
 		}
-		printRow(env.stdout, tc.kf, row)
+		if n == *limit { // the limit the store did not apply
+			break
+		}
+	}
+	if sf != nil {
+		if err := sf.warn(ctx, env.stderr, tc.t, r); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
 	if *limit > 0 && n == *limit {

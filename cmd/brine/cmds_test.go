@@ -34,12 +34,12 @@ func TestCLITypedKeys(t *testing.T) {
 		{[]string{"scan", "--prefix", "web1", "--reverse", "--keys-only"}, "web1,1767225660000\nweb1,1767225600000\n"},
 	} {
 		out := c.ok(append(tc.args, st...)...) // flags after the arguments, too
-		if got := stripTimestamps(out); got != tc.want {
+		if got := untimed(parseRows(t, out)); got != tc.want {
 			t.Errorf("brine %q:\n%s\nwant\n%s", tc.args, got, tc.want)
 		}
 	}
 	c.ok(append([]string{"put", "db,5", "d:v=new"}, st...)...)
-	if got := stripTimestamps(c.ok(append([]string{"get", "db,5"}, st...)...)); got != "db,5  d:v=new\n" {
+	if got := untimed(parseRows(t, c.ok(append([]string{"get", "db,5"}, st...)...))); got != "db,5  d:v=new\n" {
 		t.Errorf("get after put: %q", got)
 	}
 	c.ok(append([]string{"delete", "db,5"}, st...)...)
@@ -52,26 +52,6 @@ func TestCLITypedKeys(t *testing.T) {
 			t.Errorf("brine %q: no error", args)
 		}
 	}
-}
-
-// stripTimestamps drops the "@TS" of every cell of scan/get output.
-func stripTimestamps(out string) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(out, "\n") {
-		for {
-			at := strings.Index(line, "@")
-			if at < 0 {
-				break
-			}
-			end := at + 1
-			for end < len(line) && line[end] >= '0' && line[end] <= '9' {
-				end++
-			}
-			line = line[:at] + line[end:]
-		}
-		b.WriteString(line)
-	}
-	return b.String()
 }
 
 // TestCLIScanPagesRoundTrip pages through tables whose keys are typed, binary and text with --limit,

@@ -15,10 +15,12 @@ import (
 //	unary  = "not" unary | "(" expr ")" | column op value
 //	op     = "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (RE2 regex, matches anywhere unless anchored)
 //
-// A column is family:qualifier, or a qualifier in the default family; @key is the row key, which
-// takes ~ only (the client evaluates it on logical keys; ranges are --start, --end and --prefix). A value is a bare word or a
-// quoted string ("..." or '...', Go escapes inside double quotes); values compare as bytes, so
-// numbers compare as text: write them with a fixed width (0100 < 0250). Keywords are case-insensitive.
+// A column is family:qualifier, or a qualifier in the default family; @key is the row key as scan
+// prints it (typed values with a key schema, hex with --hex), which takes ~ only (ranges are --start, --end and --prefix). A value is a bare word or a
+// quoted string ("..." or '...', Go escapes inside double quotes). = and != compare bytes; <, <=, >
+// and >= compare numbers when the value is a number (amt > 100) and times when it is a date or RFC
+// 3339 time (ts > 2026-01-01, against milliseconds since 1970, a date or RFC 3339), else bytes. Which
+// part the store evaluates and which the CLI: scanfilter.go. Keywords are case-insensitive.
 // @family, @qualifier and @cells trim the cells of a row (filtercells.go).
 
 // keyPseudoColumn names the row key (the logical key, as --start and --end take it).

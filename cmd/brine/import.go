@@ -41,7 +41,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	f.register(fs)
 	f.metrics.register(fs)
 	fs.StringVar(&f.salt, "salt", "", "salting spec; required with -create, else checked against the table's (empty: adopt it)")
-	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (required)")
+	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (default: the table's stored schema; required with --create)")
 	fs.StringVar(&f.format, "format", "", "csv, tsv or jsonl (default: from the file name, else csv)")
 	fs.StringVar(&f.family, "family", client.DefaultFamily, "column family of the imported cells")
 	fs.StringVar(&f.columns, "columns", "", "comma-separated columns to store (default: all but the key columns)")
@@ -52,16 +52,12 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&f.batchRows, "batch", client.DefaultBatchRows, "rows per batch")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only analyze how the keys would spread; write nothing")
 	fs.BoolVar(&f.create, "create", false, "create the table first (an existing table with the same salt is used as it is)")
-	pos, err := parseArgs(fs, args)
+	pos, err := f.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(f.verbose)
 	if len(pos) != 1 {
-		return errors.New("usage: brine import --table T --key COLS [flags] FILE (- for stdin)")
-	}
-	if f.key == "" {
-		return errors.New("--key is required")
+		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
 	}
 	if f.workers <= 0 || f.batchRows <= 0 {
 		return fmt.Errorf("--workers and --batch must be positive (got %d, %d)", f.workers, f.batchRows)
@@ -70,9 +66,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("--on-duplicate: %w", err)
 	}
-	schema, err := keys.ParseSchema(f.key)
+	schema, err := f.keySchema(ctx, env)
 	if err != nil {
-		return fmt.Errorf("--key: %w", err)
+		return err
 	}
 	path := pos[0]
 	format, err := parseFormat(f.format, path)
@@ -168,7 +164,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		OnFailure: func(fr client.FailedRow) {
 			rec, _ := fr.Row.Source.(record)
 			keep(fw.write(rec))
-			fmt.Fprintln(errLog, describeFailure(rec.line, fr.Err))
+			fmt.Fprintln(errLog, describeFailure(rec.line, keyFormat{schema: schema}.keyErr(fr.Row.Key, fr.Err)))
 		},
 		Progress: prog.update,
 	})
@@ -247,60 +243,6 @@ func (f *importFlags) resumeCommand(fs *flag.FlagSet, report string) string {
 		parts = append(parts, "--"+fl.Name+"="+shellQuote(fl.Value.String()))
 	})
 	return strings.Join(append(parts, shellQuote(report)), " ")
-}
-
-// openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
-// schema stored with it, if any, is the import's.
-func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, saltedTable, error) {
-	if !f.create {
-		c, t, stored, err := f.openTable(ctx, env, f.salt)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := refusePartitioned(ctx, c, f.table); err != nil {
-			c.Close()
-			return nil, nil, err
-		}
-		if stored != nil && stored.String() != schema.String() {
-			c.Close()
-			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)
-		}
-		return c, t, nil
-	}
-	if f.table == "" {
-		return nil, nil, errors.New("--table is required")
-	}
-	if f.salt == "" {
-		return nil, nil, errors.New("--salt is required with -create")
-	}
-	s, err := salting.ParseSpec(f.salt)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := openStore(ctx, env, f.store, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	c := env.newClient(b)
-	t, err := c.CreateTable(ctx, f.table, client.TableConfig{
-		Salter: s, Families: []string{f.family}, Meta: map[string]string{MetaKeySchema: schema.String()},
-	})
-	if errors.Is(err, client.ErrTableExists) {
-		// A re-run of the same command: the table is used if it is the one the command creates.
-		c.Close()
-		f.create = false
-		c, t, err := f.openOrCreate(ctx, env, schema)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--create: table %s exists, and does not match: %w", f.table, err)
-		}
-		fmt.Fprintf(env.stderr, "table %s exists with salt %s: importing into it\n", f.table, s.Spec())
-		return c, t, nil
-	}
-	if err != nil {
-		c.Close()
-		return nil, nil, err
-	}
-	return c, t, nil
 }
 
 func openInput(env *cliEnv, path string) (r io.Reader, size int64, closeFn func(), err error) {

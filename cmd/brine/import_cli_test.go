@@ -28,7 +28,7 @@ func checkCLIDuplicates(t *testing.T, c *cli) {
 	for run := range 2 {
 		args := []string{"import", "--store", c.store, "--table", c.tab("t"), "--create", "--salt", "hash:8", "--key", typedKey, "--batch", "7", "--workers", "8", in}
 		out := c.ok(args...)
-		if !strings.Contains(out, "read 3000, written 3000, failed 0, duplicate keys 2000,") || !strings.Contains(out, "last occurrence of each key is stored") {
+		if r := parseImportReport(t, out); r != (importReport{Read: 3000, Written: 3000, Duplicates: 2000}) || !strings.Contains(out, "last occurrence of each key is stored") {
 			t.Fatalf("run %d: %s", run, out)
 		}
 		c.wantTable(c.tab("t"), lastValues(3000, 1000))
@@ -36,7 +36,7 @@ func checkCLIDuplicates(t *testing.T, c *cli) {
 
 	out, _, err := c.run(context.Background(), "import", "--store", c.store, "--table", c.tab("u"), "--create", "--salt", "hash:8",
 		"--key", typedKey, "--on-duplicate", "error", "--batch", "7", in)
-	if err == nil || !strings.Contains(out, "read 3000, written 1000, failed 2000, duplicate keys 2000,") {
+	if r := parseImportReport(t, out); err == nil || r != (importReport{Read: 3000, Written: 1000, Failed: 2000, Duplicates: 2000}) {
 		t.Fatalf("--on-duplicate error: %v\n%s", err, out)
 	}
 	first := map[string]string{}

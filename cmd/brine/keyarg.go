@@ -100,18 +100,9 @@ func (kf keyFormat) raw(s string) ([]byte, error) {
 func (kf keyFormat) format(k []byte) string {
 	if kf.schema != nil {
 		if vals, err := kf.schema.Decode(k); err == nil {
-			text := make([]string, len(vals))
-			for i, v := range vals {
-				switch x := v.(type) {
-				case []byte:
-					text[i] = string(x)
-				default:
-					text[i] = fmt.Sprint(x)
-				}
-			}
 			var b bytes.Buffer
 			w := csv.NewWriter(&b)
-			_ = w.Write(text)
+			_ = w.Write(fieldTexts(vals))
 			w.Flush()
 			return strings.TrimSuffix(b.String(), "\n")
 		}
@@ -121,6 +112,42 @@ func (kf keyFormat) format(k []byte) string {
 		return hex.EncodeToString(k)
 	}
 	return printable(k)
+}
+
+// keyErr shows key in err as the CLI prints it: the client quotes a logical key's bytes, which with
+// a key schema are its encoded form (tag bytes and all), or with --hex not the form the user gave.
+func (kf keyFormat) keyErr(key []byte, err error) error {
+	if err == nil || (kf.schema == nil && !kf.hex) {
+		return err
+	}
+	quoted, text := strconv.Quote(string(key)), err.Error()
+	if !strings.Contains(text, quoted) {
+		return err
+	}
+	return &keyError{err: err, text: strings.ReplaceAll(text, quoted, shellQuote(kf.format(key)))}
+}
+
+// keyError is an error with its keys shown as the CLI prints them; errors.Is sees the original.
+type keyError struct {
+	err  error
+	text string
+}
+
+func (e *keyError) Error() string { return e.text }
+func (e *keyError) Unwrap() error { return e.err }
+
+// fieldTexts are decoded key fields as ParseValues takes them back.
+func fieldTexts(vals []any) []string {
+	text := make([]string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case []byte:
+			text[i] = string(x)
+		default:
+			text[i] = fmt.Sprint(x)
+		}
+	}
+	return text
 }
 
 // printable shows a key as text when it is text, Go-quoted when it is not (or when it starts with a

@@ -2,19 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/csv"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"iter"
-	"os"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,27 +27,23 @@ type rowTable interface {
 // partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
 // then read and write a partitioned table by its logical name.
 func partitionedOrTable(ctx context.Context, c *client.Client, name string, t rowTable) (rowTable, error) {
+	p, err := openPartitioned(ctx, c, name)
+	if err != nil || p == nil {
+		return t, err
+	}
+	return p, nil
+}
+
+// openPartitioned opens the table name as a partitioned table, or returns nil when it is not one.
+func openPartitioned(ctx context.Context, c *client.Client, name string) (*client.Partitioned, error) {
 	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return nil, err
 	}
 	if !client.IsPartitioned(meta) {
-		return t, nil
+		return nil, nil
 	}
 	return c.OpenPartitioned(ctx, name, nil)
-}
-
-// refusePartitioned stops a command that works on one salted table (import) from writing a
-// partitioned table's period list as if it were data.
-func refusePartitioned(ctx context.Context, c *client.Client, name string) error {
-	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
-	if err != nil {
-		return err
-	}
-	if client.IsPartitioned(meta) {
-		return fmt.Errorf("%s is a partitioned table: import into one is not supported (write with put or the Go API)", name)
-	}
-	return nil
 }
 
 // dropTableOrPeriods drops a table, or a partitioned table with every period.
@@ -79,7 +67,7 @@ const periodsUsage = `usage: brine periods SUBCOMMAND TABLE [flags]
   list TABLE [--now TIME]                    the periods, and which the retention expires at --now
   create-ahead TABLE [--ahead N] [--now TIME] [--salt SPEC] [--ttl D] [--compression C] [--read-cu N --write-cu N]
   tune TABLE PERIOD_TABLE [--read-cu N] [--write-cu N] [--ttl D]   Tablestore: cool an old period
-  expire TABLE [--now TIME] [--export DIR --format jsonl|csv]   export (when asked), then drop`
+  expire TABLE [--now TIME] [--export DIR --format jsonl|csv|cells]   export (when asked), then drop`
 
 func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	if len(args) == 0 {
@@ -131,7 +119,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	case "expire":
 		dir := fs.String("export", "", "directory to export each expired period to before it is dropped")
-		format := fs.String("format", "jsonl", "export format: jsonl or csv")
+		format := fs.String("format", "jsonl", "export format: jsonl or csv (rows as brine import reads them: import back with --ts-column "+exportTSColumn+"), or cells (every cell, values in base64)")
 		var kf keyFormat
 		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
 			return periodsExpire(ctx, env, c, p, at, *dir, *format, kf)
@@ -140,11 +128,10 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	default:
 		return fmt.Errorf("unknown periods subcommand %q\n%s", sub, periodsUsage)
 	}
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != nargs {
 		return errors.New(periodsUsage)
 	}
@@ -174,11 +161,10 @@ func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *s
 	retain := fs.String("retain", "", "retention: keep=N (periods), older=DURATION, or both comma-separated")
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64'")
 	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) != 1 {
 		return errors.New(periodsUsage)
 	}
@@ -287,8 +273,8 @@ func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *c
 }
 
 func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, dir, format string, kf keyFormat) error {
-	if format != "jsonl" && format != "csv" {
-		return fmt.Errorf("--format %q: want jsonl or csv", format)
+	if !slices.Contains(exportFormats, format) {
+		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(exportFormats, ", "))
 	}
 	if !kf.hex {
 		meta, err := c.Backend().TableMeta(ctx, p.Name())
@@ -314,81 +300,5 @@ func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *client
 		fmt.Fprintf(env.stdout, "dropped %s\n", info.Table)
 	}
 	fmt.Fprintf(env.stderr, "%d periods expired at %s\n", len(expired), now.UTC().Format(time.RFC3339))
-	return nil
-}
-
-// exportPeriod streams one period's rows to DIR/TABLE.FORMAT (written under a temporary name and
-// renamed once synced, so a file with the final name is always whole) and prints its row count and
-// SHA-256. Values, and keys in the "raw" field, are base64 so that any bytes survive.
-func exportPeriod(ctx context.Context, env *cliEnv, p *client.Partitioned, info client.PeriodInfo, dir, format string, kf keyFormat) error {
-	t, err := p.PeriodTable(info.Table)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, info.Table+"."+format)
-	f, err := os.CreateTemp(dir, info.Table+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
-	defer f.Close()
-	sum := sha256.New()
-	w := io.MultiWriter(f, sum)
-	var put func(row client.Row) error
-	if format == "csv" {
-		cw := csv.NewWriter(w)
-		if err := cw.Write([]string{"key", "raw", "family", "qualifier", "timestamp", "value"}); err != nil {
-			return err
-		}
-		put = func(row client.Row) error {
-			for _, c := range row.Cells {
-				if err := cw.Write([]string{kf.format(row.Key), base64.StdEncoding.EncodeToString(row.Key), c.Family, c.Qualifier,
-					strconv.FormatInt(c.Timestamp, 10), base64.StdEncoding.EncodeToString(c.Value)}); err != nil {
-					return err
-				}
-			}
-			cw.Flush()
-			return cw.Error()
-		}
-	} else {
-		enc := json.NewEncoder(w)
-		type cell struct {
-			Family    string `json:"family"`
-			Qualifier string `json:"qualifier"`
-			Timestamp int64  `json:"ts"`
-			Value     []byte `json:"value"`
-		}
-		put = func(row client.Row) error {
-			line := struct {
-				Key   string `json:"key"`
-				Raw   []byte `json:"raw"`
-				Cells []cell `json:"cells"`
-			}{Key: kf.format(row.Key), Raw: row.Key}
-			for _, c := range row.Cells {
-				line.Cells = append(line.Cells, cell{c.Family, c.Qualifier, c.Timestamp, c.Value})
-			}
-			return enc.Encode(line)
-		}
-	}
-	rows := 0
-	for row, err := range t.Scan(ctx, client.Range{}) {
-		if err != nil {
-			return err
-		}
-		if err := put(row); err != nil {
-			return err
-		}
-		rows++
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "exported %s to %s: %d rows, sha256 %s\n", info.Table, path, rows, hex.EncodeToString(sum.Sum(nil)))
 	return nil
 }

@@ -33,11 +33,10 @@ func runRebucket(ctx context.Context, env *cliEnv, args []string) error {
 	fence := fs.Duration("fence", client.DefaultRebucketFence, "wait after each step for every client to see it: longer than the clients' directory refresh plus the longest write")
 	grace := fs.Duration("grace", 0, "keep the old table this long after the switch (0: --fence; negative: keep it)")
 	workers := fs.Int("workers", 0, "old buckets copied at once (0: the client's concurrency)")
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
-	env.applyVerbose(sf.verbose)
 	if len(pos) == 1 && sf.table == "" {
 		sf.table = pos[0]
 	} else if len(pos) > 1 || (len(pos) == 1 && sf.table != pos[0]) {

@@ -25,6 +25,21 @@ const defaultStore = "local://brine.db"
 const storeURLHelp = `local://PATH[?nosync=1] | memory:// | hbase://ZKHOST:PORT[,ZKHOST:PORT][/ZNODE] | ` +
 	`tablestore://INSTANCE@HOST (https) | tablestore+http://INSTANCE@HOST:PORT | tablestore:// (all from TABLESTORE_* env)`
 
+// hbaseConfig is the driver config of the store URL raw, hbase://QUORUM[/ZNODE-ROOT] (rest: after
+// the scheme).
+func hbaseConfig(env *cliEnv, raw, rest string) (hbase.Config, error) {
+	quorum, root, _ := strings.Cut(rest, "/")
+	if quorum == "" {
+		return hbase.Config{}, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
+	}
+	cfg := hbase.Config{ZKQuorum: quorum}
+	cfg.Logger = env.logger
+	if root != "" {
+		cfg.ZKRoot = "/" + root
+	}
+	return cfg, nil
+}
+
 // openStore opens the backend a store URL names. Credentials never come from the URL: Tablestore's are
 // read from the environment (TABLESTORE_ACCESS_KEY_ID / TABLESTORE_ACCESS_KEY_SECRET), so they do not
 // end up in shell history, process lists or logs. With mustExist, a local:// file that is not there
@@ -68,16 +83,11 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 	case "memory":
 		return memory.New(), nil
 	case "hbase":
-		quorum, root, _ := strings.Cut(rest, "/")
-		if quorum == "" {
-			return nil, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
+		cfg, err := hbaseConfig(env, raw, rest)
+		if err != nil {
+			return nil, err
 		}
-		cfg := hbase.Config{ZKQuorum: quorum}
-		if root != "" {
-			cfg.ZKRoot = "/" + root
-		}
-		cfg.Logger = env.logger
-		if err := dialQuorum(ctx, quorum); err != nil {
+		if err := dialQuorum(ctx, cfg.ZKQuorum); err != nil {
 			return nil, fmt.Errorf("store %q: %w", raw, err)
 		}
 		return hbase.Open(ctx, cfg)

@@ -22,11 +22,10 @@ func storeCommand(ctx context.Context, env *cliEnv, name string, args []string, 
 	fs := newFlagSet(env, name)
 	var sf storeFlags
 	sf.register(fs)
-	pos, err := parseArgs(fs, args)
+	pos, err := sf.parse(env, fs, args)
 	if err != nil {
 		return nil, nil, err
 	}
-	env.applyVerbose(sf.verbose)
 	switch {
 	case !wantTable && len(pos) > 0:
 		return nil, nil, fmt.Errorf("usage: brine %s [--store URL] (no arguments, got %q)", name, pos)

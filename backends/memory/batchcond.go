@@ -1,0 +1,51 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+var _ backends.BatchRowAtomic = (*Backend)(nil)
+
+// CheckAndMutateBatch tests and applies every row under one hold of the table's write lock: each row
+// is atomic, as CheckAndMutate makes it, and the batch costs one lock.
+func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []backends.CondMutation) ([]bool, []error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, err)
+	}
+	if err := backends.CheckBatch(ms, MaxKeyLen); err != nil {
+		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, err)
+	}
+	t, err := b.table(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := b.now().UnixMilli()
+	changes := make([]*change, len(ms))
+	rowErrs := make([]error, len(ms))
+	for i, cm := range ms {
+		// After CheckBatch only a family the table lacks is left to refuse: that row fails alone.
+		if err := backends.CheckFamily(t.families, cm.Cond.Family); err != nil {
+			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: condition: %w", name, i, err)
+			continue
+		}
+		if changes[i], err = prepare(t.families, t.versions, cm.Mut, now); err != nil {
+			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: %w", name, i, err)
+		}
+	}
+	applied := make([]bool, len(ms))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, backends.ErrTableNotFound)
+	}
+	for i, c := range changes {
+		if c != nil && ms[i].Cond.Holds(t.cellsLocked(c.key)) {
+			t.applyLocked(c)
+			applied[i] = true
+		}
+	}
+	return backends.BatchOutcome(ctx, name, applied, rowErrs)
+}

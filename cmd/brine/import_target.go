@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/salting"
+)
+
+// The table an import writes, and the key schema its rows' keys are encoded with.
+
+// keySchema is the schema rows' keys are encoded with: --key, else the one stored with the table.
+func (f *importFlags) keySchema(ctx context.Context, env *cliEnv) (*keys.Schema, error) {
+	if f.key != "" {
+		s, err := keys.ParseSchema(f.key)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		return s, nil
+	}
+	if f.create {
+		return nil, errors.New("--key is required with --create: the key columns, e.g. 'host,ts:int64'")
+	}
+	c, _, stored, err := f.openTable(ctx, env, f.salt)
+	if err != nil {
+		return nil, err
+	}
+	c.Close()
+	if stored == nil {
+		return nil, fmt.Errorf("--key is required: table %s stores no key schema (give the key columns, e.g. 'host,ts:int64')", f.table)
+	}
+	return stored, nil
+}
+
+// importTarget is a table an import writes: a salted table, or a partitioned one by its logical name.
+type importTarget interface {
+	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
+}
+
+// openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
+// schema stored with it, if any, is the import's.
+func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, importTarget, error) {
+	if !f.create {
+		c, t, stored, err := f.openTable(ctx, env, f.salt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if stored != nil && stored.String() != schema.String() {
+			c.Close()
+			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)
+		}
+		p, err := openPartitioned(ctx, c, f.table)
+		if err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		if p != nil {
+			return c, p, nil
+		}
+		return c, t, nil
+	}
+	if f.table == "" {
+		return nil, nil, errors.New("--table is required")
+	}
+	if f.salt == "" {
+		return nil, nil, errors.New("--salt is required with -create")
+	}
+	s, err := salting.ParseSpec(f.salt)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := openStore(ctx, env, f.store, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := env.newClient(b)
+	t, err := c.CreateTable(ctx, f.table, client.TableConfig{
+		Salter: s, Families: []string{f.family}, Meta: map[string]string{MetaKeySchema: schema.String()},
+	})
+	if errors.Is(err, client.ErrTableExists) {
+		// A re-run of the same command: the table is used if it is the one the command creates.
+		c.Close()
+		f.create = false
+		c, t, err := f.openOrCreate(ctx, env, schema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--create: table %s exists, and does not match: %w", f.table, err)
+		}
+		fmt.Fprintf(env.stderr, "table %s exists with salt %s: importing into it\n", f.table, s.Spec())
+		return c, t, nil
+	}
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, t, nil
+}

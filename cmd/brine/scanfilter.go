@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
+)
+
+// scanFilter is a --filter planned for one scan. The stores compare bytes and match row-key regexes
+// on the stored (encoded) key, where a user means numbers, times and the key scan prints: an
+// ordering comparison with a number or a time, and @key ~ on keys printed typed or in hex, are evaluated
+// here, on the rows the store returns; so are the cell filters then (they trim a row after its row
+// predicates pass). The rest of a top-level AND still runs in the store.
+type scanFilter struct {
+	f     client.Filter
+	kf    keyFormat
+	store *client.Filter // nil: every row comes back
+	local bool           // the CLI evaluates f (and its limit) on the rows the store returns
+
+	typed map[*client.Filter]*typedLeaf // ordering comparisons against a number or a time
+	cols  []client.Column               // the columns f tests
+	seen  map[client.Column]bool        // of those, the ones a row the CLI read had
+}
+
+// typedLeaf is a comparison whose literal is a number or a time, and how many rows' values it met.
+type typedLeaf struct {
+	num        *float64
+	at         *time.Time
+	rows, bad  int // rows with the column; of them, rows whose value was not a number (a time)
+	exprString string
+}
+
+// newScanFilter plans f for a scan whose keys print with kf.
+func newScanFilter(f client.Filter, kf keyFormat) *scanFilter {
+	sf := &scanFilter{f: f, kf: kf, typed: map[*client.Filter]*typedLeaf{}, seen: map[client.Column]bool{}}
+	cols := map[client.Column]bool{}
+	sf.walk(&sf.f, cols)
+	sf.cols = slices.SortedFunc(maps.Keys(cols), func(a, b client.Column) int {
+		return strings.Compare(a.Family+":"+a.Qualifier, b.Family+":"+b.Qualifier)
+	})
+	if !sf.needsLocal(&sf.f) {
+		sf.store = &sf.f
+		return sf
+	}
+	sf.local = true
+	if sf.f.Kind != backends.FilterAnd {
+		return sf // one condition, which needs the CLI
+	}
+	var push []client.Filter
+	for i := range sf.f.Subs {
+		if c := &sf.f.Subs[i]; !sf.needsLocal(c) && !c.HasCells() {
+			push = append(push, *c)
+		}
+	}
+	switch len(push) {
+	case 0:
+	case 1:
+		sf.store = &push[0]
+	default:
+		all := client.AllFilters(push...)
+		sf.store = &all
+	}
+	return sf
+}
+
+// walk finds f's typed comparisons and tested columns.
+func (sf *scanFilter) walk(f *client.Filter, cols map[client.Column]bool) {
+	switch f.Kind {
+	case backends.FilterCompare, backends.FilterRegex:
+		cols[f.Column] = true
+		if f.Kind == backends.FilterCompare && f.Op != client.Equal && f.Op != client.NotEqual {
+			if tl := parseTyped(string(f.Value)); tl != nil {
+				tl.exprString = fmt.Sprintf("%s:%s %s %s", f.Column.Family, f.Column.Qualifier, f.Op, f.Value)
+				sf.typed[f] = tl
+			}
+		}
+	}
+	for i := range f.Subs {
+		sf.walk(&f.Subs[i], cols)
+	}
+}
+
+// needsLocal reports whether f has a leaf the store cannot evaluate as the CLI means it.
+func (sf *scanFilter) needsLocal(f *client.Filter) bool {
+	if _, ok := sf.typed[f]; ok {
+		return true
+	}
+	if f.Kind == backends.FilterKeyRegex && sf.printedKeys() {
+		return true
+	}
+	for i := range f.Subs {
+		if sf.needsLocal(&f.Subs[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// printedKeys reports whether keys print as something else than their bytes (typed values, hex),
+// which @key ~ then matches.
+func (sf *scanFilter) printedKeys() bool { return sf.kf.schema != nil || sf.kf.hex }
+
+// options are the read options the store evaluates the filter by.
+func (sf *scanFilter) options() []client.ReadOption {
+	if sf.store == nil {
+		return nil
+	}
+	return []client.ReadOption{client.RowFilter(*sf.store)}
+}
+
+// apply returns the row as the filter leaves it, and whether it passes; it notes the columns seen.
+func (sf *scanFilter) apply(row client.Row) (client.Row, bool) {
+	for _, c := range row.Cells {
+		sf.seen[client.Column{Family: c.Family, Qualifier: c.Qualifier}] = true
+	}
+	if !sf.local {
+		return row, true
+	}
+	if !sf.match(&sf.f, row) {
+		return row, false
+	}
+	if sf.f.HasCells() {
+		_, leaves := sf.f.SplitCells()
+		row.Cells = backends.TrimCells(leaves, row.Cells)
+	}
+	return row, len(row.Cells) > 0
+}
+
+func (sf *scanFilter) match(f *client.Filter, row client.Row) bool {
+	switch f.Kind {
+	case backends.FilterAnd:
+		for i := range f.Subs {
+			if !sf.match(&f.Subs[i], row) {
+				return false
+			}
+		}
+		return true
+	case backends.FilterOr:
+		for i := range f.Subs {
+			if sf.match(&f.Subs[i], row) {
+				return true
+			}
+		}
+		return false
+	case backends.FilterNot:
+		return !sf.match(&f.Subs[0], row)
+	case backends.FilterKeyRegex:
+		if sf.printedKeys() {
+			return f.Regexp().MatchString(sf.kf.format(row.Key))
+		}
+	case backends.FilterCompare:
+		if tl := sf.typed[f]; tl != nil {
+			return tl.match(f, row.Cells)
+		}
+	}
+	return f.MatchRow(row.Key, row.Cells)
+}
+
+var numberLiteral = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+
+// parseTyped returns the typed form of a comparison's literal: a number, or a time (a date, or RFC
+// 3339); nil for anything else, which compares as bytes.
+func parseTyped(lit string) *typedLeaf {
+	if numberLiteral.MatchString(lit) {
+		if v, err := strconv.ParseFloat(lit, 64); err == nil {
+			return &typedLeaf{num: &v}
+		}
+	}
+	if t, ok := parseTime(lit); ok {
+		return &typedLeaf{at: &t}
+	}
+	return nil
+}
+
+func parseTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.DateOnly, time.RFC3339Nano} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// match compares the newest value of f's column: as a number against a number literal; against a
+// time literal, as milliseconds since 1970 when it is a whole number, else as a date or RFC 3339.
+func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
+	var v []byte
+	found := false
+	for _, c := range cells { // newest first within a column
+		if c.Family == f.Column.Family && c.Qualifier == f.Column.Qualifier {
+			v, found = c.Value, true
+			break
+		}
+	}
+	if !found {
+		return false
+	}
+	tl.rows++
+	var cmp int
+	switch {
+	case tl.num != nil:
+		x, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
+		if err != nil {
+			tl.bad++
+			return false
+		}
+		cmp = compareFloat(x, *tl.num)
+	default:
+		var at time.Time
+		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			at = time.UnixMilli(ms)
+		} else if t, ok := parseTime(string(v)); ok {
+			at = t
+		} else {
+			tl.bad++
+			return false
+		}
+		cmp = at.Compare(*tl.at)
+	}
+	switch f.Op {
+	case client.Less:
+		return cmp < 0
+	case client.LessOrEqual:
+		return cmp <= 0
+	case client.Greater:
+		return cmp > 0
+	}
+	return cmp >= 0
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// warn says on w what made the filter fail rows without saying so: values a typed comparison could
+// not read, and columns no row in the range has (a misspelt name), which it checks in the store
+// for the columns no row read had.
+func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r client.Range) error {
+	for _, tl := range sf.typed {
+		if tl.bad == 0 {
+			continue
+		}
+		kind := "a number"
+		if tl.at != nil {
+			kind = "a time (milliseconds since 1970, a date or RFC 3339)"
+		}
+		fmt.Fprintf(w, "warning: %s: %d of %d rows with the column hold a value that is not %s; they failed it\n", tl.exprString, tl.bad, tl.rows, kind)
+	}
+	for _, col := range sf.cols {
+		if sf.seen[col] {
+			continue
+		}
+		found := false
+		for _, err := range t.Scan(ctx, r, client.Columns(col), client.Limit(1)) {
+			if err != nil {
+				return err
+			}
+			found = true
+		}
+		if found {
+			continue
+		}
+		var some []string
+		seen := map[string]bool{}
+		for row, err := range t.Scan(ctx, r, client.Limit(20)) {
+			if err != nil {
+				return err
+			}
+			for _, c := range row.Cells {
+				if name := c.Family + ":" + c.Qualifier; !seen[name] {
+					seen[name] = true
+					some = append(some, name)
+				}
+			}
+		}
+		slices.Sort(some)
+		fmt.Fprintf(w, "warning: no row in the range has column %s:%s, so every comparison on it failed (the first rows have: %s)\n",
+			col.Family, col.Qualifier, strings.Join(some, ", "))
+	}
+	return nil
+}
