@@ -39,7 +39,7 @@ var ErrClosed = errors.New("memory: backend closed")
 const (
 	OpCreateTable = "create_table" // key nil
 	OpDeleteTable = "delete_table" // key nil
-	OpTableMeta   = "table_meta"   // key nil
+	OpTableMeta   = "table_meta"   // key nil; RewriteTableMeta too
 	OpTables      = "tables"       // table and key empty
 	OpRegions     = "regions"      // key nil
 	OpRead        = "read"         // once per Read call, key nil; an error fails the call
@@ -105,10 +105,10 @@ func New(opts ...Option) *Backend {
 type table struct {
 	families map[string]bool // nil: any family
 	versions int             // kept per column
-	meta     map[string]string
 	splits   [][]byte
 
-	mu      sync.RWMutex // guards rows and dropped
+	mu      sync.RWMutex // guards rows, meta and dropped
+	meta    map[string]string
 	rows    *btree.BTreeG[*row]
 	dropped bool
 }
@@ -223,7 +223,9 @@ func (b *Backend) TableMeta(ctx context.Context, name string) (map[string]string
 	if err != nil {
 		return nil, err
 	}
+	t.mu.RLock()
 	m := maps.Clone(t.meta)
+	t.mu.RUnlock()
 	if m == nil {
 		m = map[string]string{}
 	}
