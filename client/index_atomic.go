@@ -21,6 +21,9 @@ import (
 // checked; a failed check writes nothing and is linearized at the read. A delete of columns no index
 // uses checks cond the same way before its mark.
 func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	if it, err = it.current(ctx); err != nil {
+		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+	}
 	indexed, err := it.indexedMutation(m)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
@@ -59,6 +62,9 @@ func holds(cond Condition, row []Cell) bool {
 // counters: what keeps CheckAndMutate's condition atomic. The cells returned carry Timestamp 0: the
 // store stamps them on write.
 func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
+	if it, err = it.current(ctx); err != nil {
+		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+	}
 	ctx, c := it.t.c.tel.begin(ctx, "increment", it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	if err := backends.CheckIncrements(incs); err != nil {

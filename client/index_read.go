@@ -29,6 +29,10 @@ const indexChunk = 64
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(IndexRow, error) bool) {
+		if err := ix.queryable(ctx); err != nil {
+			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+			return
+		}
 		if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
@@ -88,6 +92,9 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	if !ix.cfg.Unique {
 		return Row{}, fmt.Errorf("index %s get: %w: the index is not unique (use Scan)", ix.cfg.Name, backends.ErrInvalidArgument)
+	}
+	if err := ix.queryable(ctx); err != nil {
+		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
 	cfg := newReadConfig(opts)
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {

@@ -332,6 +332,10 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 // protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
 // one row at a time, in parallel), the other puts, stamped, through the plain batched path.
 func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+	it, err := it.current(ctx)
+	if err != nil {
+		return nil, err
+	}
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
 	var g errgroup.Group
