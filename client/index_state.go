@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -69,10 +70,15 @@ type indexView struct {
 // current is the handle as of the table's definitions read less than the refresh interval ago. Every
 // write takes it once at its start and keeps it to the end, so one write keeps one set of indexes.
 func (it *IndexedTable) current(ctx context.Context) (*IndexedTable, error) {
+	return it.refresh(ctx, false)
+}
+
+// refresh is current; force reads the definitions whatever their age.
+func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable, error) {
 	v := it.view
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if time.Since(v.at) < v.c.routeRefresh {
+	if !force && time.Since(v.at) < v.c.routeRefresh {
 		return v.cur, nil
 	}
 	sent := time.Now()
@@ -89,6 +95,40 @@ func (it *IndexedTable) current(ctx context.Context) (*IndexedTable, error) {
 	}
 	v.at = sent
 	return v.cur, nil
+}
+
+// write runs fn, a write, on the handle as of the table's definitions (current), and once more when
+// it failed on the table of an index dropped since: a write that outlasted DropIndex's fence. Such a
+// failure comes before the write's data write (every index step that can fail precedes it), so the
+// write is run again whole, keeping the indexes left.
+func (it *IndexedTable) write(ctx context.Context, fn func(*IndexedTable) error) error {
+	cur, err := it.current(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(cur)
+	if next, ok := it.afterDrop(ctx, cur, err); ok {
+		err = fn(next)
+	}
+	return err
+}
+
+// afterDrop returns the handle as of the definitions read now when err may come from the table of
+// an index that used had and that is gone (or being dropped) now.
+func (it *IndexedTable) afterDrop(ctx context.Context, used *IndexedTable, err error) (*IndexedTable, bool) {
+	if !errors.Is(err, ErrTableNotFound) {
+		return nil, false
+	}
+	next, rerr := it.refresh(ctx, true)
+	if rerr != nil {
+		return nil, false
+	}
+	for _, ix := range used.indexes {
+		if !slices.ContainsFunc(next.indexes, func(n *Index) bool { return n.cfg.Name == ix.cfg.Name && n.Spec() == ix.Spec() }) {
+			return next, true
+		}
+	}
+	return nil, false
 }
 
 // latest is the handle as of the table's definitions last read, without reading them again.

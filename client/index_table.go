@@ -203,10 +203,11 @@ func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Colum
 	return it.applyOne(ctx, "delete", deleteMutation(key, columns))
 }
 
-func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {
-	if it, err = it.current(ctx); err != nil {
-		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
-	}
+func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) error {
+	return it.write(ctx, func(it *IndexedTable) error { return it.applyOneNow(ctx, op, m) })
+}
+
+func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) (err error) {
 	indexed, err := it.indexedMutation(m)
 	switch {
 	case err != nil:
