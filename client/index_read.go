@@ -25,7 +25,9 @@ const indexChunk = 64
 // Families, MaxVersions, BatchSize, RowFilter (applied to the main rows, in the client). It scans every bucket of the index in parallel and merges them
 // as Table.Scan does. An entry is answered only if the main row, read after the entry, still has
 // that index key; when Columns names only covered columns, a verified entry is answered from the
-// index alone. Pending entries are repaired on the way (see the package documentation).
+// index alone. Pending entries are repaired on the way (see the package documentation). An index
+// still being built (AddIndex) is refused with ErrIndexBuilding, one being dropped with
+// ErrIndexNotFound.
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(IndexRow, error) bool) {

@@ -17,18 +17,11 @@ var _ backends.MetaRewriter = (*Store)(nil)
 // under the store's table lock, which every rewrite takes, so they are one step; the cached
 // tableInfo is replaced, never changed, since readers hold it without the lock.
 func (s *Store) RewriteTableMeta(ctx context.Context, name string, old, newMeta map[string]string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("local: rewrite meta %q: %w", name, err)
-	}
-	if err := s.usable(true); err != nil {
+	ti, unlock, err := s.lockTable(ctx, "rewrite meta", name)
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ti := s.tables[name]
-	if ti == nil {
-		return fmt.Errorf("local: rewrite meta %q: %w", name, backends.ErrTableNotFound)
-	}
+	defer unlock()
 	if !maps.Equal(ti.Meta, old) {
 		return fmt.Errorf("local: rewrite meta %q: %w", name, backends.ErrMetaChanged)
 	}
@@ -46,4 +39,22 @@ func (s *Store) RewriteTableMeta(ctx context.Context, name string, old, newMeta 
 	}
 	s.tables[name] = &next
 	return nil
+}
+
+// lockTable takes the store's table lock for a change of name's entry (op names the call in errors)
+// and returns the entry and the unlock; ErrTableNotFound when there is none.
+func (s *Store) lockTable(ctx context.Context, op, name string) (*tableInfo, func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("local: %s %q: %w", op, name, err)
+	}
+	if err := s.usable(true); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	ti := s.tables[name]
+	if ti == nil {
+		s.mu.Unlock()
+		return nil, nil, fmt.Errorf("local: %s %q: %w", op, name, backends.ErrTableNotFound)
+	}
+	return ti, s.mu.Unlock, nil
 }
