@@ -228,6 +228,7 @@ type Index struct {
 	// grace is how old a pending entry must be before a reader takes its writer for dead and repairs
 	// it (see the package documentation); a younger one is answered from the main row, unrepaired.
 	grace time.Duration
+	state IndexState
 }
 
 // DefaultIndexGrace is how long a write may take between its first index write and its data write

@@ -21,6 +21,14 @@ import (
 // checked; a failed check writes nothing and is linearized at the read. A delete of columns no index
 // uses checks cond the same way before its mark.
 func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	err = it.write(ctx, func(it *IndexedTable) error {
+		applied, err = it.checkAndMutate(ctx, cond, m)
+		return err
+	})
+	return applied, err
+}
+
+func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
 	indexed, err := it.indexedMutation(m)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
@@ -58,7 +66,15 @@ func holds(cond Condition, row []Cell) bool {
 // version (retried while other writers change the row), so that the row's version changes with its
 // counters: what keeps CheckAndMutate's condition atomic. The cells returned carry Timestamp 0: the
 // store stamps them on write.
-func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
+func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (out []Cell, err error) {
+	err = it.write(ctx, func(it *IndexedTable) error {
+		out, err = it.increment(ctx, key, incs)
+		return err
+	})
+	return out, err
+}
+
+func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
 	ctx, c := it.t.c.tel.begin(ctx, "increment", it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
 	if err := backends.CheckIncrements(incs); err != nil {

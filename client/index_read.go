@@ -25,10 +25,16 @@ const indexChunk = 64
 // Families, MaxVersions, BatchSize, RowFilter (applied to the main rows, in the client). It scans every bucket of the index in parallel and merges them
 // as Table.Scan does. An entry is answered only if the main row, read after the entry, still has
 // that index key; when Columns names only covered columns, a verified entry is answered from the
-// index alone. Pending entries are repaired on the way (see the package documentation).
+// index alone. Pending entries are repaired on the way (see the package documentation). An index
+// still being built (AddIndex) is refused with ErrIndexBuilding, one being dropped with
+// ErrIndexNotFound.
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
 	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
 	return func(yield func(IndexRow, error) bool) {
+		if err := ix.queryable(ctx); err != nil {
+			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+			return
+		}
 		if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
@@ -88,6 +94,9 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	if !ix.cfg.Unique {
 		return Row{}, fmt.Errorf("index %s get: %w: the index is not unique (use Scan)", ix.cfg.Name, backends.ErrInvalidArgument)
+	}
+	if err := ix.queryable(ctx); err != nil {
+		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
 	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {

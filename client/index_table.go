@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/salting"
@@ -28,7 +29,8 @@ var ErrIndexedTable = backends.ErrIndexedTable
 type IndexedTable struct {
 	t           *Table // the main table, unrouted: the protocol's reads and data writes
 	indexes     []*Index
-	indexFamily string // the family of the version column
+	indexFamily string     // the family of the version column
+	view        *indexView // shared by the copies of one handle: its indexes as last read
 }
 
 // CreateIndexedTable creates a table with cfg.Indexes (at least one), as CreateTable creates a
@@ -97,6 +99,7 @@ func (c *Client) indexedHandle(name string, s salting.Salter, meta map[string]st
 	if err := c.attachIndexes(it, meta); err != nil {
 		return nil, err
 	}
+	it.view = &indexView{c: c, name: name, cur: it, seen: indexMeta(meta), at: time.Now()}
 	return it, nil
 }
 
@@ -106,9 +109,11 @@ func (it *IndexedTable) Name() string { return it.t.name }
 // Salter is the table's salter.
 func (it *IndexedTable) Salter() salting.Salter { return it.t.salter }
 
-// Index returns the table's index of that name, or nil when there is none.
+// Index returns the table's index of that name, or nil when there is none, as of the handle's last
+// reading of the table's definitions (its writes and queries read them again once older than the
+// refresh interval).
 func (it *IndexedTable) Index(name string) *Index {
-	for _, ix := range it.indexes {
+	for _, ix := range it.latest().indexes {
 		if ix.cfg.Name == name {
 			return ix
 		}
@@ -116,8 +121,9 @@ func (it *IndexedTable) Index(name string) *Index {
 	return nil
 }
 
-// Indexes returns the table's indexes, sorted by name.
-func (it *IndexedTable) Indexes() []*Index { return slices.Clone(it.indexes) }
+// Indexes returns the table's indexes, sorted by name, as Index does: building ones too (see
+// Index.State), not the ones being dropped.
+func (it *IndexedTable) Indexes() []*Index { return slices.Clone(it.latest().indexes) }
 
 // versionColumn is the column holding the row's version.
 func (it *IndexedTable) versionColumn() Column {
@@ -197,7 +203,11 @@ func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Colum
 	return it.applyOne(ctx, "delete", deleteMutation(key, columns))
 }
 
-func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {
+func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) error {
+	return it.write(ctx, func(it *IndexedTable) error { return it.applyOneNow(ctx, op, m) })
+}
+
+func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) (err error) {
 	indexed, err := it.indexedMutation(m)
 	switch {
 	case err != nil:

@@ -30,7 +30,7 @@ func checkIndexes(families []string, defs []IndexConfig) error {
 // addIndexMeta stores the definitions with the table, as the salting spec is.
 func addIndexMeta(meta map[string]string, families []string, defs []IndexConfig) error {
 	for k := range meta {
-		if strings.HasPrefix(k, metaIndexPrefix) || k == metaIndexFamily {
+		if strings.HasPrefix(k, metaIndexPrefix) || strings.HasPrefix(k, metaIndexStatePrefix) || k == metaIndexFamily {
 			return fmt.Errorf("%w: Meta key %q is reserved for index definitions", backends.ErrInvalidArgument, k)
 		}
 	}
@@ -47,10 +47,7 @@ func addIndexMeta(meta map[string]string, families []string, defs []IndexConfig)
 // createIndexTables creates each index's table, pre-split at its own salter's buckets.
 func (c *Client) createIndexTables(ctx context.Context, table string, defs []IndexConfig) error {
 	for _, d := range defs {
-		s := d.Salter
-		if s == nil {
-			s, _ = salting.ParseSpec("none")
-		}
+		s := d.salter()
 		opts := backends.TableOptions{
 			Families:  []string{indexFamily},
 			SplitKeys: s.SplitKeys(0),
@@ -63,7 +60,17 @@ func (c *Client) createIndexTables(ctx context.Context, table string, defs []Ind
 	return nil
 }
 
-// attachIndexes gives t the indexes its meta declares, sorted by name.
+// salter is the index table's salter: Salter, or "none".
+func (cfg IndexConfig) salter() salting.Salter {
+	if cfg.Salter != nil {
+		return cfg.Salter
+	}
+	s, _ := salting.ParseSpec("none")
+	return s
+}
+
+// attachIndexes gives t the indexes its meta declares, sorted by name, but the ones being dropped,
+// which writers no longer keep.
 func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 	names := slices.Sorted(maps.Keys(meta))
 	for _, k := range names {
@@ -75,7 +82,13 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 		if err != nil {
 			return err
 		}
-		t.indexes = append(t.indexes, c.newIndex(t, cfg))
+		st := indexState(meta, name)
+		if st == IndexDropping {
+			continue
+		}
+		ix := c.newIndex(t, cfg)
+		ix.state = st
+		t.indexes = append(t.indexes, ix)
 	}
 	t.indexFamily = meta[metaIndexFamily]
 	if len(t.indexes) > 0 && t.indexFamily == "" {
@@ -85,9 +98,7 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 }
 
 func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
-	if cfg.Salter == nil {
-		cfg.Salter, _ = salting.ParseSpec("none")
-	}
+	cfg.Salter = cfg.salter()
 	return &Index{t: t, cfg: cfg, table: c.plainTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 }
 

@@ -192,3 +192,23 @@ func TestIndexApplySameRow(t *testing.T) {
 		indextest.AssertIndexes(t, tbl)
 	}
 }
+
+// TestIndexAddLive, TestIndexAddResume, TestIndexDropLive: see indextest.AddLive, AddResume and
+// DropLive.
+func TestIndexAddLive(t *testing.T) {
+	for name, open := range indexStores {
+		t.Run(name, func(t *testing.T) { indextest.AddLive(t, open(t), "orders") })
+	}
+}
+
+func TestIndexAddResume(t *testing.T) {
+	for name, open := range indexStores {
+		t.Run(name, func(t *testing.T) { indextest.AddResume(t, open(t), "orders") })
+	}
+}
+
+func TestIndexDropLive(t *testing.T) {
+	for name, open := range indexStores {
+		t.Run(name, func(t *testing.T) { indextest.DropLive(t, open(t), "orders") })
+	}
+}

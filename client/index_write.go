@@ -334,6 +334,46 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 // protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
 // one row at a time, in parallel), the other puts, stamped, through the plain batched path.
 func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+	cur, err := it.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	errs, err := cur.applyIndexedNow(ctx, muts)
+	if err != nil || errs == nil {
+		return errs, err
+	}
+	var again []int
+	for i, e := range errs {
+		if errors.Is(e, ErrTableNotFound) {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return errs, nil
+	}
+	next, ok := it.afterDrop(ctx, cur, errs[again[0]])
+	if !ok {
+		return errs, nil
+	}
+	sub := make([]Mutation, len(again))
+	for j, i := range again {
+		sub[j] = muts[i]
+	}
+	subErrs, err := next.applyIndexedNow(ctx, sub)
+	for j, i := range again {
+		switch {
+		case err != nil:
+			errs[i] = err
+		case subErrs == nil:
+			errs[i] = nil
+		default:
+			errs[i] = subErrs[j]
+		}
+	}
+	return rowErrors(errs), nil
+}
+
+func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
 	var g errgroup.Group

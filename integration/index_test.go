@@ -11,7 +11,8 @@ import (
 )
 
 // The index cases the embedded stores run (client/indextest), on HBase and on the Tablestore
-// server: the table-driven steps, the scan options, and writers racing index scans.
+// server: the table-driven steps, the scan options, writers racing index scans, and indexes added to
+// and dropped from tables in use.
 func runIndexCases(t *testing.T, b backends.Backend, name func() string, scanOptions bool) {
 	t.Run("steps", func(t *testing.T) { indextest.Steps(t, indextest.NewOrders(t, b, name())) })
 	if scanOptions {
@@ -20,6 +21,9 @@ func runIndexCases(t *testing.T, b backends.Backend, name func() string, scanOpt
 	t.Run("concurrent", func(t *testing.T) { indextest.Concurrent(t, indextest.NewOrders(t, b, name()), 1, 4, 25) })
 	t.Run("conditional race", func(t *testing.T) { indextest.ConditionalRace(t, indextest.NewOrders(t, b, name()), 4, 10) })
 	t.Run("revoke race", func(t *testing.T) { indextest.RevokeRace(t, indextest.NewOrders(t, b, name()), 3, 10) })
+	t.Run("add live", func(t *testing.T) { indextest.AddLive(t, b, name()) })
+	t.Run("add resume", func(t *testing.T) { indextest.AddResume(t, b, name()) })
+	t.Run("drop live", func(t *testing.T) { indextest.DropLive(t, b, name()) })
 }
 
 func TestHBaseIndexCases(t *testing.T) {

@@ -1,5 +1,5 @@
-// Package backendtest is the conformance suite for backends.Backend and backends.RowAtomic, and the
-// one statement of the row contract: every driver (memory, local, hbase, tablestore, and the faulty
+// Package backendtest is the conformance suite for backends.Backend, backends.RowAtomic and
+// backends.MetaRewriter, and the one statement of the row contract: every driver (memory, local, hbase, tablestore, and the faulty
 // wrapper) runs the same tests, none skipped, so that code written against one store behaves the same
 // on the others.
 //
@@ -94,6 +94,7 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("Atomic", func(t *testing.T) { s.run(t, atomicTests) })
 	t.Run("BatchAtomic", func(t *testing.T) { s.run(t, batchAtomicTests) })
 	t.Run("Filter", func(t *testing.T) { s.run(t, filterTests) })
+	t.Run("MetaRewrite", func(t *testing.T) { s.run(t, metaRewriteTests) })
 }
 
 type suite struct {

@@ -163,6 +163,7 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if err != nil {
 		return err
 	}
+	attrs = append(attrs, newMetaID())
 
 	call := &createTableCall{
 		CreateTable: hrpc.NewCreateTable(ctx, []byte(table), fams, hrpc.SplitKeys(opts.SplitKeys)),
@@ -197,6 +198,9 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 	}
 	err = b.masterProcedure(ctx, "DeleteTable", &pb.DeleteTableRequest{TableName: tableName(table)},
 		func() proto.Message { return &pb.DeleteTableResponse{} })
+	if err == nil {
+		b.forgetMetaRow(ctx, table)
+	}
 	return wrapErr("delete", table, err)
 }
 
@@ -214,7 +218,8 @@ func (b *Backend) masterProcedure(ctx context.Context, name string, req proto.Me
 	return b.waitProcedure(ctx, p.GetProcId())
 }
 
-// Tables lists the tables of the default namespace (the only one brine names), sorted.
+// Tables lists the tables of the default namespace (the only one brine names), sorted, without the
+// driver's own MetaTable.
 func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 	req, err := hrpc.NewListTableNames(ctx, hrpc.ListNamespace("default"))
 	if err != nil {
@@ -226,7 +231,7 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		if ns := string(n.GetNamespace()); ns == "" || ns == "default" {
+		if ns := string(n.GetNamespace()); (ns == "" || ns == "default") && string(n.GetQualifier()) != MetaTable {
 			out = append(out, string(n.GetQualifier()))
 		}
 	}
@@ -234,8 +239,19 @@ func (b *Backend) Tables(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// TableMeta returns the Meta that CreateTable stored in table's descriptor (an empty map if none).
+// TableMeta returns the Meta that CreateTable stored in table's descriptor (an empty map if none),
+// or the one RewriteTableMeta stored since (metacas.go).
 func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]string, error) {
+	s, err := b.descriptor(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := b.currentMeta(ctx, table, s)
+	return m, err
+}
+
+// descriptor fetches table's descriptor from the master.
+func (b *Backend) descriptor(ctx context.Context, table string) (*pb.TableSchema, error) {
 	if err := checkTable(table); err != nil {
 		return nil, err
 	}
@@ -253,7 +269,7 @@ func (b *Backend) TableMeta(ctx context.Context, table string) (map[string]strin
 	}
 	for _, s := range resp.GetTableSchema() {
 		if sameTable(s.GetTableName(), table) {
-			return metaFromSchema(s), nil
+			return s, nil
 		}
 	}
 	return nil, wrapErr("table meta", table, gohbase.TableNotFound)

@@ -359,19 +359,12 @@ func (s *Store) CreateTable(ctx context.Context, name string, opts backends.Tabl
 
 // DeleteTable removes a table and its rows.
 func (s *Store) DeleteTable(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("local: delete table %q: %w", name, err)
-	}
-	if err := s.usable(true); err != nil {
+	ti, unlock, err := s.lockTable(ctx, "delete table", name)
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ti := s.tables[name]
-	if ti == nil {
-		return fmt.Errorf("local: delete table %q: %w", name, backends.ErrTableNotFound)
-	}
-	err := s.db.Update(func(tx *bbolt.Tx) error {
+	defer unlock()
+	err = s.db.Update(func(tx *bbolt.Tx) error {
 		if err := tx.DeleteBucket(ti.bucket); err != nil && !errors.Is(err, bberrors.ErrBucketNotFound) {
 			return err
 		}

@@ -77,10 +77,10 @@ func New(opts ...Option) *Backend {
 type table struct {
 	families map[string]bool // nil: any family
 	versions int             // kept per column
-	meta     map[string]string
 	splits   [][]byte
 
-	mu      sync.RWMutex // guards rows and dropped
+	mu      sync.RWMutex // guards rows, meta and dropped
+	meta    map[string]string
 	rows    *btree.BTreeG[*row]
 	dropped bool
 }
@@ -176,7 +176,9 @@ func (b *Backend) TableMeta(ctx context.Context, name string) (map[string]string
 	if err != nil {
 		return nil, err
 	}
+	t.mu.RLock()
 	m := maps.Clone(t.meta)
+	t.mu.RUnlock()
 	if m == nil {
 		m = map[string]string{}
 	}

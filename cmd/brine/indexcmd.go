@@ -28,7 +28,8 @@ func (f *indexFlags) Set(v string) error {
 	return nil
 }
 
-const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grace DURATION] TABLE [INDEX]"
+const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grace DURATION] TABLE [INDEX]\n" +
+	"       brine index add|drop ... (brine index add -h)"
 
 // runIndex lists a table's indexes, verifies them against the main table (exit code 3 when a
 // problem is found), or rebuilds them online.
@@ -37,6 +38,9 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return errors.New(indexUsage)
 	}
 	verb := args[0]
+	if verb == "add" || verb == "drop" {
+		return runIndexChange(ctx, env, verb, args[1:])
+	}
 	if verb != "list" && verb != "verify" && verb != "rebuild" {
 		return fmt.Errorf("index %q: %s", verb, indexUsage)
 	}
@@ -90,9 +94,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 			problems += rep.Problems()
 		case "rebuild":
 			start := time.Now()
-			p, err := ix.WithGrace(*grace).Rebuild(ctx, func(p client.RebuildProgress) {
-				fmt.Fprintf(env.stderr, "index %s: bucket %d/%d, %d rows, %d entries\n", p.Index, p.Buckets, p.Total, p.Rows, p.Entries)
-			})
+			p, err := ix.WithGrace(*grace).Rebuild(ctx, rebuildProgress(env))
 			if err != nil {
 				return err
 			}

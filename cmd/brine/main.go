@@ -70,7 +70,7 @@ func commands() []command {
 		{"tables", "list the tables of a store", runTables},
 		{"describe", "show a table's salting spec, key schema and regions per bucket: describe TABLE", runDescribe},
 		{"drop", "delete a table and its data: drop TABLE", runDrop},
-		{"index", "list, verify or rebuild a table's indexes: index list|verify|rebuild TABLE [INDEX]", runIndex},
+		{"index", "list, verify, rebuild, add or drop a table's indexes: index list|verify|rebuild TABLE [INDEX], index add TABLE --index NAME=SPEC, index drop TABLE NAME", runIndex},
 		{"rebucket", "change a live table's bucket count: rebucket TABLE --to hash:32 [--resume]", runRebucket},
 		{"analyze", "show how keys (one per line, from a file or stdin) spread over buckets", runAnalyze},
 		{"periods", "per-period tables: periods declare|list|create-ahead|tune|expire TABLE", runPeriods},

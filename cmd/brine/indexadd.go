@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/brine-kv/brine/client"
+)
+
+const indexChangeUsage = "usage: brine index add [--store URL] [--fence DURATION] [--no-plain-writers] TABLE --index NAME=SPEC\n" +
+	"       brine index drop [--store URL] [--fence DURATION] TABLE NAME"
+
+// runIndexChange adds an index to a table in use (declared, built, verified, then active) or drops
+// one; see client.AddIndex and client.DropIndex.
+func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string) error {
+	fs := newFlagSet(env, "index "+verb)
+	var sf storeFlags
+	sf.register(fs)
+	fence := fs.Duration("fence", 0, "how long to wait for every writer to see the change (default: three of the client's refresh intervals)")
+	var add indexFlags
+	noPlain := new(bool)
+	if verb == "add" {
+		fs.Var(&add, "index", "the index to add, NAME=SPEC as for create --index")
+		noPlain = fs.Bool("no-plain-writers", false, "promise that no plain (unindexed) handle writes the table: required for its first index")
+	}
+	pos, err := sf.parse(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 && sf.table == "" {
+		sf.table, pos = pos[0], pos[1:]
+	}
+	if sf.table == "" || verb == "add" && (len(add) != 1 || len(pos) != 0) || verb == "drop" && len(pos) != 1 {
+		return errors.New(indexChangeUsage)
+	}
+	c, err := sf.openClient(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if verb == "drop" {
+		if err := c.DropIndex(ctx, sf.table, pos[0], client.DropIndexOptions{Fence: *fence}); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "index %s dropped from %s\n", pos[0], sf.table)
+		return nil
+	}
+	start := time.Now()
+	p, err := c.AddIndex(ctx, sf.table, add[0], client.AddIndexOptions{Fence: *fence, NoPlainWriters: *noPlain, Progress: rebuildProgress(env)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "index %s added to %s: %d rows, %d entries checked in %s\n", p.Index, sf.table, p.Rows, p.Entries, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// rebuildProgress prints a build's progress, one line per bucket, to stderr.
+func rebuildProgress(env *cliEnv) func(client.RebuildProgress) {
+	return func(p client.RebuildProgress) {
+		fmt.Fprintf(env.stderr, "index %s: bucket %d/%d, %d rows, %d entries\n", p.Index, p.Buckets, p.Total, p.Rows, p.Entries)
+	}
+}
