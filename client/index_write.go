@@ -127,7 +127,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch bool
 // writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
 type writePlan struct {
 	m        Mutation // logical key
-	oldV     []byte // the version read: step 3's condition
+	oldV     []byte   // the version read: step 3's condition
 	tok      []byte
 	pending  []byte
 	changes  []entryChange
