@@ -192,3 +192,13 @@ func TestIndexApplySameRow(t *testing.T) {
 		indextest.AssertIndexes(t, tbl)
 	}
 }
+
+// TestIndexRebucketLive: see indextest.RebucketLive.
+func TestIndexRebucketLive(t *testing.T) {
+	stores := rebucketStores()
+	for _, name := range []string{"memory", "local", "faulty", "tablestore"} {
+		t.Run(name, func(t *testing.T) {
+			indextest.RebucketLive(t, stores[name](t), "orders", indextest.RebucketTimes{Refresh: testRefresh, Fence: testFence}, 3)
+		})
+	}
+}
