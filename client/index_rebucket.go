@@ -67,21 +67,34 @@ func (cfg IndexConfig) columns() []Column {
 // refuseIndexTable fails when name is the table of an index: its rebucket must keep the entries'
 // own families, which IndexedTable.RebucketIndex does.
 func (c *Client) refuseIndexTable(ctx context.Context, name string) error {
+	table, index, err := c.IndexTableOf(ctx, name)
+	if err != nil {
+		return fmt.Errorf("rebucket %s: %w", name, err)
+	}
+	if index != "" {
+		return fmt.Errorf("rebucket %s: %w: it is index %q of %s: rebucket it with IndexedTable.RebucketIndex", name, ErrIndexedTable, index, table)
+	}
+	return nil
+}
+
+// IndexTableOf reports which table and index name, an IndexTableName, belongs to; both are empty
+// when it belongs to no index of a table in the store.
+func (c *Client) IndexTableOf(ctx context.Context, name string) (table, index string, err error) {
 	const sep = "__ix_"
 	for i := strings.Index(name, sep); i > 0; {
-		main, index := name[:i], name[i+len(sep):]
-		phys := main
-		if row, found, err := readDir(ctx, c.backend, main); err != nil {
-			return err
+		table, index = name[:i], name[i+len(sep):]
+		phys := table // the physical table serving it holds the definitions
+		if row, found, err := readDir(ctx, c.backend, table); err != nil {
+			return "", "", err
 		} else if found {
 			phys = row.phys
 		}
 		meta, err := c.backend.TableMeta(ctx, phys)
 		if err != nil && !errors.Is(err, backends.ErrTableNotFound) {
-			return fmt.Errorf("rebucket %s: %w", name, err)
+			return "", "", err
 		}
 		if _, ok := meta[metaIndexPrefix+index]; ok {
-			return fmt.Errorf("rebucket %s: %w: it is index %q of %s: rebucket it with IndexedTable.RebucketIndex", name, ErrIndexedTable, index, main)
+			return table, index, nil
 		}
 		j := strings.Index(name[i+1:], sep)
 		if j < 0 {
@@ -89,5 +102,5 @@ func (c *Client) refuseIndexTable(ctx context.Context, name string) error {
 		}
 		i += 1 + j
 	}
-	return nil
+	return "", "", nil
 }
