@@ -57,13 +57,7 @@ func TestClusterIndexChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer dcancel()
-		if err := c.DeleteTable(dctx, name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	}()
+	defer dropTable(t, c, name)
 	if err := importAll(ctx, tbl, 1, 500, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -169,5 +163,15 @@ func TestClusterIndexChaos(t *testing.T) {
 	fmt.Printf("index chaos: writes acknowledged: %d; failed: %v\n", w.Acked(), w.Errors())
 	if kills < 2 {
 		t.Errorf("only %d kills during the rebuckets: too few to prove anything", kills)
+	}
+}
+
+// dropTable deletes a cluster test's table (with its index tables) at its end, with a deadline of
+// its own: the test's may have run out.
+func dropTable(t *testing.T, c *client.Client, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.DeleteTable(ctx, name); err != nil {
+		t.Errorf("DeleteTable(%s): %v", name, err)
 	}
 }
