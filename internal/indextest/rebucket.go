@@ -98,6 +98,9 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	}
 	t.Logf("%d writes acknowledged; refused or lost to contention: %v", w.Acked(), w.Errors())
 
+	if _, err := c.OpenTable(ctx, name, nil); !errors.Is(err, client.ErrIndexedTable) {
+		t.Fatalf("OpenTable of the rebucketed table with indexes: %v, want ErrIndexedTable", err)
+	}
 	plain, err := c.OpenTable(ctx, client.IndexTableName(name, "by_buyer"), nil)
 	if err != nil {
 		t.Fatal(err)
