@@ -221,22 +221,12 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 // A table with indexes is refused with ErrIndexedTable: its writes must keep the indexes, which only
 // an IndexedTable does (OpenIndexedTable).
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
-	if t, ok, err := c.openRebucketed(ctx, name, s); ok || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return c.withKeySchema(ctx, t, t.rt.view.old.name)
-	}
-	meta, s, err := c.openMeta(ctx, name, s)
+	t, meta, err := c.openRouted(ctx, name, s)
 	if err != nil {
 		return nil, err
 	}
 	if hasIndexes(meta) {
 		return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
-	}
-	t, err := c.keyedTable(ctx, name, s, meta)
-	if err != nil {
-		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
 	return t, nil
 }
@@ -282,11 +272,11 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 
 // DeleteTable deletes a table and its data.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
-	if done, err := c.deleteRebucketed(ctx, name); done || err != nil {
-		return err
-	}
 	if err := c.deleteIndexTables(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
+	}
+	if done, err := c.deleteRebucketed(ctx, name); done || err != nil {
+		return err
 	}
 	if err := c.backend.DeleteTable(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
@@ -294,8 +284,8 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-// plainTable is a handle on one physical table with no routing: index tables, a partitioned table's
-// period list, and a router's own views.
+// plainTable is a handle on one physical table with no routing: a partitioned table's period list,
+// and a router's own views.
 func (c *Client) plainTable(name string, s salting.Salter) *Table {
 	return &Table{c: c, name: name, salter: s}
 }

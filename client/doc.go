@@ -56,8 +56,9 @@
 // the table, beside the salting spec, and read back on open. A table with indexes has a handle of
 // its own, IndexedTable (CreateIndexedTable, OpenIndexedTable; OpenTable refuses it with
 // ErrIndexedTable), whose writes are exactly the ones that keep every index in step: Put, Delete,
-// Apply, Import, CheckAndMutate and Increment. It has no Rebucket. Index.Scan and Index.Get read by
-// index.
+// Apply, Import, CheckAndMutate and Increment. Its Rebucket moves the main table, RebucketIndex one
+// index's table, both under live writers (the protocol reaches the main rows, and the index entries,
+// through the tables' routers). Index.Scan and Index.Get read by index.
 //
 // There are no transactions across tables (HBase has none), so the index follows Phoenix 5.1's
 // scheme (PHOENIX-5156): entries are written "pending" before the data, "verified" after, and a

@@ -108,18 +108,15 @@ func (cfg IndexConfig) check(families []string) error {
 	if len(cfg.Parts) == 0 {
 		return fmt.Errorf("%w: index %q has no parts", backends.ErrInvalidArgument, cfg.Name)
 	}
-	cols := append([]Column(nil), cfg.Covered...)
 	for _, p := range cfg.Parts {
 		switch {
 		case p.Column.Family == "" && (p.KeyField < 0 || p.KeyField > 255):
 			return fmt.Errorf("%w: index %q: key field %d", backends.ErrInvalidArgument, cfg.Name, p.KeyField)
 		case p.Column.Family == "" && p.Desc:
 			return fmt.Errorf("%w: index %q: a key field keeps its own order; Desc is for column parts", backends.ErrInvalidArgument, cfg.Name)
-		case p.Column.Family != "":
-			cols = append(cols, p.Column)
 		}
 	}
-	for _, c := range cols {
+	for _, c := range cfg.columns() {
 		if !validColumnName(c) {
 			return fmt.Errorf("%w: index %q: column %q:%q (want a family and a qualifier without ':', ',' or '|')", backends.ErrInvalidArgument, cfg.Name, c.Family, c.Qualifier)
 		}

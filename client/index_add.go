@@ -224,7 +224,11 @@ func (c *Client) checkFamilies(ctx context.Context, table string, cfg IndexConfi
 		}
 	}
 	cols = append(cols, cfg.Covered...)
-	if _, err := c.backend.Read(ctx, table, [][]byte{{0}}, backends.ReadOptions{Columns: cols}); err != nil {
+	phys, err := c.metaTable(ctx, table, false)
+	if err != nil {
+		return err
+	}
+	if _, err := c.backend.Read(ctx, phys, [][]byte{{0}}, backends.ReadOptions{Columns: cols}); err != nil {
 		return fmt.Errorf("index columns: %w", err)
 	}
 	return nil
@@ -302,7 +306,11 @@ func (c *Client) rewriteMeta(ctx context.Context, table string, change func(meta
 		return fmt.Errorf("%w: %T cannot rewrite table meta", ErrUnsupported, c.backend)
 	}
 	for {
-		old, err := c.backend.TableMeta(ctx, table)
+		phys, err := c.metaTable(ctx, table, true)
+		if err != nil {
+			return err
+		}
+		old, err := c.backend.TableMeta(ctx, phys)
 		if err != nil {
 			return err
 		}
@@ -310,9 +318,24 @@ func (c *Client) rewriteMeta(ctx context.Context, table string, change func(meta
 		if write, err := change(next); err != nil || !write {
 			return err
 		}
-		err = mr.RewriteTableMeta(ctx, table, old, next)
+		err = mr.RewriteTableMeta(ctx, phys, old, next)
 		if !errors.Is(err, backends.ErrMetaChanged) {
 			return err
 		}
 	}
+}
+
+// metaTable is the physical table whose meta holds a logical table's definitions: the table itself,
+// or the one serving it after rebuckets (a rebucket copies the meta to its new table at its pause
+// step). With rewrite set it fails with ErrRebucketing while a rebucket is under way: a rewrite of
+// the old table's meta after that copy would be lost at the switch.
+func (c *Client) metaTable(ctx context.Context, logical string, rewrite bool) (string, error) {
+	row, found, err := readDir(ctx, c.backend, logical)
+	if err != nil || !found {
+		return logical, err
+	}
+	if rewrite && row.state != stateServing {
+		return "", fmt.Errorf("table %s: %w (state %s): change its indexes once it has finished", logical, ErrRebucketing, row.state)
+	}
+	return row.phys, nil
 }

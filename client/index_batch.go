@@ -17,13 +17,6 @@ import (
 func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
 	fail := func(i int, err error) { errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err) }
-	ra, err := it.t.rowAtomic("indexed write")
-	if err != nil {
-		for i := range muts {
-			fail(i, err)
-		}
-		return errs
-	}
 	lkeys := make([][]byte, len(muts))
 	for i, m := range muts {
 		lkeys[i] = m.Key
@@ -38,9 +31,9 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 	}
 	plans := make([]writePlan, len(muts))
 	for i, m := range muts {
-		pk, _, err := it.t.physical(m.Key)
+		_, _, err := it.t.physical(m.Key)
 		if err == nil {
-			plans[i], err = it.planIndexed(m, pk, rows[i].Cells, touch)
+			plans[i], err = it.planIndexed(m, rows[i].Cells, touch)
 		}
 		if err != nil {
 			fail(i, err)
@@ -109,7 +102,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			continue
 		}
 		g.Go(func() error {
-			applied, err := it.dataWrite(ctx, ra, p)
+			applied, err := it.dataWrite(ctx, p)
 			switch {
 			case err != nil:
 				fail(i, err)

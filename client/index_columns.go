@@ -40,21 +40,16 @@ func markWait(ctx context.Context, attempt int) error {
 // ErrIndexContention until the grace has passed. A writer that changes the row between steps 2 and
 // 3 makes step 3 fail, and the delete starts again from step 1.
 func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
-	pk, _, err := it.t.physical(m.Key)
-	if err != nil {
-		return false, err
-	}
-	ra, err := it.t.rowAtomic("delete columns")
-	if err != nil {
+	if _, _, err := it.t.physical(m.Key); err != nil {
 		return false, err
 	}
 	vcol := it.versionColumn()
 	setVersion := func(from, to []byte) (bool, error) {
-		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: from},
-			Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: to}}})
+		return it.t.CheckAndMutate(ctx, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: from},
+			Mutation{Key: m.Key, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: to}}})
 	}
 	for attempt := range maxIndexedAttempts {
-		row, err := it.readRow(ctx, pk)
+		row, err := it.readRow(ctx, m.Key)
 		if err != nil {
 			return false, err
 		}
@@ -72,19 +67,19 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 			return true, nil // nothing to delete: a mark would leave a row of bookkeeping only
 		}
 		mark := status(versionMark, newToken())
-		if ok, err := it.markRow(ctx, ra, pk, v, mark, cond != nil); err != nil || !ok {
+		if ok, err := it.markRow(ctx, m.Key, v, mark, cond != nil); err != nil || !ok {
 			if err != nil {
 				return false, fmt.Errorf("mark: %w", err)
 			}
 			continue
 		}
-		del := Mutation{Key: pk, Delete: true, Cells: m.Cells}
+		del := Mutation{Key: m.Key, Delete: true, Cells: m.Cells}
 		if leavesNoData(row, m.Cells) {
 			// Deleting the row whole takes the version with it: no row of bookkeeping only is left
 			// for scans to skip (and their limits to count). Under the mark, the row is the one read.
 			del.Cells = nil
 		}
-		ok, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}, del)
+		ok, err := it.t.CheckAndMutate(ctx, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}, del)
 		if err != nil {
 			// Whether or not the delete landed, a new version in place of the mark is right.
 			_, _ = setVersion(mark, newToken())
@@ -109,13 +104,13 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 // condition was checked on the row, else blindly, so that a busy row's writers (each changing the
 // version) cannot starve the delete. A blind mark is safe: a write that read the version before it
 // fails its own compare-and-set, and one already in the row has its data there.
-func (it *IndexedTable) markRow(ctx context.Context, ra backends.RowAtomic, pk, v, mark []byte, checked bool) (bool, error) {
+func (it *IndexedTable) markRow(ctx context.Context, key, v, mark []byte, checked bool) (bool, error) {
 	vcol := it.versionColumn()
-	m := Mutation{Key: pk, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}}}
+	m := Mutation{Key: key, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}}}
 	if checked {
-		return ra.CheckAndMutate(ctx, it.t.name, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: v}, m)
+		return it.t.CheckAndMutate(ctx, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: v}, m)
 	}
-	rowErrs, err := it.t.c.backend.Apply(ctx, it.t.name, []Mutation{m})
+	rowErrs, err := it.t.Apply(ctx, []Mutation{m})
 	if err == nil && rowErrs != nil {
 		err = rowErrs[0]
 	}
@@ -132,9 +127,11 @@ func leavesNoData(row []Cell, cols []Cell) bool {
 	})
 }
 
-// readRow reads one row of the main table whole, with its version column.
-func (it *IndexedTable) readRow(ctx context.Context, pk []byte) ([]Cell, error) {
-	rows, err := it.t.c.backend.Read(ctx, it.t.name, [][]byte{pk}, backends.ReadOptions{})
+// readRow reads one row of the main table whole, with its version column, by its logical key:
+// through the router, so that during a rebucket it is the row reads see (the version a compare-and-set
+// on it tests).
+func (it *IndexedTable) readRow(ctx context.Context, key []byte) ([]Cell, error) {
+	rows, err := it.t.GetMany(ctx, [][]byte{key})
 	if err != nil {
 		return nil, fmt.Errorf("read row: %w", err)
 	}

@@ -82,7 +82,11 @@ func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable,
 		return v.cur, nil
 	}
 	sent := time.Now()
-	meta, err := v.c.backend.TableMeta(ctx, v.name)
+	phys, err := v.cur.t.servingTable(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
+	}
+	meta, err := v.c.backend.TableMeta(ctx, phys)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
 	}

@@ -27,7 +27,7 @@ var ErrIndexedTable = backends.ErrIndexedTable
 // it), and a separate package could only reach those calls through an exported bypass that every
 // user could call too.
 type IndexedTable struct {
-	t           *Table // the main table, unrouted: the protocol's reads and data writes
+	t           *Table // the main table, following rebuckets: the protocol's reads and data writes
 	indexes     []*Index
 	indexFamily string     // the family of the version column
 	view        *indexView // shared by the copies of one handle: its indexes as last read
@@ -43,7 +43,11 @@ func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableC
 	if err != nil {
 		return nil, err
 	}
-	it, err := c.indexedHandle(name, cfg.Salter, meta)
+	t, err := c.routedTable(ctx, name, cfg.Salter)
+	if err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
+	it, err := c.indexedHandle(t, meta)
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
@@ -53,14 +57,14 @@ func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableC
 // OpenIndexedTable opens an existing table with indexes, with OpenTable's rules for s. A table
 // without indexes is refused with ErrIndexNotFound: open it with OpenTable.
 func (c *Client) OpenIndexedTable(ctx context.Context, name string, s salting.Salter) (*IndexedTable, error) {
-	meta, s, err := c.openMeta(ctx, name, s)
+	t, meta, err := c.openRouted(ctx, name, s)
 	if err != nil {
 		return nil, err
 	}
 	if !hasIndexes(meta) {
 		return nil, fmt.Errorf("open table %q: %w: the table has none (use OpenTable)", name, ErrIndexNotFound)
 	}
-	it, err := c.indexedHandle(name, s, meta)
+	it, err := c.indexedHandle(t, meta)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
@@ -89,25 +93,21 @@ func hasIndexes(meta map[string]string) bool {
 	return ok
 }
 
-func (c *Client) indexedHandle(name string, s salting.Salter, meta map[string]string) (*IndexedTable, error) {
-	ks, err := metaKeySchema(meta)
-	if err != nil {
-		return nil, err
-	}
-	it := &IndexedTable{t: c.plainTable(name, s)}
-	it.t.keySchema = ks
+func (c *Client) indexedHandle(t *Table, meta map[string]string) (*IndexedTable, error) {
+	it := &IndexedTable{t: t}
 	if err := c.attachIndexes(it, meta); err != nil {
 		return nil, err
 	}
-	it.view = &indexView{c: c, name: name, cur: it, seen: indexMeta(meta), at: time.Now()}
+	it.view = &indexView{c: c, name: t.name, cur: it, seen: indexMeta(meta), at: time.Now()}
 	return it, nil
 }
 
 // Name is the table's name in the store.
 func (it *IndexedTable) Name() string { return it.t.name }
 
-// Salter is the table's salter.
-func (it *IndexedTable) Salter() salting.Salter { return it.t.salter }
+// Salter is the table's salter (of a rebucketed table: the one serving it at the handle's last
+// directory read).
+func (it *IndexedTable) Salter() salting.Salter { return it.t.Salter() }
 
 // Index returns the table's index of that name, or nil when there is none, as of the handle's last
 // reading of the table's definitions (its writes and queries read them again once older than the

@@ -99,7 +99,9 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 
 func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
 	cfg.Salter = cfg.salter()
-	return &Index{t: t, cfg: cfg, table: c.plainTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	// The index table follows its own rebuckets (IndexedTable.RebucketIndex): cfg.Salter is the spec
+	// it was created with, the directory names the one serving it.
+	return &Index{t: t, cfg: cfg, table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 }
 
 // matchIndexes is CreateOrOpenIndexedTable's check: the definitions given are the ones stored.
@@ -119,15 +121,31 @@ func matchIndexes(t *IndexedTable, defs []IndexConfig) error {
 	return nil
 }
 
-// deleteIndexTables removes the index tables of a table about to be deleted.
+// deleteIndexTables removes the index tables of a table about to be deleted (rebucketed ones by
+// their directory rows), unless a rebucket of the table is under way, which DeleteTable refuses.
 func (c *Client) deleteIndexTables(ctx context.Context, table string) error {
-	meta, err := c.backend.TableMeta(ctx, table)
+	phys := table
+	row, found, err := readDir(ctx, c.backend, table)
+	switch {
+	case err != nil:
+		return err
+	case found && row.state != stateServing:
+		return nil // deleteRebucketed refuses
+	case found:
+		phys = row.phys
+	}
+	meta, err := c.backend.TableMeta(ctx, phys)
 	if err != nil {
 		return nil // DeleteTable reports it
 	}
 	for k := range meta {
 		if name, ok := strings.CutPrefix(k, metaIndexPrefix); ok {
-			if err := c.backend.DeleteTable(ctx, IndexTableName(table, name)); err != nil && !errors.Is(err, ErrTableNotFound) {
+			ixTable := IndexTableName(table, name)
+			done, err := c.deleteRebucketed(ctx, ixTable)
+			if !done && err == nil {
+				err = c.backend.DeleteTable(ctx, ixTable)
+			}
+			if err != nil && !errors.Is(err, ErrTableNotFound) {
 				return fmt.Errorf("delete index %q: %w", name, err)
 			}
 		}

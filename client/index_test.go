@@ -212,3 +212,13 @@ func TestIndexDropLive(t *testing.T) {
 		t.Run(name, func(t *testing.T) { indextest.DropLive(t, open(t), "orders") })
 	}
 }
+
+// TestIndexRebucketLive: see indextest.RebucketLive.
+func TestIndexRebucketLive(t *testing.T) {
+	stores := rebucketStores()
+	for _, name := range []string{"memory", "local", "faulty", "tablestore"} {
+		t.Run(name, func(t *testing.T) {
+			indextest.RebucketLive(t, stores[name](t), "orders", indextest.RebucketTimes{Refresh: testRefresh, Fence: testFence}, 3)
+		})
+	}
+}

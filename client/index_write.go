@@ -85,17 +85,12 @@ func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool
 // whose derive reads columns no index uses (conditional) waits out a column delete's mark; a plain
 // one need not, since what it plans from (indexed and covered columns) no column delete changes.
 func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
-	pk, _, err := it.t.physical(key)
-	if err != nil {
-		return false, err
-	}
-	ra, err := it.t.rowAtomic("indexed write")
-	if err != nil {
+	if _, _, err := it.t.physical(key); err != nil {
 		return false, err
 	}
 	for attempt := range maxIndexedAttempts {
 		// Step 1: the row as it is, and its version (not one a column delete in flight holds).
-		row, err := it.readRow(ctx, pk)
+		row, err := it.readRow(ctx, key)
 		if err != nil {
 			return false, err
 		}
@@ -109,7 +104,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 		if err != nil || !ok {
 			return false, err
 		}
-		p, err := it.planIndexed(m, pk, row, touch)
+		p, err := it.planIndexed(m, row, touch)
 		if err != nil || p.skip {
 			return false, err
 		}
@@ -118,7 +113,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 			return false, err
 		}
 		// Step 3: the data, only if no other writer changed the row since step 1.
-		applied, err := it.dataWrite(ctx, ra, p)
+		applied, err := it.dataWrite(ctx, p)
 		if err != nil {
 			return false, err
 		}
@@ -134,8 +129,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 // writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
 type writePlan struct {
 	m        Mutation // logical key
-	pk       []byte
-	oldV     []byte // the version read: step 3's condition
+	oldV     []byte   // the version read: step 3's condition
 	tok      []byte
 	pending  []byte
 	changes  []entryChange
@@ -144,8 +138,8 @@ type writePlan struct {
 }
 
 // planIndexed works out the entries a write of m leaves and creates, given the row's cells.
-func (it *IndexedTable) planIndexed(m Mutation, pk []byte, old []Cell, touch bool) (writePlan, error) {
-	p := writePlan{m: m, pk: pk, tok: newToken(), dataCell: touch}
+func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePlan, error) {
+	p := writePlan{m: m, tok: newToken(), dataCell: touch}
 	if touch && len(dataCells(old)) == 0 {
 		p.skip = true
 		return p, nil
@@ -177,16 +171,18 @@ func (it *IndexedTable) planIndexed(m Mutation, pk []byte, old []Cell, touch boo
 	return p, nil
 }
 
-// dataWrite is step 3: the data and the new version, if the row's version is still the one read.
-func (it *IndexedTable) dataWrite(ctx context.Context, ra backends.RowAtomic, p writePlan) (bool, error) {
-	dm := Mutation{Key: p.pk, Delete: p.m.Delete && !p.dataCell}
+// dataWrite is step 3: the data and the new version, if the row's version is still the one read. It
+// goes through the router: during a rebucket the row is copied (version and all) to the new table
+// first, and the condition is tested there.
+func (it *IndexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error) {
+	dm := Mutation{Key: p.m.Key, Delete: p.m.Delete && !p.dataCell}
 	if dm.Delete {
 		dm.Cells = p.m.Cells // a row delete, or (a conditional write's) columns no index uses
 	} else {
 		dm.Cells = append(dm.Cells, p.m.Cells...)
 		dm.Cells = append(dm.Cells, Cell{Family: it.indexFamily, Qualifier: versionQual, Value: p.tok})
 	}
-	applied, err := ra.CheckAndMutate(ctx, it.t.name, Condition{Family: it.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
+	applied, err := it.t.CheckAndMutate(ctx, Condition{Family: it.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
 	if err != nil {
 		return false, fmt.Errorf("data write: %w", err)
 	}

@@ -87,6 +87,15 @@ func (t *Table) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOp
 	if t.rt == nil {
 		return fmt.Errorf("rebucket %s: %w: a table handle from OpenTable or CreateTable is needed", t.name, backends.ErrInvalidArgument)
 	}
+	if err := t.c.refuseIndexTable(ctx, t.name); err != nil {
+		return err
+	}
+	return t.rebucket(ctx, to, opts)
+}
+
+// rebucket is Rebucket on any routed table: a plain one, the main table of an IndexedTable, or an
+// index table.
+func (t *Table) rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
 	if to == nil {
 		return fmt.Errorf("rebucket %s: %w: no target spec", t.name, backends.ErrInvalidArgument)
 	}

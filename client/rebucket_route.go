@@ -283,6 +283,37 @@ func (c *Client) openRebucketed(ctx context.Context, name string, s salting.Salt
 	return &Table{c: c, name: name, salter: rt.view.old.salter, rt: rt}, true, nil
 }
 
+// openRouted opens a table that follows rebuckets, with OpenTable's rules for s, and returns the
+// meta of the physical table serving it (a rebucket copies the meta to the new table).
+func (c *Client) openRouted(ctx context.Context, name string, s salting.Salter) (*Table, map[string]string, error) {
+	t, ok, err := c.openRebucketed(ctx, name, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
+		meta, err := c.backend.TableMeta(ctx, t.rt.view.old.name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open table %q: %w", name, err)
+		}
+		return t, meta, nil
+	}
+	meta, s, err := c.openMeta(ctx, name, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t, err = c.routedTable(ctx, name, s); err != nil {
+		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
+	}
+	return t, meta, nil
+}
+
+// lazyRoutedTable is the handle of a table that follows rebuckets, opened without a read: its
+// first call reads the directory (an index table, opened with its main table).
+func (c *Client) lazyRoutedTable(name string, s salting.Salter) *Table {
+	r := &router{c: c, logical: name, view: &routeView{row: dirRow{phys: name, spec: s.Spec()}, old: c.plainTable(name, s)}}
+	return &Table{c: c, name: name, salter: s, rt: r}
+}
+
 func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
 	v, err := r.writeView(ctx)
 	if err != nil {
@@ -312,4 +343,18 @@ func (r *router) salter() salting.Salter {
 		return r.view.new.salter
 	}
 	return r.view.old.salter
+}
+
+// servingTable is the physical table serving t now: t's own, or, once t's table has been
+// rebucketed, the one its directory row names (during a rebucket, the old one, which serves until
+// the switch).
+func (t *Table) servingTable(ctx context.Context) (string, error) {
+	if t.rt == nil {
+		return t.name, nil
+	}
+	v, err := t.rt.get(ctx)
+	if err != nil {
+		return "", err
+	}
+	return v.row.phys, nil
 }

@@ -70,13 +70,7 @@ func TestClusterChaos(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	defer func() {
-		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer dcancel()
-		if err := c.DeleteTable(dctx, name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	}()
+	defer dropTable(t, c, name)
 	ctl := newControl(t, cl.ZK)
 
 	// The base rows: written before the chaos, never touched, the scans' reference.

@@ -69,7 +69,7 @@ func runRebucket(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--to: %w", err)
 	}
-	t, err := c.OpenTable(ctx, sf.table, nil)
+	rebucket, err := openRebucket(ctx, c, sf.table)
 	if err != nil {
 		return err
 	}
@@ -86,9 +86,45 @@ func runRebucket(ctx context.Context, env *cliEnv, args []string) error {
 				sf.table, target.Spec(), step, p.BucketsDone, p.Buckets, p.RowsCopied, time.Since(began).Round(time.Millisecond))
 		},
 	}
-	if err := t.Rebucket(ctx, target, opts); err != nil {
-		return fmt.Errorf("%w\n(run the same command with --resume to continue where it stopped)", err)
+	if err := rebucket(ctx, target, opts); err != nil {
+		// A refusal (a bad flag, a table it cannot move) started nothing that --resume could finish.
+		if st, serr := c.RebucketStatus(context.WithoutCancel(ctx), sf.table); serr == nil && (st.State != "" || st.Target != "") {
+			return fmt.Errorf("%w\n(run the same command with --resume to continue where it stopped)", err)
+		}
+		return err
 	}
 	fmt.Fprintf(env.stdout, "%s\tsalt %s\n", sf.table, target.Spec())
 	return nil
+}
+
+type rebucketFunc func(context.Context, salting.Salter, client.RebucketOptions) error
+
+// openRebucket returns the rebucket of name: of a plain table, of the main table of a table with
+// indexes, or of an index's table (TABLE__ix_INDEX), whose entries the index's writers must route
+// through the rebucket, which only IndexedTable.RebucketIndex makes them do.
+func openRebucket(ctx context.Context, c *client.Client, name string) (rebucketFunc, error) {
+	table, index, err := c.IndexTableOf(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if index != "" {
+		it, err := c.OpenIndexedTable(ctx, table, nil)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, to salting.Salter, opts client.RebucketOptions) error {
+			return it.RebucketIndex(ctx, index, to, opts)
+		}, nil
+	}
+	t, err := openSalted(ctx, c, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	rb, ok := t.(interface {
+		Rebucket(context.Context, salting.Salter, client.RebucketOptions) error
+	})
+	if !ok {
+		return nil, fmt.Errorf("rebucket %s: %T cannot be rebucketed", name, t)
+	}
+	return rb.Rebucket, nil
 }

@@ -1,0 +1,177 @@
+//go:build integration
+
+package reliability_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Timings of TestClusterIndexChaos: no write may outlast a rebucket's fence (a writer still acting on
+// a step two steps back could copy an old row over a new one), so every write is bounded well
+// inside it, directory refresh included.
+const (
+	ixChaosFence    = 4 * time.Second
+	ixChaosWrite    = 2 * time.Second
+	ixChaosMaxChaos = 45 * time.Second
+)
+
+// TestClusterIndexChaos: on the cluster of scripts/hbase/cluster.sh, indexed writers (two
+// clients, shared rows and rows of their own) run while the main table, then an index table, are
+// rebucketed and region servers are SIGKILLed and restarted; a scanner checks every answer by index
+// against its row meanwhile. A rebucket that fails under a kill is resumed by the same call. Then,
+// through a new client: both rebuckets finished to their specs, every query by index equals the
+// answer computed from the main table, Verify finds 0 problems once a repairing read is done, and
+// every write a writer had acknowledged on its own rows is there.
+func TestClusterIndexChaos(t *testing.T) {
+	cl := hbasetest.FindCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	sess, err := cl.Admin.Session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	leakOptions = append(leakOptions, goleak.IgnoreAnyFunction(processRPCs))
+	open := func(timeout time.Duration) *client.Client {
+		c, closeC := openHBaseWith(t, cl.ZK, hbase.Options{RequestTimeout: timeout}, 10*time.Second,
+			goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
+		t.Cleanup(closeC)
+		return c
+	}
+	c := open(ixChaosWrite)
+	name := hbasetest.Table("brine_ixchaos")
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dropTable(t, c, name)
+	if err := importAll(ctx, tbl, 1, 500, nil); err != nil {
+		t.Fatal(err)
+	}
+	other, err := open(ixChaosWrite).OpenIndexedTable(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := indextest.NewWorkload(func(err error) bool {
+		// Under kills a write may fail any way the store fails; these would be brine's own mistakes.
+		return !errors.Is(err, backends.ErrInvalidArgument) && !errors.Is(err, client.ErrRebucketing)
+	})
+	w.Timeout = ixChaosWrite
+	stopWork := w.Run(t, tbl, []*client.IndexedTable{tbl, other}, 1)
+
+	// The rebuckets, each resumed until it finishes; the chaos runs until both have, or for at most
+	// ixChaosMaxChaos.
+	moves := indextest.Rebuckets[:2] // the main table, then a non-unique covered index
+	var (
+		rbErr    error
+		attempts int
+		rbDone   = make(chan struct{})
+	)
+	go func() {
+		defer close(rbDone)
+		for _, rb := range moves {
+			to, err := salting.ParseSpec(rb.To)
+			if err != nil {
+				rbErr = err
+				return
+			}
+			opts := client.RebucketOptions{Fence: ixChaosFence, Grace: time.Second, Workers: 2}
+			for {
+				attempts++
+				if rb.Index == "" {
+					err = tbl.Rebucket(ctx, to, opts)
+				} else {
+					err = tbl.RebucketIndex(ctx, rb.Index, to, opts)
+				}
+				if err == nil || ctx.Err() != nil {
+					rbErr = err
+					break
+				}
+				t.Logf("rebucket to %s (index %q) stopped, resuming: %v", rb.To, rb.Index, err)
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+	// The monkey's table is one the rebuckets leave alone: heal waits for its regions.
+	m := newMonkey(t, cl, sess, client.IndexTableName(name, "by_buyer"))
+	kills, end := 0, time.Now().Add(ixChaosMaxChaos)
+	for chaos := true; chaos && time.Now().Before(end); {
+		if err := m.do(ctx, "kill"); err != nil { // kills one, waits 1-4 s, starts it again
+			t.Fatal(err)
+		}
+		kills++
+		select {
+		case <-rbDone:
+			chaos = false
+		case <-time.After(time.Duration(1000+m.rnd.IntN(2000)) * time.Millisecond):
+		}
+	}
+	<-rbDone
+	stopWork()
+	if err := m.heal(ctx); err != nil {
+		t.Fatalf("bringing every region server back: %v", err)
+	}
+	if rbErr != nil {
+		t.Fatalf("rebucket: %v", rbErr)
+	}
+	if t.Failed() {
+		return
+	}
+
+	// Verify through a client that saw none of it, once every table serves again.
+	fresh, err := open(30*time.Second).OpenIndexedTable(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ix := range fresh.Indexes() {
+		if err := untilServed(ctx, "index "+ix.Name(), func() error {
+			for _, err := range ix.Scan(ctx, client.Range{}) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, rb := range moves {
+		phys := name
+		if rb.Index != "" {
+			phys = client.IndexTableName(name, rb.Index)
+		}
+		if st, err := c.RebucketStatus(ctx, phys); err != nil || st.Spec != rb.To || st.State != "" {
+			t.Fatalf("%s after its rebucket: %+v %v, want %s serving", phys, st, err, rb.To)
+		}
+	}
+	indextest.AssertIndexes(t, fresh)
+	w.Check(t, fresh)
+	fmt.Printf("index chaos: %d region server kills, %d rebucket calls for %d rebuckets\n", kills, attempts, len(moves))
+	fmt.Printf("index chaos: writes acknowledged: %d; failed: %v\n", w.Acked(), w.Errors())
+	if kills < 2 {
+		t.Errorf("only %d kills during the rebuckets: too few to prove anything", kills)
+	}
+}
+
+// dropTable deletes a cluster test's table (with its index tables) at its end, with a deadline of
+// its own: the test's may have run out.
+func dropTable(t *testing.T, c *client.Client, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.DeleteTable(ctx, name); err != nil {
+		t.Errorf("DeleteTable(%s): %v", name, err)
+	}
+}

@@ -1,0 +1,450 @@
+package reliability_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/backends/local"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/salting"
+)
+
+// A client process killed with SIGKILL in the middle of an indexed import or a rebucket (of the main
+// table or of an index's table): the test re-runs its own binary as the child (TestSIGKILLChild,
+// told what to do by $BRINE_SIGKILL_JOB), kills it at a random point, and checks that every query by
+// index then equals the answer computed from the main table, before any repair; then completes the
+// work (the import again, the rebucket resumed by the same call from a new client) and checks that
+// every index is exact and verifies clean.
+
+const envKillJob = "BRINE_SIGKILL_JOB"
+
+// killJob is what the child does.
+type killJob struct {
+	Store string        // "local:PATH" or "hbase:ZK"
+	Table string        //
+	Op    string        // import, rebucket, rebucket-index
+	Gen   int           // the import's generation: its values differ from the one before's
+	Rows  int           // rows of the import
+	Index string        // the index a rebucket-index moves
+	To    string        // the rebucket's spec
+	Fence time.Duration // the rebucket's fence; handles refresh at a fifth of it
+}
+
+// killOps are the rounds' operations, each with the rebucket it makes (indextest.Rebuckets).
+var killOps = []string{"import", "rebucket", "rebucket-index"}
+
+// rebucket runs the job's rebucket; progress, when set, is told each step it takes.
+func (j killJob) rebucket(ctx context.Context, tbl *client.IndexedTable, progress func(state string)) error {
+	opts := client.RebucketOptions{Fence: j.Fence, Grace: j.Fence / 2, Workers: 2}
+	if progress != nil {
+		opts.Progress = func(p client.RebucketProgress) { progress(p.State) }
+	}
+	s, err := salting.ParseSpec(j.To)
+	if err != nil {
+		return err
+	}
+	if j.Op == "rebucket-index" {
+		return tbl.RebucketIndex(ctx, j.Index, s, opts)
+	}
+	return tbl.Rebucket(ctx, s, opts)
+}
+
+// openKillStore opens the store a job names. The local store skips fsync: a killed process leaves
+// its writes in the page cache, which is what a SIGKILL (not a power cut) tests.
+func openKillStore(ctx context.Context, store string) (backends.Backend, error) {
+	scheme, rest, _ := strings.Cut(store, ":")
+	switch scheme {
+	case "local":
+		return local.Open(rest, local.WithNoSync(), local.WithLockTimeout(10*time.Second))
+	case "hbase":
+		return hbase.Open(ctx, hbase.Config{ZKQuorum: rest, Options: hbase.Options{RequestTimeout: 10 * time.Second}})
+	}
+	return nil, fmt.Errorf("store %q: want local:PATH or hbase:ZK", store)
+}
+
+func killClient(b backends.Backend, fence time.Duration) *client.Client {
+	return client.New(b, client.WithRouteRefresh(fence/5), client.WithLogger(slog.New(slog.DiscardHandler)))
+}
+
+// killImportRows are generation gen of the import: every row's seller, timestamp and amount change
+// with gen (so a later import moves entries), its unique ext stays its own.
+func killImportRows(gen, n int) iter.Seq2[client.ImportRow, error] {
+	return func(yield func(client.ImportRow, error) bool) {
+		for i := range n {
+			row := client.ImportRow{Source: i, Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprintf("imp%05d", i)), Cells: []client.Cell{
+				{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "host%d", (i+gen)%5)},
+				{Family: "d", Qualifier: "buyer", Value: fmt.Appendf(nil, "b%d", i%3)},
+				{Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)},
+				{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(gen))},
+				{Family: "d", Qualifier: "amount", Value: killAmount(gen, i)},
+			}}}
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
+
+func killAmount(gen, i int) []byte { return fmt.Appendf(nil, "%d-%d", gen, i) }
+
+// importAll imports generation gen; progress, when set, is told the rows written so far, often.
+func importAll(ctx context.Context, tbl *client.IndexedTable, gen, n int, progress func(written int64)) error {
+	// Small batches: the rows land steadily, so a kill finds some written and some not.
+	opts := client.ImportOptions{BatchRows: 20}
+	if progress != nil {
+		opts.Progress, opts.ProgressEvery = func(st client.ImportStats) { progress(st.Written) }, 5*time.Millisecond
+	}
+	stats, err := tbl.Import(ctx, killImportRows(gen, n), opts)
+	if err == nil && stats.Written != int64(n) {
+		err = fmt.Errorf("import generation %d: %d of %d rows written", gen, stats.Written, n)
+	}
+	return err
+}
+
+// TestSIGKILLChild is the child of the SIGKILL tests; alone, it skips.
+func TestSIGKILLChild(t *testing.T) {
+	raw := os.Getenv(envKillJob)
+	if raw == "" {
+		t.Skip("the child process of the SIGKILL tests, run by them")
+	}
+	var job killJob
+	if err := json.Unmarshal([]byte(raw), &job); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b, err := openKillStore(ctx, job.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := killClient(b, job.Fence)
+	defer c.Close()
+	tbl, err := c.OpenIndexedTable(ctx, job.Table, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("ready")
+	switch job.Op {
+	case "import":
+		err = importAll(ctx, tbl, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) })
+	default:
+		// Indexed writers run throughout, so the kill also lands in the middle of their writes.
+		wctx, stop := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for w := range 3 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(job.Gen), uint64(w)))
+				for wctx.Err() == nil {
+					_ = indextest.RandomWrite(wctx, tbl, rng, 40)
+				}
+			})
+		}
+		err = job.rebucket(ctx, tbl, func(state string) { fmt.Println("state", state) })
+		stop()
+		wg.Wait()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("done")
+}
+
+// killStore is one store the SIGKILL rounds run on.
+type killStore struct {
+	// store is the child's name for round's store; open opens a client on it.
+	store func(round int) string
+	open  func(t *testing.T, round int) *client.Client
+	// exclusive: one process at a time (the bbolt file's lock); the parent closes its client while
+	// the child runs, and checks that the child holds the lock.
+	exclusive bool
+	table     func(round int) string
+	rows      int
+	fence     time.Duration
+}
+
+// runSIGKILL runs rounds of killOps on ks: create and fill the order table, start the child, kill it
+// at a random point, check queries, complete, check everything exact. At least one kill of each op
+// must land in the middle of its work.
+func runSIGKILL(t *testing.T, ks killStore, rounds int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0))
+	midway := map[string]int{}
+	for round := range rounds {
+		op := killOps[round%len(killOps)]
+		t.Run(fmt.Sprintf("%d-%s", round, op), func(t *testing.T) {
+			if killRound(t, ks, round, op, rng) {
+				midway[op]++
+			}
+		})
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("kills that landed midway, by op: %v", midway)
+	for _, op := range killOps {
+		if rounds >= len(killOps) && midway[op] == 0 {
+			t.Errorf("no kill landed in the middle of a %s in %d rounds", op, rounds)
+		}
+	}
+}
+
+// killRound is one round; it reports whether the kill landed in the middle of op.
+func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand) (midway bool) {
+	ctx := context.Background()
+	name := ks.table(round)
+	c := ks.open(t, round)
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := importAll(ctx, tbl, 1, ks.rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	rb := indextest.Rebuckets[0] // the main table; a rebucket-index takes the indexes in turn
+	if op == "rebucket-index" {
+		rb = indextest.Rebuckets[1+round/len(killOps)%(len(indextest.Rebuckets)-1)]
+	}
+	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence}
+	// The kill: once the child reports a random number of rows written (in its first third), or a random step taken, then
+	// within a random part of a fence (a step lasts at least one).
+	trigger := fmt.Sprint("rows ", 1+rng.IntN(ks.rows/3)) // batches in flight land too: leave room for them
+	var delay time.Duration
+	if op != "import" {
+		trigger = "state " + []string{"pause", "migrate", "copied", "switched"}[rng.IntN(4)]
+		delay = time.Duration(rng.Int64N(int64(ks.fence)))
+	}
+	if ks.exclusive {
+		c.Close()
+	}
+
+	// Where another process may read while the child runs, every answer it gets must match its row.
+	stopReads := func() {}
+	if !ks.exclusive {
+		stopReads = readWhileKilled(t, tbl)
+	}
+	done := runChild(t, job, trigger, delay, func() {
+		if !ks.exclusive {
+			return
+		}
+		path := strings.TrimPrefix(job.Store, "local:")
+		if s, err := local.Open(path, local.WithLockTimeout(50*time.Millisecond)); err == nil {
+			s.Close()
+			t.Error("the local store opened while the child had it open")
+		} else if !strings.Contains(err.Error(), "another process has it open") {
+			t.Errorf("opening the local store the child holds: %v", err)
+		}
+	})
+	stopReads()
+	if ks.exclusive {
+		c = ks.open(t, round)
+	}
+	if tbl, err = c.OpenIndexedTable(ctx, name, nil); err != nil {
+		t.Fatal(err)
+	}
+	phys := name
+	if op == "rebucket-index" {
+		phys = client.IndexTableName(name, rb.Index)
+	}
+	st, err := c.RebucketStatus(ctx, phys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported := countGen(t, tbl, 2)
+	t.Logf("killed %v after %q (child finished first: %v): %d rows of generation 2, rebucket state %q %d/%d",
+		delay, trigger, done, imported, st.State, st.BucketsDone, st.Buckets)
+	indextest.AssertQueries(t, tbl) // exact, with whatever the dead client left
+
+	// Complete: the import once more, or the rebucket resumed by a new client.
+	if op == "import" {
+		midway = !done && imported > 0 && imported < ks.rows
+		if err := importAll(ctx, tbl, 2, ks.rows, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := countGen(t, tbl, 2); n != ks.rows {
+			t.Fatalf("after the complete import: %d of %d rows of generation 2", n, ks.rows)
+		}
+	} else {
+		midway = !done && st.Target != ""
+		if err := job.rebucket(ctx, tbl, nil); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := c.RebucketStatus(ctx, phys); err != nil || st.Spec != rb.To || st.State != "" {
+			t.Fatalf("after --resume: %+v %v, want %s serving", st, err, rb.To)
+		}
+	}
+	indextest.AssertIndexes(t, tbl)
+	if err := c.DeleteTable(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	return midway
+}
+
+// readWhileKilled queries every index until stop is called; each answer must carry the index key
+// its row's values make.
+func readWhileKilled(t *testing.T, tbl *client.IndexedTable) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, ix := range tbl.Indexes() {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				for ir, err := range ix.Scan(ctx, client.Range{}) {
+					if err != nil {
+						if ctx.Err() == nil && !backends.IsRetryable(err) {
+							t.Errorf("index %s: %v", ix.Name(), err)
+						}
+						break
+					}
+					if k, ok, err := ix.EntryKey(ir.Key, ir.Cells); err != nil || !ok || string(k) != string(ir.IndexKey) {
+						t.Errorf("index %s: row %q under %q has key %q (%v)", ix.Name(), ir.Key, ir.IndexKey, k, err)
+					}
+				}
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// countGen counts the imported rows holding generation gen's amount.
+func countGen(t *testing.T, tbl *client.IndexedTable, gen int) int {
+	t.Helper()
+	n := 0
+	for i := range 1 << 30 {
+		key := indextest.OrderKey(fmt.Sprintf("imp%05d", i))
+		row, err := tbl.Get(context.Background(), key, client.Columns(client.Column{Family: "d", Qualifier: "amount"}))
+		if errors.Is(err, client.ErrNotFound) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(row.Cells[0].Value) == string(killAmount(gen, i)) {
+			n++
+		}
+	}
+	return n
+}
+
+// runChild starts the child with job, waits for it to be ready, runs whileReady, and SIGKILLs it
+// delay after it printed a line at or past trigger ("rows N": N or more; else the line itself);
+// done reports that it had finished its work first.
+func runChild(t *testing.T, job killJob, trigger string, delay time.Duration, whileReady func()) (done bool) {
+	raw, err := json.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGKILLChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envKillJob+"="+string(raw))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	var seen []string
+	ready := false
+	for !ready {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				_ = cmd.Wait()
+				t.Fatalf("child ended before it was ready: %q\n%s", seen, stderr.String())
+			}
+			seen = append(seen, l)
+			ready = l == "ready"
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("child not ready in a minute: %q\n%s", seen, stderr.String())
+		}
+	}
+	whileReady()
+	reached := func(l string) bool {
+		want, isRows := strings.CutPrefix(trigger, "rows ")
+		got, ok := strings.CutPrefix(l, "rows ")
+		if !isRows || !ok {
+			return l == trigger
+		}
+		var w, g int
+		_, _ = fmt.Sscan(want, &w)
+		_, _ = fmt.Sscan(got, &g)
+		return g >= w
+	}
+	for waiting := true; waiting; {
+		l, ok := <-lines
+		done = done || l == "done"
+		if !ok || done {
+			break // the child ended on its own (then reaped below), or is about to
+		}
+		if reached(l) {
+			time.Sleep(delay)
+			waiting = false
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	for range lines { // until the kill closes the pipe
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+	case err == nil && done:
+	default:
+		t.Fatalf("child: %v, want killed or done\n%s", err, stderr.String())
+	}
+	return done
+}
+
+// TestSIGKILLIndexedLocal: the SIGKILL rounds on the embedded local store, a bbolt file the child
+// holds locked until it is killed.
+func TestSIGKILLIndexedLocal(t *testing.T) {
+	rounds := 6 // each op twice: the rebucket-index once per index kind
+	if testing.Short() {
+		rounds = 3
+	}
+	dir := t.TempDir()
+	path := func(round int) string { return filepath.Join(dir, fmt.Sprintf("db%d", round)) }
+	runSIGKILL(t, killStore{
+		store: func(round int) string { return "local:" + path(round) },
+		open: func(t *testing.T, round int) *client.Client {
+			b, err := openKillStore(context.Background(), "local:"+path(round))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := killClient(b, 200*time.Millisecond)
+			t.Cleanup(func() { _ = c.Close() })
+			return c
+		},
+		exclusive: true,
+		table:     func(int) string { return "orders" },
+		rows:      600,
+		fence:     200 * time.Millisecond,
+	}, rounds, 1)
+}
