@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/internal/gomodtest"
 )
 
 // The info strings a fence of the README or of a page may carry; any other fails the test, so
@@ -293,12 +295,8 @@ func goCmd(t *testing.T, dir string, timeout time.Duration, extraEnv []string, a
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	cmd.Env = append(cmd.Env, extraEnv...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	if out, err := gomodtest.Go(ctx, dir, extraEnv, args...); err != nil {
+		t.Errorf("%v\n%s", err, out)
 		return false
 	}
 	return true
@@ -309,34 +307,16 @@ func goCmd(t *testing.T, dir string, timeout time.Duration, extraEnv []string, a
 // binary named after its block; it reports whether they all built.
 func buildPrograms(t *testing.T, root, dir, bin string, programs []block) bool {
 	t.Helper()
-	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(mod)
-	gomod := fmt.Sprintf("module doccheck\n\n%s\n\nrequire github.com/brine-kv/brine v0.0.0-00010101000000-000000000000\n\nreplace github.com/brine-kv/brine => %s\n", goLine, root)
-	write(t, filepath.Join(dir, "go.mod"), gomod)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	files := map[string]string{}
 	for _, b := range programs {
-		write(t, filepath.Join(dir, b.name(), "main.go"), fmt.Sprintf("// From %s.\n\n%s", b, b.body))
+		files[filepath.Join(b.name(), "main.go")] = fmt.Sprintf("// From %s.\n\n%s", b, b.body)
 	}
-	env := []string{"GOFLAGS=-mod=mod -buildvcs=false"}
+	if err := gomodtest.Write(root, dir, "doccheck", files); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{gomodtest.ModuleFlags}
 	return goCmd(t, dir, 3*time.Minute, env, "vet", "./...") &&
 		goCmd(t, dir, 3*time.Minute, env, "build", "-o", bin+string(filepath.Separator), "./...")
-}
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // runShell runs a page's sh blocks in order in one directory, and compares a ```text output

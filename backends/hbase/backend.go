@@ -54,7 +54,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	if err := CheckCluster(ctx, cfg.ZKQuorum, cfg.ZKRoot); err != nil {
+	if err := CheckCluster(ctx, cfg.ZKQuorum, cfg.zkRoot()); err != nil {
 		return nil, err
 	}
 	opts := cfg.clientOptions()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/tsuna/gohbase"
@@ -27,6 +28,13 @@ type Config struct {
 	EffectiveUser string
 	// OpenTimeout bounds Open's round trip to the master when ctx has no deadline; 0 means 30 s.
 	OpenTimeout time.Duration
+	// ClientOptions are gohbase options applied after the Config's own to every gohbase client Open
+	// makes (the data client, the admin client, and data clients made to replace a stuck one), so
+	// that a setting the Config has no field for (gohbase.RpcQueueSize, gohbase.CompressionCodec)
+	// can be given, and so that gohbase.NewClient's options mean the same here (dropin.NewClient).
+	// Applied last, they win over the fields above; a gohbase.ZookeeperRoot among them is also the
+	// znode parent Open's cluster check reads.
+	ClientOptions []gohbase.Option
 
 	Options
 }
@@ -99,7 +107,23 @@ func (c Config) clientOptions() []gohbase.Option {
 	if c.EffectiveUser != "" {
 		opts = append(opts, gohbase.EffectiveUser(c.EffectiveUser))
 	}
-	return opts
+	return append(opts, c.ClientOptions...)
+}
+
+// zkRoot is the znode parent the gohbase clients of c will use: ZKRoot, unless ClientOptions set
+// another. gohbase options are closures over an unexported struct, so the only way to learn what
+// they set is to apply them to a client (gohbase.NewClient only records its settings: it neither
+// connects nor starts a goroutine) and read the field; TestZKRootFromClientOptions fails if a
+// gohbase version renames it. Without this, Open would check one znode parent and connect to another.
+func (c Config) zkRoot() string {
+	if len(c.ClientOptions) == 0 {
+		return c.ZKRoot
+	}
+	f := reflect.ValueOf(gohbase.NewClient(c.ZKQuorum, c.clientOptions()...)).Elem().FieldByName("zkRoot")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return c.ZKRoot
+	}
+	return f.String()
 }
 
 var errNoRPC = errors.New("hbase: the gohbase client does not implement gohbase.RPCClient")

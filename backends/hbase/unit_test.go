@@ -431,6 +431,31 @@ func TestConfig(t *testing.T) {
 	}
 }
 
+// Open checks the znode parent its gohbase clients will use: a gohbase.ZookeeperRoot among
+// ClientOptions wins over ZKRoot, as it does for the clients (it is applied after).
+func TestZKRootFromClientOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"default", Config{ZKQuorum: "h:1"}, ""},
+		{"field", Config{ZKQuorum: "h:1", ZKRoot: "/a"}, "/a"},
+		{"other options keep the field", Config{ZKQuorum: "h:1", ZKRoot: "/a",
+			ClientOptions: []gohbase.Option{gohbase.EffectiveUser("u")}}, "/a"},
+		{"option", Config{ZKQuorum: "h:1", ClientOptions: []gohbase.Option{gohbase.ZookeeperRoot("/b")}}, "/b"},
+		{"option wins", Config{ZKQuorum: "h:1", ZKRoot: "/a",
+			ClientOptions: []gohbase.Option{gohbase.ZookeeperRoot("/b")}}, "/b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.cfg.zkRoot(); got != tc.want {
+				t.Errorf("zkRoot = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNewNeedsClients(t *testing.T) {
 	if _, err := New(nil, nil, Options{}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Errorf("New(nil, nil) = %v", err)

@@ -5,12 +5,12 @@
 #
 #   BRINE_HBASE_ZK=127.0.0.1:2181 scripts/hbase/gohbase-suite.sh [raw|dropin|both] [go test -run regex]
 #
-# The drop-in run applies exactly two adaptations to the copied file (sed lines below), both bodies in
-# scripts/hbase/gohbase-suite/adapt_test.go:
-#   - client construction: gohbase.NewClient(zk, opts...) becomes suiteClient(zk, opts...), the drop-in
-#     over a gohbase client made with the test's own options;
-#   - table creation: TestMain's CreateTable of the test table becomes suiteCreateTable, which creates
-#     it through brine (salted by $BRINE_SUITE_SALT, default hash:8, with gohbase's family defaults).
+# The drop-in run applies exactly two adaptations to the copied file (sed lines below):
+#   - client construction, the one-line swap a gohbase program makes: gohbase.NewClient(zk, opts...)
+#     becomes dropin.NewClient(zk, opts...) (and the file imports backends/hbase/dropin);
+#   - table creation: TestMain's CreateTable of the test table becomes suiteCreateTable (in
+#     scripts/hbase/gohbase-suite/adapt_test.go), which creates it through brine (salted by
+#     $BRINE_SUITE_SALT, default hash:8, with gohbase's family defaults).
 # Every test body and assertion runs as gohbase wrote it. go vet is off for the copied file: Go 1.26's
 # printf check rejects a line of it (t.Errorf with a non-constant format), which is not brine's to fix.
 #
@@ -68,11 +68,14 @@ if [ "$mode" != raw ]; then
   setup "$tmp/dropin"
   cp "$here/gohbase-suite/adapt_test.go" "$tmp/dropin/"
   sed -i \
-    -e 's/gohbase\.NewClient(/suiteClient(/g' \
+    -e 's/gohbase\.NewClient(/dropin.NewClient(/g' \
+    -e 's#^\t"github.com/tsuna/gohbase"$#&\n\t"github.com/brine-kv/brine/backends/hbase/dropin"#' \
     -e 's/err = CreateTable(ac, table, \[\]string{"cf", "cf1", "cf2"})/err = suiteCreateTable(ac, table, []string{"cf", "cf1", "cf2"})/' \
     "$tmp/dropin/integration_test.go"
   grep -q 'suiteCreateTable(ac, table' "$tmp/dropin/integration_test.go" ||
     { echo "gohbase-suite: the table-creation line of $src has changed; update the sed line" >&2; exit 1; }
+  grep -q 'brine/backends/hbase/dropin"$' "$tmp/dropin/integration_test.go" ||
+    { echo "gohbase-suite: the gohbase import line of $src has changed; update the sed line" >&2; exit 1; }
   runsuite dropin "$tmp/dropin" "integration,gohbasesuite"
 fi
 

@@ -2,11 +2,17 @@
 // by changing the line that makes its client, and keeps building its requests with gohbase's own hrpc
 // types.
 //
-//	c, err := dropin.Open(ctx, hbase.Config{ZKQuorum: zk}) // was: c := gohbase.NewClient(zk)
+//	c := dropin.NewClient(zk) // was: c := gohbase.NewClient(zk); same options, same result type
 //	put, _ := hrpc.NewPutStr(ctx, "metrics", key, values)
-//	_, err = c.Put(put)                                     // written to prefix(bucket(key)) + key
+//	_, err = c.Put(put)       // written to prefix(bucket(key)) + key
 //	scan, _ := hrpc.NewScanRangeStr(ctx, "metrics", from, to)
-//	sc := c.Scan(scan)                                      // every bucket scanned, merged by logical key
+//	sc := c.Scan(scan)        // every bucket scanned, merged by logical key
+//
+// NewClient, like gohbase.NewClient, neither blocks nor fails: it connects on the first call, which
+// reports a connection that cannot be made, and the next call tries again. Open connects at once and
+// returns the error; with options of this package:
+//
+//	c, err := dropin.Open(ctx, hbase.Config{ZKQuorum: zk}, dropin.WithConcurrency(8))
 //
 // or, keeping a gohbase client the program already makes:
 //
@@ -30,7 +36,9 @@
 // MUST_PASS_ALL FilterList, narrows a Scan's logical range to the prefix's range (then split per
 // bucket as any range), and on a Get is dropped (the row has the prefix) or replaced by a filter that
 // passes no row (it has not). On an unsalted table (stored spec "none", or WithUnsalted for a table
-// brine did not create, such as hbase:meta) every request goes to the server as the caller built it.
+// brine did not create) every request goes to the server as the caller built it. So do requests to
+// HBase's own tables (hbase:meta, hbase:namespace, any table of the hbase: namespace), with no
+// option: they are never salted.
 //
 // What it refuses on a salted table (ErrUnsupported, naming the call and what is wrong):
 //   - filters that compare row keys in a way no per-bucket range expresses (RowFilter,
@@ -43,9 +51,9 @@
 //     NumberOfRows and AllowPartialResults.
 //
 // Tables with indexes (created with client.CreateIndexedTable, recognised by their stored meta, so
-// only with WithBackend or Open): every write (Put, Delete, Append, Increment, CheckAndPut) fails with
-// ErrIndexedTable before anything is sent, since only client.IndexedTable keeps their index tables in
-// step. Get and Scan drop the version column (backends.IndexVersionQualifier) the index protocol
+// only with WithBackend, Open or NewClient): every write (Put, Delete, Append, Increment,
+// CheckAndPut) fails with ErrIndexedTable before anything is sent, since only client.IndexedTable
+// keeps their index tables in step. Get and Scan drop the version column (backends.IndexVersionQualifier) the index protocol
 // keeps in each row, unless the request names it by qualifier; a row holding that column alone is
 // no row (a Get returns no cells, a Scan skips it), and an existence-only Get is sent as a Get and
 // answers whether any other cell exists.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -40,6 +41,9 @@ const (
 	DefaultPrefetch    = fanout.DefaultPrefetch
 )
 
+// systemNamespace is the prefix of the names of HBase's own tables.
+const systemNamespace = "hbase:"
+
 // tableMeta is where stored specs are read: the driver's TableMeta.
 type tableMeta interface {
 	TableMeta(ctx context.Context, table string) (map[string]string, error)
@@ -47,15 +51,18 @@ type tableMeta interface {
 
 // Client is a salted gohbase.Client. It is safe for concurrent use.
 type Client struct {
+	// inner, backend, meta and close are set by New, or by connect on a NewClient client's first
+	// call (under mu, before lazy.done is set): a call reads them only after begin returned nil.
 	inner       gohbase.Client
 	backend     *hbase.Backend // reversed scans; nil without WithBackend
 	meta        tableMeta      // stored specs; nil without WithBackend
+	close       func()
+	lazy        *lazy // NewClient's connection on first use; nil for New and Open
 	salters     map[string]salting.Salter
 	unsalted    bool
 	concurrency int
 	prefetch    int
 	log         *slog.Logger
-	close       func()
 	closed      atomic.Bool
 
 	mu    sync.Mutex
@@ -93,8 +100,9 @@ func WithSalter(table string, s salting.Salter) Option {
 }
 
 // WithUnsalted makes tables without a stored spec and without WithSalter usable, unsalted (spec
-// "none"), instead of failing with ErrNoSpec: tables brine did not create, in any namespace, system
-// tables such as hbase:meta included. Their requests go to the server as built, filters and all.
+// "none"), instead of failing with ErrNoSpec: tables brine did not create. Their requests go to the
+// server as built, filters and all. (HBase's own tables, hbase:meta and the rest of the hbase:
+// namespace, always do, with or without this option.)
 func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
 
 // WithBackend gives the brine HBase driver, connected to the same cluster, that the client reads the
@@ -118,6 +126,14 @@ func New(inner gohbase.Client, opts ...Option) *Client {
 	if inner == nil {
 		panic("dropin: New: nil gohbase client")
 	}
+	c := newClient(opts)
+	c.inner, c.close = inner, inner.Close
+	return c
+}
+
+// newClient is a Client of opts with nothing to send through yet: New gives it inner, NewClient a
+// lazy connection.
+func newClient(opts []Option) *Client {
 	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultConcurrency, prefetch: DefaultPrefetch}
 	for _, o := range opts {
 		o(&cfg)
@@ -126,8 +142,8 @@ func New(inner gohbase.Client, opts ...Option) *Client {
 		cfg.log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{
-		inner: inner, salters: cfg.salters, unsalted: cfg.unsalted, backend: cfg.backend,
-		concurrency: cfg.concurrency, prefetch: cfg.prefetch, log: cfg.log, close: inner.Close,
+		salters: cfg.salters, unsalted: cfg.unsalted, backend: cfg.backend,
+		concurrency: cfg.concurrency, prefetch: cfg.prefetch, log: cfg.log,
 		cache: map[string]tableInfo{},
 	}
 	if cfg.backend != nil {
@@ -151,10 +167,15 @@ func Open(ctx context.Context, cfg hbase.Config, opts ...Option) (*Client, error
 
 // Close closes what the constructor said it would. Calling it again does nothing.
 func (c *Client) Close() {
-	if c.closed.Swap(true) || c.close == nil {
+	if c.closed.Swap(true) {
 		return
 	}
-	c.close()
+	c.mu.Lock()
+	closeFn := c.close // a NewClient client connecting now closes what it made itself (connect)
+	c.mu.Unlock()
+	if closeFn != nil {
+		closeFn()
+	}
 }
 
 // Forget drops what the client learned of table (salter, indexes), e.g. after it was deleted and
@@ -166,8 +187,12 @@ func (c *Client) Forget(table string) {
 }
 
 // Salter returns the salter the client uses for table: WithSalter's, checked against the spec stored
-// with the table; else the stored spec; else none under WithUnsalted. It is resolved once per table.
+// with the table; else the stored spec; else none under WithUnsalted. A table of HBase's own hbase:
+// namespace has spec "none" as if stored with it. It is resolved once per table.
 func (c *Client) Salter(ctx context.Context, table string) (salting.Salter, error) {
+	if err := c.connect(ctx); err != nil {
+		return nil, err
+	}
 	t, err := c.table(ctx, table)
 	return t.salter, err
 }
@@ -185,7 +210,12 @@ func (c *Client) table(ctx context.Context, table string) (tableInfo, error) {
 		return t, nil
 	}
 	var meta map[string]string
-	if c.meta != nil {
+	if strings.HasPrefix(table, systemNamespace) {
+		// HBase's own tables (hbase:meta, hbase:namespace, ...) are never salted: their spec is
+		// "none" as if stored with them, so they pass through with no option, and a WithSalter of
+		// another spec for one fails with ErrSpecMismatch.
+		meta = map[string]string{salting.MetaKey: "none"}
+	} else if c.meta != nil {
 		var err error
 		if meta, err = c.meta.TableMeta(ctx, table); err != nil {
 			return tableInfo{}, fmt.Errorf("dropin: salter of %q: %w", table, err)
@@ -267,16 +297,20 @@ func (c *Client) Get(g *hrpc.Get) (*hrpc.Result, error) {
 }
 
 // Put writes a row on its salted key.
-func (c *Client) Put(p *hrpc.Mutate) (*hrpc.Result, error) { return c.mutate("Put", p, c.inner.Put) }
+// (The calls to inner are closures, not method values: inner is nil until a NewClient client's
+// first call has connected, inside mutate.)
+func (c *Client) Put(p *hrpc.Mutate) (*hrpc.Result, error) {
+	return c.mutate("Put", p, func(m *hrpc.Mutate) (*hrpc.Result, error) { return c.inner.Put(m) })
+}
 
 // Delete deletes on the salted key.
 func (c *Client) Delete(d *hrpc.Mutate) (*hrpc.Result, error) {
-	return c.mutate("Delete", d, c.inner.Delete)
+	return c.mutate("Delete", d, func(m *hrpc.Mutate) (*hrpc.Result, error) { return c.inner.Delete(m) })
 }
 
 // Append appends on the salted key; the result carries the logical key.
 func (c *Client) Append(a *hrpc.Mutate) (*hrpc.Result, error) {
-	return c.mutate("Append", a, c.inner.Append)
+	return c.mutate("Append", a, func(m *hrpc.Mutate) (*hrpc.Result, error) { return c.inner.Append(m) })
 }
 
 // Increment increments on the salted key.

@@ -252,10 +252,11 @@ func TestSalterResolution(t *testing.T) {
 	ctx := context.Background()
 	hash4 := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
 	hash8 := must[salting.Salter](t)(salting.ParseSpec("hash:8"))
+	none := must[salting.Salter](t)(salting.ParseSpec("none"))
 	boom := errors.New("boom")
 	stored := metaFunc(func(table string) (map[string]string, error) {
 		switch table {
-		case "bad":
+		case "bad", "hbase:bad":
 			return nil, boom
 		case "stored8":
 			return map[string]string{salting.MetaKey: "hash:8"}, nil
@@ -281,6 +282,12 @@ func TestSalterResolution(t *testing.T) {
 		{"none stored", nil, stored, "t", "", ErrNoSpec},
 		{"meta fails", []Option{WithUnsalted()}, stored, "bad", "", boom},
 		{"empty table name", []Option{WithUnsalted()}, nil, "", "", backends.ErrInvalidArgument},
+		{"hbase:meta, no option", nil, stored, "hbase:meta", "none", nil},
+		{"hbase: namespace, no driver", nil, nil, "hbase:namespace", "none", nil},
+		{"hbase: namespace, meta not read", nil, stored, "hbase:bad", "none", nil},
+		{"hbase: namespace, salter none", []Option{WithSalter("hbase:meta", none)}, nil, "hbase:meta", "none", nil},
+		{"hbase: namespace, other salter", []Option{WithSalter("hbase:meta", hash4)}, nil, "hbase:meta", "", ErrSpecMismatch},
+		{"a table named like it, in another namespace", nil, stored, "x:hbase:meta", "", ErrNoSpec},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,7 +46,7 @@ func (c *Client) asGohbase(ctx context.Context, err error) error {
 }
 
 // begin is what every call checks before it rewrites anything: gohbase fails a call on a closed client
-// or a done context before it looks the table up.
+// or a done context before it looks the table up. A NewClient client then connects, if no call has yet.
 func (c *Client) begin(ctx context.Context) error {
 	if c.closed.Load() {
 		return gohbase.ErrClientClosed
@@ -54,5 +54,5 @@ func (c *Client) begin(ctx context.Context) error {
 	if ctx != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return nil
+	return c.asGohbase(ctx, c.connect(ctx))
 }

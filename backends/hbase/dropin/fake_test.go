@@ -23,6 +23,7 @@ type fakeHBase struct {
 	closed   int                                // scanners closed
 	failKey  []byte                             // a scan whose range holds this key fails there
 	wrongRow bool                               // Get answers with a cell of another row
+	shut     int                                // calls of Close
 }
 
 var _ gohbase.Client = (*fakeHBase)(nil)
@@ -126,7 +127,17 @@ func (f *fakeHBase) CheckAndPut(p *hrpc.Mutate, family, qualifier string, expect
 	return true, nil
 }
 
-func (f *fakeHBase) Close() {}
+func (f *fakeHBase) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shut++
+}
+
+func (f *fakeHBase) closes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shut
+}
 
 func (f *fakeHBase) Scan(s *hrpc.Scan) hrpc.Scanner {
 	f.record(s)

@@ -139,39 +139,62 @@ func TestPrefixFilterRewritten(t *testing.T) {
 	}
 }
 
-// On an unsalted ("none") table every filter goes to the server as the caller built it, row-key
-// filters and PageFilter included, and the scan keeps its own range.
+// On an unsalted table (stored spec "none", or any table of HBase's own hbase: namespace, which
+// needs no option and whose meta is never read) every filter goes to the server as the caller built
+// it, row-key filters and PageFilter included, and the scan keeps its own range.
 func TestUnsaltedTablePassesFiltersThrough(t *testing.T) {
 	ctx := context.Background()
 	rowF := filter.NewRowFilter(filter.NewCompareFilter(filter.Equal, filter.NewBinaryComparator(filter.NewByteArrayComparable([]byte("k")))))
-	for _, f := range []filter.Filter{
-		filter.NewPrefixFilter([]byte("k")), filter.NewPageFilter(3), rowF, filter.NewInclusiveStopFilter([]byte("m")),
-		filter.NewWhileMatchFilter(rowF), filter.NewList(filter.MustPassOne, filter.NewPrefixFilter([]byte("a")), rowF),
-	} {
-		t.Run(fmt.Sprintf("%T", f), func(t *testing.T) {
+	clients := []struct {
+		name  string
+		table string
+		make  func(t *testing.T) (*Client, *fakeHBase)
+	}{
+		{"stored none", tbl, func(t *testing.T) (*Client, *fakeHBase) {
 			c, fake, _ := newTestClient(t, "none")
-			if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, tbl, "k1", hrpc.Filters(f)))); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := readAll(t, c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanRangeStr(ctx, tbl, "a", "q", hrpc.Filters(f))))); err != nil {
-				t.Fatal(err)
-			}
-			calls := fake.calls()
-			if len(calls) != 2 {
-				t.Fatalf("%d requests, want a Get and one Scan", len(calls))
-			}
-			if string(calls[0].Key()) != "k1" {
-				t.Errorf("Get sent key %q", calls[0].Key())
-			}
-			if sc := calls[1].(*hrpc.Scan); string(sc.StartRow()) != "a" || string(sc.StopRow()) != "q" {
-				t.Errorf("Scan sent [%q, %q), want [a, q)", sc.StartRow(), sc.StopRow())
-			}
-			for _, call := range calls {
-				if got, want := sentFilter(call), pbOf(t, f); !proto.Equal(got, want) {
-					t.Errorf("%T sent filter %v, want %v", call, got, want)
+			return c, fake
+		}},
+		{"hbase: namespace", "hbase:meta", func(t *testing.T) (*Client, *fakeHBase) {
+			fake := newFake()
+			c := New(fake)
+			c.meta = metaFunc(func(table string) (map[string]string, error) {
+				t.Errorf("the meta of %q was read", table)
+				return nil, nil
+			})
+			t.Cleanup(c.Close)
+			return c, fake
+		}},
+	}
+	for _, cl := range clients {
+		for _, f := range []filter.Filter{
+			filter.NewPrefixFilter([]byte("k")), filter.NewPageFilter(3), rowF, filter.NewInclusiveStopFilter([]byte("m")),
+			filter.NewWhileMatchFilter(rowF), filter.NewList(filter.MustPassOne, filter.NewPrefixFilter([]byte("a")), rowF),
+		} {
+			t.Run(fmt.Sprintf("%s/%T", cl.name, f), func(t *testing.T) {
+				c, fake := cl.make(t)
+				if _, err := c.Get(must[*hrpc.Get](t)(hrpc.NewGetStr(ctx, cl.table, "k1", hrpc.Filters(f)))); err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				if _, err := readAll(t, c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanRangeStr(ctx, cl.table, "a", "q", hrpc.Filters(f))))); err != nil {
+					t.Fatal(err)
+				}
+				calls := fake.calls()
+				if len(calls) != 2 {
+					t.Fatalf("%d requests, want a Get and one Scan", len(calls))
+				}
+				if string(calls[0].Key()) != "k1" {
+					t.Errorf("Get sent key %q", calls[0].Key())
+				}
+				if sc := calls[1].(*hrpc.Scan); string(sc.StartRow()) != "a" || string(sc.StopRow()) != "q" {
+					t.Errorf("Scan sent [%q, %q), want [a, q)", sc.StartRow(), sc.StopRow())
+				}
+				for _, call := range calls {
+					if got, want := sentFilter(call), pbOf(t, f); !proto.Equal(got, want) {
+						t.Errorf("%T sent filter %v, want %v", call, got, want)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -1,38 +1,22 @@
 //go:build integration && gohbasesuite
 
 // The adaptation that scripts/hbase/gohbase-suite.sh adds to a copy of gohbase's own integration_test.go
-// (package gohbase_test) for its drop-in run: how a client is made and how the test table is created.
+// (package gohbase_test) for its drop-in run: how the test table is created. The other adaptation is
+// the one-line swap of gohbase.NewClient for dropin.NewClient, made by the script in the copy itself.
 // Nothing else of gohbase's file changes.
 package gohbase_test
 
 import (
 	"context"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/tsuna/gohbase"
 
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
 )
-
-// suiteAdmin is one admin client for every drop-in: the pinned gohbase's admin client cannot be closed.
-var suiteAdmin = sync.OnceValue(func() gohbase.AdminClient { return gohbase.NewAdminClient(*host) })
-
-// suiteClient stands for gohbase.NewClient(zk, opts...): the drop-in over a gohbase client made with
-// the test's own options. WithUnsalted lets tables brine did not create (hbase:meta, hbase:namespace)
-// through as they are.
-func suiteClient(zk string, opts ...gohbase.Option) gohbase.Client {
-	inner := gohbase.NewClient(zk, opts...)
-	b, err := hbase.New(inner, suiteAdmin(), hbase.Options{})
-	if err != nil {
-		panic(err)
-	}
-	return dropin.New(inner, dropin.WithBackend(b), dropin.WithUnsalted())
-}
 
 // suiteCreateTable stands for TestMain's CreateTable: brine creates the table, salted by
 // $BRINE_SUITE_SALT (default hash:8) and pre-split at its buckets (gohbase's REVTEST split keys are
