@@ -11,9 +11,6 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-// copyBatch is how many rows of a bucket are in flight at once: each is its own CheckAndMutate.
-const copyBatch = 64
-
 // copyAll copies every old bucket not yet recorded as copied, Workers buckets at once.
 func (rb *rebucketer) copyAll(ctx context.Context, row dirRow) error {
 	v, err := rb.r.build(row, nil)
@@ -56,30 +53,30 @@ func (rb *rebucketer) copyAll(ctx context.Context, row dirRow) error {
 	}
 }
 
-// copyBucket writes each row of one old bucket to the new table where the new row has no marker.
+// copyBucket writes each row of one old bucket to the new table where the new row has no marker:
+// a chunk of the client's batch rows at a time, as compare-and-set batches (one per new bucket).
 func (rb *rebucketer) copyBucket(ctx context.Context, v *routeView, br salting.BucketRange) error {
 	opts := backends.ScanOptions{ReadOptions: backends.ReadOptions{MaxVersions: max(1, v.row.maxVersions)}}
-	batch := make([]Row, 0, copyBatch)
+	batch := make([]backends.CondMutation, 0, rb.t.c.batchRows)
 	flush := func() error {
-		var g errgroup.Group
-		for _, row := range batch {
-			g.Go(func() error {
-				_, err := v.new.CheckAndMutate(ctx, markCond, Mutation{Key: row.Key, Cells: row.Cells})
-				return err
-			})
-		}
-		err := g.Wait()
-		if err == nil {
-			rb.rows.Add(int64(len(batch)))
-		}
+		_, errs := v.new.checkAndMutateBatch(ctx, batch)
+		n := len(batch)
 		batch = batch[:0]
-		return err
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		rb.rows.Add(int64(n))
+		return nil
 	}
 	for row, err := range v.old.bucketScan(ctx, br, opts, nil) {
 		if err != nil {
 			return fmt.Errorf("rebucket %s: copy: %w", rb.r.logical, err)
 		}
-		if batch = append(batch, row); len(batch) == copyBatch {
+		// A copy never overwrites a row a writer put (or deleted) in the new table: only where the
+		// marker is absent.
+		if batch = append(batch, backends.CondMutation{Cond: markCond, Mut: Mutation{Key: row.Key, Cells: row.Cells}}); len(batch) == cap(batch) {
 			if err := flush(); err != nil {
 				return fmt.Errorf("rebucket %s: copy bucket %d: %w", rb.r.logical, br.Bucket, err)
 			}

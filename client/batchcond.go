@@ -1,0 +1,114 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
+)
+
+// checkAndMutateBatch does CheckAndMutate for each of ms (logical keys), grouped by bucket into
+// batches of at most batchRows rows, each one CheckAndMutateBatch call, in parallel: the protocols
+// built on compare-and-set (index writes, rebucket copies) pay one round trip per batch, not per row.
+// applied[i] and errs[i] are ms[i]'s outcome; a row with an error may have been applied (a lost
+// reply), as with CheckAndMutate.
+func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
+	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
+	if t.rt != nil {
+		v, err := t.rt.writeView(ctx)
+		if err != nil {
+			for i := range errs {
+				errs[i] = err
+			}
+			return applied, errs
+		}
+		if v.row.state == stateServing {
+			// Not being rebucketed: the table serving it takes the batch as any table does.
+			return v.old.checkAndMutateBatch(ctx, ms)
+		}
+	}
+	if t.rt != nil {
+		// A table being rebucketed: each row goes through the router, which picks its table and keeps
+		// the marker column (Table.CheckAndMutate).
+		var g errgroup.Group
+		g.SetLimit(t.c.concurrency)
+		for i, m := range ms {
+			g.Go(func() error {
+				applied[i], errs[i] = t.CheckAndMutate(ctx, m.Cond, m.Mut)
+				return nil
+			})
+		}
+		_ = g.Wait()
+		return applied, errs
+	}
+	phys := make([]backends.CondMutation, len(ms))
+	buckets := make([]int, len(ms))
+	valid := make([]bool, len(ms))
+	for i, m := range ms {
+		pk, b, err := t.physical(m.Mut.Key)
+		if err != nil {
+			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(m.Mut.Key), err)
+			continue
+		}
+		m.Mut.Key = pk
+		phys[i], buckets[i], valid[i] = m, b, true
+	}
+	t.checkAndMutatePhysical(ctx, phys, buckets, valid, applied, errs)
+	return applied, errs
+}
+
+// checkAndMutatePhysical is checkAndMutateBatch for the rows of ms (physical keys, in bucket
+// buckets[i]) that are valid, straight to the store: the index protocol's data writes, which name
+// the physical row they read. It fills applied and errs.
+//
+// Two mutations of one row go in successive rounds, in their order in ms: a batch holds one
+// mutation per row (backends.CheckBatch), and the second one's condition must see the first applied.
+func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMutation, buckets []int, valid, applied []bool, errs []error) {
+	ctx, c := t.c.tel.begin(ctx, "check_and_mutate_batch", t.name)
+	var written int64
+	defer func() { c.end(ctx, nil, 0, written) }()
+	left := valid
+	for {
+		round := make([]bool, len(ms))
+		next := make([]bool, len(ms))
+		seen := make(map[string]bool)
+		more := false
+		for i, ok := range left {
+			switch {
+			case !ok:
+			case seen[string(ms[i].Mut.Key)]:
+				next[i] = true
+			default:
+				seen[string(ms[i].Mut.Key)], round[i], more = true, true, true
+			}
+		}
+		if !more {
+			break
+		}
+		t.runBatches(ctx, buckets, round, func(ctx context.Context, idx []int) {
+			batch := make([]backends.CondMutation, len(idx))
+			for j, i := range idx {
+				batch[j] = ms[i]
+			}
+			a, rowErrs, err := backends.CheckAndMutateBatch(ctx, t.c.backend, t.name, batch)
+			for j, i := range idx {
+				switch {
+				case err != nil:
+					errs[i] = fmt.Errorf("check and mutate batch %s: %w", t.name, err)
+				case rowErrs != nil && rowErrs[j] != nil:
+					errs[i] = fmt.Errorf("check and mutate batch %s: %w", t.name, rowErrs[j])
+				default:
+					applied[i] = a[j]
+				}
+			}
+		})
+		left = next
+	}
+	for _, a := range applied {
+		if a {
+			written++
+		}
+	}
+}
