@@ -43,7 +43,7 @@ func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableC
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.routedTable(ctx, name, cfg.Salter)
+	t, err := c.keyedTable(ctx, name, cfg.Salter, meta)
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -56,18 +55,6 @@ func (t *Table) KeySchema() *keys.Schema { return t.keySchema }
 
 // KeySchema is the key schema stored with the partitioned table, as Table.KeySchema.
 func (p *Partitioned) KeySchema() *keys.Schema { return p.keySchema }
-
-// withKeySchema sets the key schema stored with the physical table that serves t.
-func (c *Client) withKeySchema(ctx context.Context, t *Table, phys string) (*Table, error) {
-	meta, err := c.backend.TableMeta(ctx, phys)
-	if err == nil {
-		t.keySchema, err = metaKeySchema(meta)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open table %q: %w", t.name, err)
-	}
-	return t, nil
-}
 
 // printedKeys returns opts that make a RowFilter's KeyRegexFilter leaves match keys as ks prints them
 // (keys.Schema.Format), failing keys ks cannot decode; with no schema, opts as they are.

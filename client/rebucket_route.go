@@ -292,6 +292,9 @@ func (c *Client) openRouted(ctx context.Context, name string, s salting.Salter) 
 	}
 	if ok {
 		meta, err := c.backend.TableMeta(ctx, t.rt.view.old.name)
+		if err == nil {
+			t.keySchema, err = metaKeySchema(meta)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("open table %q: %w", name, err)
 		}
@@ -301,7 +304,7 @@ func (c *Client) openRouted(ctx context.Context, name string, s salting.Salter) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if t, err = c.routedTable(ctx, name, s); err != nil {
+	if t, err = c.keyedTable(ctx, name, s, meta); err != nil {
 		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
 	}
 	return t, meta, nil
