@@ -212,6 +212,11 @@ func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell
 	default:
 		m = Mutation{Key: key, Delete: true}
 	}
+	if ix.table.pausedNow(ctx) {
+		// A repair is best effort (the answer was checked against the main row): it does not wait
+		// for a rebucket's pause, which a rebucket whose process died leaves until it is resumed.
+		return
+	}
 	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
 		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
 	}

@@ -361,3 +361,14 @@ func (t *Table) servingTable(ctx context.Context) (string, error) {
 	}
 	return v.row.phys, nil
 }
+
+// pausedNow reports whether a rebucket's pause step holds t's writes, as of the handle's view of the
+// directory: a best-effort write (a reader's index repair) skips instead of waiting for the rebucket
+// to go on.
+func (t *Table) pausedNow(ctx context.Context) bool {
+	if t.rt == nil {
+		return false
+	}
+	v, err := t.rt.get(ctx)
+	return err == nil && v.row.state == statePause
+}
