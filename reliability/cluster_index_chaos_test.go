@@ -25,14 +25,13 @@ import (
 const (
 	ixChaosFence    = 4 * time.Second
 	ixChaosWrite    = 2 * time.Second
-	ixChaosMaxChaos = 45 * time.Second
+	ixChaosMaxChaos = 30 * time.Second
 )
 
 // TestClusterIndexChaos: on the cluster of scripts/hbase/cluster.sh, indexed writers (two
-// clients, shared rows and rows of their own) run while the main table, then an index table, are
-// rebucketed and region servers are SIGKILLed and restarted; a scanner checks every answer by index
+// clients, shared rows and rows of their own) run while the main table is rebucketed and region servers are SIGKILLed and restarted; a scanner checks every answer by index
 // against its row meanwhile. A rebucket that fails under a kill is resumed by the same call. Then,
-// through a new client: both rebuckets finished to their specs, every query by index equals the
+// through a new client: the rebucket finished to its spec, every query by index equals the
 // answer computed from the main table, Verify finds 0 problems once a repairing read is done, and
 // every write a writer had acknowledged on its own rows is there.
 func TestClusterIndexChaos(t *testing.T) {
@@ -72,9 +71,12 @@ func TestClusterIndexChaos(t *testing.T) {
 	w.Timeout = ixChaosWrite
 	stopWork := w.Run(t, tbl, []*client.IndexedTable{tbl, other}, 1)
 
-	// The rebuckets, each resumed until it finishes; the chaos runs until both have, or for at most
+	// The rebuckets, each resumed until it finishes; the chaos runs until they have, or for at most
 	// ixChaosMaxChaos.
-	moves := indextest.Rebuckets[:2] // the main table, then a non-unique covered index
+	// The main table only: a rebucket of an index table runs the same router and copy under the same
+	// kills, and each costs four fences of the 15-minute make test; TestHBaseIndexRebucket and the
+	// SIGKILL'd client tests move index tables too.
+	moves := indextest.Rebuckets[:1]
 	var (
 		rbErr    error
 		attempts int
