@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/brine-kv/brine/backends"
 )
 
@@ -13,36 +11,10 @@ import (
 // batches of at most batchRows rows, each one CheckAndMutateBatch call, in parallel: the protocols
 // built on compare-and-set (index writes, rebucket copies) pay one round trip per batch, not per row.
 // applied[i] and errs[i] are ms[i]'s outcome; a row with an error may have been applied (a lost
-// reply), as with CheckAndMutate.
+// reply), as with CheckAndMutate. t is a physical table (a router's view, as the rebucket copy
+// writes): a routed handle's rows must go through its router one by one (Table.CheckAndMutate).
 func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
 	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
-	if t.rt != nil {
-		v, err := t.rt.writeView(ctx)
-		if err != nil {
-			for i := range errs {
-				errs[i] = err
-			}
-			return applied, errs
-		}
-		if v.row.state == stateServing {
-			// Not being rebucketed: the table serving it takes the batch as any table does.
-			return v.old.checkAndMutateBatch(ctx, ms)
-		}
-	}
-	if t.rt != nil {
-		// A table being rebucketed: each row goes through the router, which picks its table and keeps
-		// the marker column (Table.CheckAndMutate).
-		var g errgroup.Group
-		g.SetLimit(t.c.concurrency)
-		for i, m := range ms {
-			g.Go(func() error {
-				applied[i], errs[i] = t.CheckAndMutate(ctx, m.Cond, m.Mut)
-				return nil
-			})
-		}
-		_ = g.Wait()
-		return applied, errs
-	}
 	phys := make([]backends.CondMutation, len(ms))
 	buckets := make([]int, len(ms))
 	valid := make([]bool, len(ms))
