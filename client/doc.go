@@ -68,7 +68,8 @@
 // that changes an indexed or covered column, or deletes a row, and every CheckAndMutate of such a
 // write and every Increment (their condition or counters checked on the row read in step 1):
 //
-//  1. reads the row and its version;
+//  1. reads the row and its version; a row without one (never written, or deleted) that the write
+//     gives entries first gets a version of its own, by compare-and-set on its absence;
 //  2. marks pending ("u"+token) the entries it leaves (only if they still name this row) and
 //     writes its new entries pending, with the covered values (a unique entry only if its key is
 //     free, its own, or left by a row that no longer has it);
@@ -80,10 +81,13 @@
 // Why the order is safe. Step 2 comes before step 3, so from the moment a row's values change, the
 // entries of its old and new values are pending: no reader trusts an entry that the data no longer
 // backs. Step 3's compare-and-set serializes the writers of one row: each write's step 2 was based
-// on the values it replaces. Step 4 changes only entries still holding this write's own status; a
-// later write touches an entry (step 2) before changing the data, so an earlier write can neither
-// verify nor delete an entry a later one needs. A verified entry therefore always matches its row,
-// and a reader may answer a covered query from it alone.
+// on the values it replaces. Its condition is a version no other write can bring back: "no version"
+// could hold again after other writes created the row and deleted it, having taken over and deleted
+// the entries of this write's step 2, hence the version of step 1. Step 4 changes only entries
+// still holding this write's own status; a later write touches an entry (step 2) before changing
+// the data, so an earlier write can neither verify nor delete an entry a later one needs. A
+// verified entry therefore always matches its row, and a reader may answer a covered query from it
+// alone.
 //
 // Reads. A query by index reads entries, then the main rows of those that are pending (or of all,
 // when it needs more than covered columns), and answers a row only if its values, read after the

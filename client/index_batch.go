@@ -43,6 +43,27 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 	for i := range plans {
 		done[i] = errs[i] != nil || plans[i].skip
 	}
+	// The end of step 1 for rows read without a version; a row that changed since goes alone.
+	alone := make([]bool, len(plans))
+	var g errgroup.Group
+	g.SetLimit(it.t.c.concurrency)
+	for i := range plans {
+		if done[i] {
+			continue
+		}
+		g.Go(func() error {
+			ok, err := it.ownVersion(ctx, &plans[i])
+			switch {
+			case err != nil:
+				fail(i, err)
+			case !ok:
+				alone[i] = true
+			}
+			done[i] = !ok || err != nil
+			return nil
+		})
+	}
+	_ = g.Wait()
 
 	// Step 2: the non-unique new entries in one Apply per index table, the rest one by one.
 	type entryRef struct{ row int }
@@ -67,8 +88,6 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			fail(i, err)
 		}
 	}
-	var g errgroup.Group
-	g.SetLimit(it.t.c.concurrency)
 	for ix, ms := range puts {
 		g.Go(func() error {
 			rowErrs, err := ix.table.Apply(ctx, ms)
@@ -98,11 +117,15 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 
 	// Steps 3 and 4, one row at a time, in parallel; a lost race starts the row again alone.
 	for i, p := range plans {
-		if done[i] || errs[i] != nil {
+		if (done[i] && !alone[i]) || errs[i] != nil {
 			continue
 		}
 		g.Go(func() error {
-			applied, err := it.dataWrite(ctx, p)
+			applied := false
+			var err error
+			if !alone[i] {
+				applied, err = it.dataWrite(ctx, p)
+			}
 			switch {
 			case err != nil:
 				fail(i, err)

@@ -108,6 +108,12 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 		if err != nil || p.skip {
 			return false, err
 		}
+		if ok, err := it.ownVersion(ctx, &p); err != nil || !ok {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
 		// Step 2: every entry the write creates or leaves is pending before the data changes.
 		if err := it.markPending(ctx, key, p.changes, p.pending, true); err != nil {
 			return false, err
@@ -169,6 +175,29 @@ func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePl
 		p.changes = append(p.changes, c)
 	}
 	return p, nil
+}
+
+// ownVersion ends step 1 for a row read without a version (never written, or deleted) that the
+// write gives entries: it writes a version of its own, alone, by compare-and-set on its absence, and
+// makes it step 3's condition. Step 3 on "no version" could land after other writes created the row
+// and deleted it again (a row delete takes the version with it), their steps 2 and 4 having taken
+// over and deleted the entries this write's step 2 made: the row would be left without them. A
+// version no other write can bring back closes that. A row left with only this version (the write
+// died) reads as absent. false: the row changed since step 1; start again.
+func (it *IndexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, error) {
+	if len(p.oldV) > 0 || !slices.ContainsFunc(p.changes, func(c entryChange) bool { return c.newOK }) {
+		return true, nil
+	}
+	v := newToken() // not p.tok: a reader must not take the write's pending entries for landed
+	applied, err := it.t.CheckAndMutate(ctx, Condition{Family: it.indexFamily, Qualifier: versionQual},
+		Mutation{Key: p.m.Key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: v}}})
+	if err != nil {
+		return false, fmt.Errorf("version write: %w", err)
+	}
+	if applied {
+		p.oldV = v
+	}
+	return applied, nil
 }
 
 // dataWrite is step 3: the data and the new version, if the row's version is still the one read. It
