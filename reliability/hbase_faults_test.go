@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -84,7 +85,8 @@ func openHBaseWith(t *testing.T, zk string, opts hbase.Options, settle time.Dura
 					return
 				}
 				if time.Now().After(deadline) {
-					t.Errorf("%v after Close: %v", settle, err)
+					t.Errorf("%v after Close, goroutines left: %s", settle, leakSummary(err))
+					t.Logf("goleak: %v", err)
 					return
 				}
 			}
@@ -449,4 +451,26 @@ func runRegionOps(t *testing.T, ops []regionOp) error {
 		t.Logf("%s took %v", op.name, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+var (
+	leakTop     = regexp.MustCompile(`with (\S+) on top of the stack`)
+	leakCreator = regexp.MustCompile(`created by (\S+)`)
+)
+
+// leakSummary is goleak's report in one line, each goroutine as its top function and creator, so
+// that a CI log that keeps only the failing lines still says what was left.
+func leakSummary(err error) string {
+	var out []string
+	for _, g := range strings.Split(err.Error(), "Goroutine ")[1:] {
+		top, by := "?", "?"
+		if m := leakTop.FindStringSubmatch(g); m != nil {
+			top = m[1]
+		}
+		if m := leakCreator.FindStringSubmatch(g); m != nil {
+			by = m[1]
+		}
+		out = append(out, top+" (created by "+by+")")
+	}
+	return strings.Join(out, "; ")
 }
