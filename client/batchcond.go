@@ -7,6 +7,43 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
+// checkAndMutateMany does CheckAndMutate for each of ms (logical keys) on t, routed or not, in
+// batches (checkAndMutateBatch) on the physical table serving the rows: for a routed handle, the
+// table its router sends a CheckAndMutate to, the rows first copied or marked while a rebucket is
+// under way (prepareAtomicMany), as CheckAndMutate does for one row.
+func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
+	if t.rt == nil {
+		return t.checkAndMutateBatch(ctx, ms)
+	}
+	keys := make([][]byte, len(ms))
+	for i, m := range ms {
+		keys[i] = m.Mut.Key
+	}
+	pt, families, prep, err := t.rt.prepareAtomicMany(ctx, keys)
+	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
+	if err != nil {
+		for i := range errs {
+			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(keys[i]), err)
+		}
+		return applied, errs
+	}
+	var send []backends.CondMutation
+	var at []int
+	for i, m := range ms {
+		if prep[i] != nil {
+			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(keys[i]), prep[i])
+			continue
+		}
+		m.Mut = keepMark(m.Mut, families)
+		send, at = append(send, m), append(at, i)
+	}
+	a, e := pt.checkAndMutateBatch(ctx, send)
+	for j, i := range at {
+		applied[i], errs[i] = a[j], e[j]
+	}
+	return applied, errs
+}
+
 // checkAndMutateBatch does CheckAndMutate for each of ms (logical keys), grouped by bucket into
 // batches of at most batchRows rows, each one CheckAndMutateBatch call, in parallel: the protocols
 // built on compare-and-set (index writes, rebucket copies) pay one round trip per batch, not per row.

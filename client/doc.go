@@ -106,8 +106,10 @@
 // refused (a row mutation cannot both delete them and bump the version; delete the row or put new
 // values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
 // value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
-// Apply and Import batch step 1 (one GetMany) and the pending entries of non-unique indexes (one
-// Apply per index table); the compare-and-sets go one per row, in parallel. A put that touches no
+// Apply and Import batch every step: one GetMany, then compare-and-set batches for the versions of
+// new rows, the unique claims (after one GetMany of their holders), the data writes and the settles,
+// one Apply per non-unique index table for the pending entries (HBase: one Multi RPC per region and
+// batch; only the marks of entries a row moves away from go one per row). A put that touches no
 // index is sent as it is, with a new version in the same row mutation: every put and row delete
 // changes the version, which is what makes step 3's check cover a CheckAndMutate's own condition
 // (see IndexedTable.CheckAndMutate for the one exception, a concurrent delete of unindexed columns).

@@ -1,22 +1,35 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/brine-kv/brine/backends"
 )
 
-// writeIndexedBatch applies many indexed mutations with the protocol of writeIndexed, batching what
-// can be batched: the rows are read with one GetMany, and the pending entries of non-unique
-// indexes are written with one Apply per index table; the compare-and-sets (old entries, unique
-// claims, data, settle) go one per row, in parallel. A row whose data write loses to another writer
-// starts again alone through writeIndexed. touch rewrites the rows' entries without changing their
-// data (Rebuild). errs[i] is muts[i]'s outcome.
+// writeIndexedBatch applies many indexed mutations with the protocol of writeIndexed, each step
+// batched: the rows are read with one GetMany; the versions of rows that have none, the data writes
+// and the settles are compare-and-set batches (checkAndMutateMany: one call per bucket batch on
+// stores that batch them); the pending entries go in one Apply per non-unique index table and one
+// claim batch per unique one. Only the entries a row moves away from are marked one row at a time,
+// in parallel. A row that loses a race to another writer starts again alone through writeIndexed.
+// touch rewrites the rows' entries without changing their data (Rebuild). errs[i] is muts[i]'s
+// outcome.
 func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
-	fail := func(i int, err error) { errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err) }
+	var mu sync.Mutex
+	fail := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if errs[i] == nil {
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err)
+		}
+	}
 	lkeys := make([][]byte, len(muts))
 	for i, m := range muts {
 		lkeys[i] = m.Key
@@ -39,105 +52,214 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			fail(i, err)
 		}
 	}
-	done := make([]bool, len(plans)) // failed, or nothing to do
+	alone := make([]bool, len(muts)) // lost a race: written again by writeIndexed
+	live := func(i int) bool { return errs[i] == nil && !plans[i].skip && !alone[i] }
+
+	// The end of step 1: a version of their own for rows read without one (ownVersion).
+	var vs []backends.CondMutation
+	var vi []int
 	for i := range plans {
-		done[i] = errs[i] != nil || plans[i].skip
-	}
-	// The end of step 1 for rows read without a version; a row that changed since goes alone.
-	alone := make([]bool, len(plans))
-	var g errgroup.Group
-	g.SetLimit(it.t.c.concurrency)
-	for i := range plans {
-		if done[i] {
-			continue
+		if live(i) && plans[i].needsVersion() {
+			vs, vi = append(vs, it.versionMutation(plans[i].m.Key)), append(vi, i)
 		}
-		g.Go(func() error {
-			ok, err := it.ownVersion(ctx, &plans[i])
+	}
+	if len(vs) > 0 {
+		applied, verrs := it.t.checkAndMutateMany(ctx, vs)
+		for j, i := range vi {
 			switch {
-			case err != nil:
-				fail(i, err)
-			case !ok:
+			case verrs[j] != nil:
+				fail(i, fmt.Errorf("version write: %w", verrs[j]))
+			case applied[j]:
+				plans[i].oldV = vs[j].Mut.Cells[0].Value
+			default:
 				alone[i] = true
 			}
-			done[i] = !ok || err != nil
+		}
+	}
+
+	it.pendingBatch(ctx, plans, live, fail)
+
+	// Step 3, batched.
+	var dms []backends.CondMutation
+	var di []int
+	for i := range plans {
+		if live(i) {
+			dms, di = append(dms, it.dataMutation(plans[i])), append(di, i)
+		}
+	}
+	settles := map[*Index][]backends.CondMutation{}
+	if len(dms) > 0 {
+		applied, derrs := it.t.checkAndMutateMany(ctx, dms)
+		for j, i := range di {
+			p := plans[i]
+			switch {
+			case derrs[j] != nil:
+				fail(i, fmt.Errorf("data write: %w", derrs[j]))
+			case !applied[j]:
+				alone[i] = true // the entries left pending are answered from the row and repaired by readers
+			default:
+				for _, s := range settleMutations(p.changes, p.pending, status(statusVerified, p.tok)) {
+					settles[s.ix] = append(settles[s.ix], s.cm)
+				}
+			}
+		}
+	}
+
+	var g errgroup.Group
+	g.SetLimit(it.t.c.concurrency)
+	// Step 4, batched per index table. The writes are durable: an entry left pending is answered
+	// from its row until a reader repairs it.
+	for ix, cms := range settles {
+		g.Go(func() error {
+			_, serrs := ix.table.checkAndMutateMany(ctx, cms)
+			if err := errors.Join(serrs...); err != nil {
+				it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "index", ix.cfg.Name, "err", err)
+			}
 			return nil
 		})
 	}
-	_ = g.Wait()
-
-	// Step 2: the non-unique new entries in one Apply per index table, the rest one by one.
-	type entryRef struct{ row int }
-	puts := map[*Index][]Mutation{}
-	refs := map[*Index][]entryRef{}
-	for i, p := range plans {
-		if done[i] {
-			continue
+	for i := range plans {
+		if alone[i] && errs[i] == nil {
+			g.Go(func() error {
+				if err := it.writeIndexed(ctx, plans[i].m, touch); err != nil {
+					fail(i, err)
+				}
+				return nil
+			})
 		}
+	}
+	_ = g.Wait()
+	return errs
+}
+
+// pendingBatch is step 2 for the live plans: new non-unique entries in one Apply per index table,
+// new unique ones in one claim batch per index (claimMany), the entries left one row at a time
+// (markPending). A failure fails its row, before its data write.
+func (it *IndexedTable) pendingBatch(ctx context.Context, plans []writePlan, live func(int) bool, fail func(int, error)) {
+	puts := map[*Index][]Mutation{}
+	claims := map[*Index][]claimReq{}
+	putRows, claimRows := map[*Index][]int{}, map[*Index][]int{} // the row of each put and claim
+	// The live rows, read before any goroutine may fail one.
+	var rows []int
+	for i := range plans {
+		if live(i) {
+			rows = append(rows, i)
+		}
+	}
+	for _, i := range rows {
+		p := plans[i]
 		for _, c := range p.changes {
-			if c.newOK && !c.ix.cfg.Unique {
+			switch {
+			case !c.newOK:
+			case c.ix.cfg.Unique:
+				claims[c.ix] = append(claims[c.ix], claimReq{key: c.newKey, mainKey: p.m.Key, cells: c.cells})
+				claimRows[c.ix] = append(claimRows[c.ix], i)
+			default:
 				puts[c.ix] = append(puts[c.ix], Mutation{Key: c.newKey, Cells: c.cells})
-				refs[c.ix] = append(refs[c.ix], entryRef{i})
+				putRows[c.ix] = append(putRows[c.ix], i)
 			}
 		}
 	}
-	var mu sync.Mutex
-	failLocked := func(i int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if errs[i] == nil {
-			fail(i, err)
-		}
-	}
+	var g errgroup.Group
+	g.SetLimit(it.t.c.concurrency)
 	for ix, ms := range puts {
 		g.Go(func() error {
 			rowErrs, err := ix.table.Apply(ctx, ms)
-			for j, r := range refs[ix] {
+			for j, i := range putRows[ix] {
 				switch {
 				case err != nil:
-					failLocked(r.row, fmt.Errorf("index write: %w", err))
+					fail(i, fmt.Errorf("index write: %w", err))
 				case rowErrs != nil && rowErrs[j] != nil:
-					failLocked(r.row, fmt.Errorf("index write: %w", rowErrs[j]))
+					fail(i, fmt.Errorf("index write: %w", rowErrs[j]))
 				}
 			}
 			return nil
 		})
 	}
-	for i, p := range plans {
-		if done[i] { // read while step 2's goroutines record failures
-			continue
-		}
+	for ix, cs := range claims {
 		g.Go(func() error {
-			if err := it.markPending(ctx, p.m.Key, p.changes, p.pending, false); err != nil {
-				failLocked(i, err)
+			for j, err := range ix.claimMany(ctx, cs) {
+				if err != nil {
+					fail(claimRows[ix][j], fmt.Errorf("index write: %w", err))
+				}
 			}
 			return nil
 		})
 	}
-	_ = g.Wait()
-
-	// Steps 3 and 4, one row at a time, in parallel; a lost race starts the row again alone.
-	for i, p := range plans {
-		if (done[i] && !alone[i]) || errs[i] != nil {
-			continue
-		}
-		g.Go(func() error {
-			applied := false
-			var err error
-			if !alone[i] {
-				applied, err = it.dataWrite(ctx, p)
-			}
-			switch {
-			case err != nil:
-				fail(i, err)
-			case !applied:
-				if err := it.writeIndexed(ctx, p.m, touch); err != nil {
+	for _, i := range rows {
+		if p := plans[i]; p.movesAny() {
+			g.Go(func() error {
+				if err := it.markPending(ctx, p.m.Key, p.changes, p.pending, false); err != nil {
 					fail(i, err)
 				}
-			default:
-				it.finish(ctx, p)
-			}
-			return nil
-		})
+				return nil
+			})
+		}
+	}
+	_ = g.Wait()
+}
+
+// movesAny reports whether the write leaves an entry.
+func (p *writePlan) movesAny() bool {
+	for _, c := range p.changes {
+		if c.moves() {
+			return true
+		}
+	}
+	return false
+}
+
+// claimReq is one new unique entry to claim: its key, its row and its cells.
+type claimReq struct {
+	key, mainKey []byte
+	cells        []Cell
+}
+
+// claimMany is claim for many entries of ix: the holders are read with one GetMany, and the entries
+// free or already their row's are taken with one compare-and-set batch on the status read. The rest
+// (held by another row, which claim checks, or changed since the read) go through claim one by one.
+func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
+	errs := make([]error, len(cs))
+	keys := make([][]byte, len(cs))
+	for i, c := range cs {
+		keys[i] = c.key
+	}
+	holders, err := ix.table.GetMany(ctx, keys)
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	var cms []backends.CondMutation
+	var at []int
+	slow := make([]bool, len(cs))
+	for i, c := range cs {
+		st, _ := newest(holders[i].Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		owner, _ := newest(holders[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if len(owner) > 0 && !bytes.Equal(owner, c.mainKey) {
+			slow[i] = true
+			continue
+		}
+		cms = append(cms, backends.CondMutation{Cond: Condition{Family: indexFamily, Qualifier: statusQual, Value: st}, Mut: Mutation{Key: c.key, Cells: c.cells}})
+		at = append(at, i)
+	}
+	if len(cms) > 0 {
+		applied, cerrs := ix.table.checkAndMutateMany(ctx, cms)
+		for j, i := range at {
+			errs[i] = cerrs[j]
+			slow[i] = cerrs[j] == nil && !applied[j]
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(ix.t.t.c.concurrency)
+	for i, c := range cs {
+		if slow[i] {
+			g.Go(func() error {
+				errs[i] = ix.claim(ctx, c.key, c.mainKey, c.cells)
+				return nil
+			})
+		}
 	}
 	_ = g.Wait()
 	return errs

@@ -185,25 +185,48 @@ func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePl
 // version no other write can bring back closes that. A row left with only this version (the write
 // died) reads as absent. false: the row changed since step 1; start again.
 func (it *IndexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, error) {
-	if len(p.oldV) > 0 || !slices.ContainsFunc(p.changes, func(c entryChange) bool { return c.newOK }) {
+	if !p.needsVersion() {
 		return true, nil
 	}
-	v := newToken() // not p.tok: a reader must not take the write's pending entries for landed
-	applied, err := it.t.CheckAndMutate(ctx, Condition{Family: it.indexFamily, Qualifier: versionQual},
-		Mutation{Key: p.m.Key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: v}}})
+	cm := it.versionMutation(p.m.Key)
+	applied, err := it.t.CheckAndMutate(ctx, cm.Cond, cm.Mut)
 	if err != nil {
 		return false, fmt.Errorf("version write: %w", err)
 	}
 	if applied {
-		p.oldV = v
+		p.oldV = cm.Mut.Cells[0].Value
 	}
 	return applied, nil
+}
+
+// needsVersion reports whether p must get a version of its own before step 2 (ownVersion).
+func (p *writePlan) needsVersion() bool {
+	return len(p.oldV) == 0 && slices.ContainsFunc(p.changes, func(c entryChange) bool { return c.newOK })
+}
+
+// versionMutation writes a new version alone where the row has none. Its token is not the write's:
+// a reader must not take the write's pending entries for landed.
+func (it *IndexedTable) versionMutation(key []byte) backends.CondMutation {
+	return backends.CondMutation{
+		Cond: Condition{Family: it.indexFamily, Qualifier: versionQual},
+		Mut:  Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()}}},
+	}
 }
 
 // dataWrite is step 3: the data and the new version, if the row's version is still the one read. It
 // goes through the router: during a rebucket the row is copied (version and all) to the new table
 // first, and the condition is tested there.
 func (it *IndexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error) {
+	cm := it.dataMutation(p)
+	applied, err := it.t.CheckAndMutate(ctx, cm.Cond, cm.Mut)
+	if err != nil {
+		return false, fmt.Errorf("data write: %w", err)
+	}
+	return applied, nil
+}
+
+// dataMutation is step 3's compare-and-set.
+func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
 	dm := Mutation{Key: p.m.Key, Delete: p.m.Delete && !p.dataCell}
 	if dm.Delete {
 		dm.Cells = p.m.Cells // a row delete, or (a conditional write's) columns no index uses
@@ -211,11 +234,7 @@ func (it *IndexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error
 		dm.Cells = append(dm.Cells, p.m.Cells...)
 		dm.Cells = append(dm.Cells, Cell{Family: it.indexFamily, Qualifier: versionQual, Value: p.tok})
 	}
-	applied, err := it.t.CheckAndMutate(ctx, Condition{Family: it.indexFamily, Qualifier: versionQual, Value: p.oldV}, dm)
-	if err != nil {
-		return false, fmt.Errorf("data write: %w", err)
-	}
-	return applied, nil
+	return backends.CondMutation{Cond: Condition{Family: it.indexFamily, Qualifier: versionQual, Value: p.oldV}, Mut: dm}
 }
 
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
@@ -227,9 +246,9 @@ func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
 }
 
 // markPending is step 2: the old entries moving away are marked pending (if still this row's), the
-// new entries written pending (a unique one only if free or stale).
-// With puts false the non-unique new entries are left to the caller, which batches them.
-func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, puts bool) error {
+// new entries written pending (a unique one only if free or stale). With newEntries false the new
+// entries are left to the caller, which batches them.
+func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, newEntries bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range changes {
 		if c.moves() {
@@ -239,13 +258,10 @@ func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes
 				return err
 			})
 		}
-		if c.newOK {
+		if c.newOK && newEntries {
 			g.Go(func() error {
 				if c.ix.cfg.Unique {
 					return c.ix.claim(gctx, c.newKey, mainKey, c.cells)
-				}
-				if !puts {
-					return nil
 				}
 				return c.ix.table.Put(gctx, c.newKey, c.cells...)
 			})
@@ -298,27 +314,39 @@ func (it *IndexedTable) settle(ctx context.Context, changes []entryChange, pendi
 		first error
 		wg    sync.WaitGroup
 	)
-	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
-	run := func(ix *Index, m Mutation) {
-		defer wg.Done()
-		if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
-			mu.Lock()
-			first = cmpErr(first, err)
-			mu.Unlock()
-		}
-	}
-	for _, c := range changes {
-		if c.newOK {
-			wg.Add(1)
-			go run(c.ix, Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}})
-		}
-		if c.moves() {
-			wg.Add(1)
-			go run(c.ix, Mutation{Key: c.oldKey, Delete: true})
-		}
+	for _, s := range settleMutations(changes, pending, verified) {
+		wg.Go(func() {
+			if _, err := s.ix.table.CheckAndMutate(ctx, s.cm.Cond, s.cm.Mut); err != nil {
+				mu.Lock()
+				first = cmpErr(first, err)
+				mu.Unlock()
+			}
+		})
 	}
 	wg.Wait()
 	return first
+}
+
+// settleStep is one compare-and-set of step 4, on an index's table.
+type settleStep struct {
+	ix *Index
+	cm backends.CondMutation
+}
+
+// settleMutations are step 4's compare-and-sets: verify each new entry, delete each entry left.
+func settleMutations(changes []entryChange, pending, verified []byte) []settleStep {
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
+	var out []settleStep
+	for _, c := range changes {
+		if c.newOK {
+			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond,
+				Mut: Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}}}})
+		}
+		if c.moves() {
+			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Mut: Mutation{Key: c.oldKey, Delete: true}}})
+		}
+	}
+	return out
 }
 
 func cmpErr(first, err error) error {

@@ -233,22 +233,31 @@ func (r *router) markRows(ctx context.Context, v *routeView, keys [][]byte) []er
 // to and the families of a whole-row delete: the row is copied and marked first while a rebucket is
 // under way, as for Apply.
 func (r *router) prepareAtomic(ctx context.Context, key []byte) (_ *Table, families []string, _ error) {
+	pt, families, errs, err := r.prepareAtomicMany(ctx, [][]byte{key})
+	if err == nil {
+		err = errs[0]
+	}
+	return pt, families, err
+}
+
+// prepareAtomicMany is prepareAtomic for many rows at once: errs[i] is keys[i]'s preparation; err
+// fails them all (nil errs).
+func (r *router) prepareAtomicMany(ctx context.Context, keys [][]byte) (_ *Table, families []string, errs []error, _ error) {
 	v, err := r.writeView(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var errs []error
 	switch v.row.state {
 	case stateServing:
-		return v.old, nil, nil
+		return v.old, nil, make([]error, len(keys)), nil
 	case stateSwitched:
-		return v.new, nil, nil
+		return v.new, nil, make([]error, len(keys)), nil
 	case stateMigrate:
-		errs = r.copyRows(ctx, v, [][]byte{key})
+		errs = r.copyRows(ctx, v, keys)
 	default:
-		errs = r.markRows(ctx, v, [][]byte{key})
+		errs = r.markRows(ctx, v, keys)
 	}
-	return v.new, v.row.families, errs[0]
+	return v.new, v.row.families, errs, nil
 }
 
 // WithRouteRefresh sets how long a table handle trusts its view of the directory (default
