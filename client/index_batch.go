@@ -215,18 +215,37 @@ type claimReq struct {
 	cells        []Cell
 }
 
-// claimMany is claim for many entries of ix: the holders are read with one GetMany, and the entries
-// free or already their row's are taken with one compare-and-set batch on the status read. The rest
-// (held by another row, which claim checks, or changed since the read) go through claim one by one.
+// claimMany is claim for many entries of ix, in batches: first a compare-and-set batch that takes
+// the keys no entry holds (an import of new rows: no read), then, for the others, one GetMany of
+// their holders and a compare-and-set batch on the status read for those their own row holds. The
+// rest (held by another row, which claim checks, or changed since the read) go through claim one by
+// one.
 func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 	errs := make([]error, len(cs))
-	keys := make([][]byte, len(cs))
+	free := make([]backends.CondMutation, len(cs))
 	for i, c := range cs {
-		keys[i] = c.key
+		free[i] = backends.CondMutation{Cond: Condition{Family: indexFamily, Qualifier: statusQual}, Mut: Mutation{Key: c.key, Cells: c.cells}}
+	}
+	applied, ferrs := ix.table.checkAndMutateMany(ctx, free)
+	var held []int
+	for i := range cs {
+		switch {
+		case ferrs[i] != nil:
+			errs[i] = ferrs[i]
+		case !applied[i]:
+			held = append(held, i)
+		}
+	}
+	if len(held) == 0 {
+		return errs
+	}
+	keys := make([][]byte, len(held))
+	for j, i := range held {
+		keys[j] = cs[i].key
 	}
 	holders, err := ix.table.GetMany(ctx, keys)
 	if err != nil {
-		for i := range errs {
+		for _, i := range held {
 			errs[i] = err
 		}
 		return errs
@@ -234,9 +253,10 @@ func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 	var cms []backends.CondMutation
 	var at []int
 	slow := make([]bool, len(cs))
-	for i, c := range cs {
-		st, _ := newest(holders[i].Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		owner, _ := newest(holders[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+	for j, i := range held {
+		c := cs[i]
+		st, _ := newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		owner, _ := newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(owner) > 0 && !bytes.Equal(owner, c.mainKey) {
 			slow[i] = true
 			continue
