@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -99,5 +100,52 @@ func TestIndexRowRecreated(t *testing.T) {
 			}
 			indextest.AssertIndexes(t, tbl)
 		})
+	}
+}
+
+// TestIndexScanLimitPastWriteInFlight: a new row's write holds the row with only its version between
+// its version write and its data write. A scan with a limit does not count that row: it returns as
+// many rows as the limit asks while the range has them.
+func TestIndexScanLimitPastWriteInFlight(t *testing.T) {
+	ctx := context.Background()
+	g := &gated{Backend: memory.New(), main: "orders", reached: make(chan struct{}), release: make(chan struct{})}
+	tbl := indextest.NewOrders(t, g, "orders")
+	cells := []client.Cell{{Family: "d", Qualifier: "ext", Value: []byte("x")}}
+	for i := 1; i <= 4; i++ {
+		c := []client.Cell{{Family: "d", Qualifier: "seller", Value: []byte("s")}, {Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)}}
+		if err := tbl.Put(ctx, indextest.OrderKey(fmt.Sprint("o", i)), c...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late := make(chan error, 1)
+	go func() { late <- tbl.Put(context.WithValue(ctx, holdKey{}, true), indextest.OrderKey("o0"), cells...) }()
+	<-g.reached
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{1, []string{"o1"}},
+		{3, []string{"o1", "o2", "o3"}},
+		{4, []string{"o1", "o2", "o3", "o4"}},
+		{9, []string{"o1", "o2", "o3", "o4"}},
+	} {
+		var got []string
+		for row, err := range tbl.Scan(ctx, client.Range{}, client.Limit(tc.limit)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(row.Key))
+		}
+		var want []string
+		for _, no := range tc.want {
+			want = append(want, string(indextest.OrderKey(no)))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d while o0's write is in flight: %q, want %q", tc.limit, got, tc.want)
+		}
+	}
+	close(g.release)
+	if err := <-late; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -162,22 +162,37 @@ func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...Read
 }
 
 // Scan reads a logical range as Table.Scan does. The version column is returned only when Columns
-// names it; a row that holds nothing else (a whole-row write in flight) is not returned.
+// names it; a row that holds nothing else (a new row's write in flight, or one whose writer died) is
+// not returned, and does not count against Limit: the scan reads on past it for as many rows.
 func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	rows := it.t.Scan(ctx, r, opts...)
 	if !it.hidesVersion(opts) {
-		return rows
+		return it.t.Scan(ctx, r, opts...)
 	}
+	limit := newReadConfig(opts).limit
 	return func(yield func(Row, error) bool) {
-		for row, err := range rows {
-			if err == nil {
+		page := opts
+		for n := 0; ; {
+			read, skipped := 0, 0
+			var last []byte
+			for row, err := range it.t.Scan(ctx, r, page...) {
+				if err != nil {
+					yield(row, err)
+					return
+				}
+				read, last = read+1, row.Key
 				if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
+					skipped++
 					continue
 				}
+				if !yield(row, nil) {
+					return
+				}
+				n++
 			}
-			if !yield(row, err) || err != nil {
-				return
+			if limit == 0 || skipped == 0 || read < newReadConfig(page).limit {
+				return // no limit, the limit's rows all returned, or the range's end
 			}
+			page = append(slices.Clip(opts), Limit(limit-n), ResumeAfter(last))
 		}
 	}
 }
