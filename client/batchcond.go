@@ -37,6 +37,9 @@ func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutati
 		m.Mut = keepMark(m.Mut, families)
 		send, at = append(send, m), append(at, i)
 	}
+	if len(send) == 0 {
+		return applied, errs
+	}
 	a, e := pt.checkAndMutateBatch(ctx, send)
 	for j, i := range at {
 		applied[i], errs[i] = a[j], e[j]
@@ -49,7 +52,7 @@ func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutati
 // built on compare-and-set (index writes, rebucket copies) pay one round trip per batch, not per row.
 // applied[i] and errs[i] are ms[i]'s outcome; a row with an error may have been applied (a lost
 // reply), as with CheckAndMutate. t is a physical table (a router's view, as the rebucket copy
-// writes): a routed handle's rows must go through its router one by one (Table.CheckAndMutate).
+// writes); a routed handle's batch goes through checkAndMutateMany.
 func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
 	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
 	phys := make([]backends.CondMutation, len(ms))

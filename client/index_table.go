@@ -170,7 +170,7 @@ func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) i
 	}
 	limit := newReadConfig(opts).limit
 	return func(yield func(Row, error) bool) {
-		page := opts
+		page, want := opts, limit // want: the page's limit
 		for n := 0; ; {
 			read, skipped := 0, 0
 			var last []byte
@@ -189,10 +189,11 @@ func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) i
 				}
 				n++
 			}
-			if limit == 0 || skipped == 0 || read < newReadConfig(page).limit {
+			if limit == 0 || skipped == 0 || read < want {
 				return // no limit, the limit's rows all returned, or the range's end
 			}
-			page = append(slices.Clip(opts), Limit(limit-n), ResumeAfter(last))
+			want = limit - n
+			page = append(slices.Clip(opts), Limit(want), ResumeAfter(last))
 		}
 	}
 }

@@ -108,11 +108,12 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 		if err != nil || p.skip {
 			return false, err
 		}
-		if ok, err := it.ownVersion(ctx, &p); err != nil || !ok {
-			if err != nil {
-				return false, err
-			}
-			continue
+		ok, err = it.ownVersion(ctx, &p)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue // the row changed since step 1
 		}
 		// Step 2: every entry the write creates or leaves is pending before the data changes.
 		if err := it.markPending(ctx, key, p.changes, p.pending, true); err != nil {

@@ -29,8 +29,9 @@ const (
 )
 
 // TestClusterIndexChaos: on the cluster of scripts/hbase/cluster.sh, indexed writers (two
-// clients, shared rows and rows of their own) run while the main table is rebucketed and region servers are SIGKILLed and restarted; a scanner checks every answer by index
-// against its row meanwhile. A rebucket that fails under a kill is resumed by the same call. Then,
+// clients, shared rows and rows of their own) run while the main table is rebucketed and region
+// servers are SIGKILLed and restarted; a scanner checks every answer by index against its row
+// meanwhile. A rebucket that fails under a kill is resumed by the same call. Then,
 // through a new client: the rebucket finished to its spec, every query by index equals the
 // answer computed from the main table, Verify finds 0 problems once a repairing read is done, and
 // every write a writer had acknowledged on its own rows is there.
