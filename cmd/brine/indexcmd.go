@@ -81,7 +81,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	for _, ix := range indexes {
 		switch verb {
 		case "list":
-			fmt.Fprintf(env.stdout, "%s\t%s\ttable %s\n", ix.Name(), ix.Spec(), client.IndexTableName(sf.table, ix.Name()))
+			fmt.Fprintf(env.stdout, "%s\t%s\ttable %s\t%s\n", ix.Name(), ix.Spec(), client.IndexTableName(sf.table, ix.Name()), ix.State())
 		case "verify":
 			rep, err := ix.Verify(ctx)
 			if err != nil {

@@ -25,7 +25,7 @@ func checkCLIIndex(t *testing.T, c *cli) {
 		c.ok("put", "--store", c.store, "--table", orders, "o"+string(rune('0'+i)), "d:seller="+seller, "d:amount=1")
 	}
 	spec := "salt=hash:2|key=c:d:seller|cover=d:amount"
-	if out := c.ok("index", "list", "--store", c.store, orders); out != "by_seller\t"+spec+"\ttable "+client.IndexTableName(orders, "by_seller")+"\n" {
+	if out := c.ok("index", "list", "--store", c.store, orders); out != "by_seller\t"+spec+"\ttable "+client.IndexTableName(orders, "by_seller")+"\tactive\n" {
 		t.Fatalf("index list: %q", out)
 	}
 	if out := c.ok("describe", "--store", c.store, orders); !strings.Contains(out, spec) {
