@@ -14,6 +14,14 @@ import (
 type CondMutation struct {
 	Cond Condition
 	Mut  Mutation
+	// Deferred lets the store acknowledge the write before it is durable: HBase sends it with
+	// Durability ASYNC_WAL, so the region server appends it to its WAL without waiting for a sync
+	// (it syncs within hbase.regionserver.optionallogflushinterval, 1 s by default). A region
+	// server's crash can lose it, but not on its own: the WAL keeps a region's edits in order, so
+	// any later write to the same region acknowledged as durable makes it durable too. It is meant
+	// for bookkeeping whose loss is repaired, where a conditional row's own WAL sync is most of its
+	// cost. Stores without the notion write it durably; outcomes are the same either way.
+	Deferred bool
 }
 
 // BatchRowAtomic is implemented by drivers that send many rows' CheckAndMutate together (HBase: one

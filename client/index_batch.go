@@ -107,8 +107,8 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 
 	var g errgroup.Group
 	g.SetLimit(it.t.c.concurrency)
-	// Step 4, batched per index table. The writes are durable: an entry left pending is answered
-	// from its row until a reader repairs it.
+	// Step 4, batched per index table. The writes are deferred (settleMutations): an entry left
+	// pending is answered from its row until a reader repairs it.
 	for ix, cms := range settles {
 		g.Go(func() error {
 			_, serrs := ix.table.checkAndMutateMany(ctx, cms)

@@ -190,14 +190,14 @@ func (it *IndexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, err
 		return true, nil
 	}
 	cm := it.versionMutation(p.m.Key)
-	applied, err := it.t.CheckAndMutate(ctx, cm.Cond, cm.Mut)
-	if err != nil {
-		return false, fmt.Errorf("version write: %w", err)
+	applied, errs := it.t.checkAndMutateMany(ctx, []backends.CondMutation{cm}) // a batch: it is deferred
+	if errs[0] != nil {
+		return false, fmt.Errorf("version write: %w", errs[0])
 	}
-	if applied {
+	if applied[0] {
 		p.oldV = cm.Mut.Cells[0].Value
 	}
-	return applied, nil
+	return applied[0], nil
 }
 
 // needsVersion reports whether p must get a version of its own before step 2 (ownVersion).
@@ -206,11 +206,14 @@ func (p *writePlan) needsVersion() bool {
 }
 
 // versionMutation writes a new version alone where the row has none. Its token is not the write's:
-// a reader must not take the write's pending entries for landed.
+// a reader must not take the write's pending entries for landed. It is deferred (not synced on its
+// own): step 3's write, to the same row and so the same region, is acknowledged durable only after
+// it; if a server crash loses it first, step 3's condition fails and the write starts again.
 func (it *IndexedTable) versionMutation(key []byte) backends.CondMutation {
 	return backends.CondMutation{
-		Cond: Condition{Family: it.indexFamily, Qualifier: versionQual},
-		Mut:  Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()}}},
+		Cond:     Condition{Family: it.indexFamily, Qualifier: versionQual},
+		Mut:      Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()}}},
+		Deferred: true,
 	}
 }
 
@@ -307,17 +310,23 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
 }
 
-// settle is step 4. Each compare-and-set succeeds only while the entry still holds this write's
-// pending status, so a later writer's entry is never verified or deleted by an earlier one.
+// settle is step 4, one batch per index table. Each compare-and-set succeeds only while the entry
+// still holds this write's pending status, so a later writer's entry is never verified or deleted by
+// an earlier one.
 func (it *IndexedTable) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
+	byIndex := map[*Index][]backends.CondMutation{}
+	for _, s := range settleMutations(changes, pending, verified) {
+		byIndex[s.ix] = append(byIndex[s.ix], s.cm)
+	}
 	var (
 		mu    sync.Mutex
 		first error
 		wg    sync.WaitGroup
 	)
-	for _, s := range settleMutations(changes, pending, verified) {
+	for ix, cms := range byIndex {
 		wg.Go(func() {
-			if _, err := s.ix.table.CheckAndMutate(ctx, s.cm.Cond, s.cm.Mut); err != nil {
+			_, errs := ix.table.checkAndMutateMany(ctx, cms)
+			if err := errors.Join(errs...); err != nil {
 				mu.Lock()
 				first = cmpErr(first, err)
 				mu.Unlock()
@@ -335,16 +344,18 @@ type settleStep struct {
 }
 
 // settleMutations are step 4's compare-and-sets: verify each new entry, delete each entry left.
+// They are deferred (not synced on their own): one a server crash loses leaves its entry pending, as
+// a writer that died before step 4 does, and readers repair it.
 func settleMutations(changes []entryChange, pending, verified []byte) []settleStep {
 	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
 	var out []settleStep
 	for _, c := range changes {
 		if c.newOK {
-			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond,
+			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Deferred: true,
 				Mut: Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}}}})
 		}
 		if c.moves() {
-			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Mut: Mutation{Key: c.oldKey, Delete: true}}})
+			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Deferred: true, Mut: Mutation{Key: c.oldKey, Delete: true}}})
 		}
 	}
 	return out

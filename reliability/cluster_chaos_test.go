@@ -36,7 +36,9 @@ import (
 //   - every scan that returned without error returned exactly the base rows (written before the
 //     chaos and never touched) of its range, in strict order, no duplicates;
 //   - every failed scan or get failed with a retryable error, never a wrong row;
-//   - the raw-gohbase control lost no acknowledged row.
+//   - the raw-gohbase control lost no acknowledged row;
+//   - no row the driver's CheckAndMutateBatch answered applied was lost (cluster_condbatch_test.go:
+//     its rows are appended unsynced, and one barrier per call syncs them).
 //
 // It runs for $CHAOS (a Go duration; default 2m, `make chaos` gives 20m) and prints its figures.
 func TestClusterChaos(t *testing.T) {
@@ -72,6 +74,8 @@ func TestClusterChaos(t *testing.T) {
 	}
 	defer dropTable(t, c, name)
 	ctl := newControl(t, cl.ZK)
+	cw := newCondWriter(ctx, t, c.Backend().(*hbase.Backend))
+	defer c.Backend().DeleteTable(context.Background(), cw.table)
 
 	// The base rows: written before the chaos, never touched, the scans' reference.
 	const nBase = 20000
@@ -96,8 +100,9 @@ func TestClusterChaos(t *testing.T) {
 		run(func() { w.scanner(work, t, tbl, base, int64(i)) })
 	}
 	run(func() { ctl.write(work) })
+	run(func() { cw.write(work, t) })
 
-	monkey := newMonkey(t, cl, sess, name, ctl.table)
+	monkey := newMonkey(t, cl, sess, name, ctl.table, cw.table)
 	monkey.run(ctx, dur)
 	// The import goes on until it has written its minimum; everything else stops with the chaos.
 	w.stopWhenImported(stopWork)
@@ -126,6 +131,10 @@ func TestClusterChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	condLost, err := cw.verify(ctx, c2.Backend().(*hbase.Backend))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	fmt.Printf("chaos: %v on %d region servers\n", dur, cl.RegionServers())
 	monkey.print()
@@ -139,8 +148,9 @@ func TestClusterChaos(t *testing.T) {
 	fmt.Printf("rows lost: %d\n", lost)
 	fmt.Printf("control (raw gohbase) rows acknowledged: %d\n", ctlAcked)
 	fmt.Printf("control (raw gohbase) rows lost: %d\n", ctlLost)
-	if lost != 0 || ctlLost != 0 {
-		t.Fatalf("rows lost: brine %d, raw gohbase control %d", lost, ctlLost)
+	fmt.Printf("conditional batch rows: %d acknowledged, %d failed, %d lost\n", len(cw.acked), cw.failed, condLost)
+	if lost != 0 || ctlLost != 0 || condLost != 0 {
+		t.Fatalf("rows lost: brine %d, raw gohbase control %d, conditional batches %d", lost, ctlLost, condLost)
 	}
 }
 

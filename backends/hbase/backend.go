@@ -31,6 +31,8 @@ type Backend struct {
 
 	mu      sync.Mutex
 	regions map[string][]regionSpan // per table, for routing reverse scans; refreshed when stale
+
+	syncFamilies sync.Map // table → the family of its conditional batches' WAL sync barriers (condsync.go)
 }
 
 var (

@@ -34,7 +34,8 @@ var _ backends.BatchRowAtomic = (*Backend)(nil)
 // CheckAndMutateBatch sends the rows as Multi calls of one region each (at most 1,000 rows, 4 MiB),
 // Options.Concurrency at a time. A row the server answers with an exception that says its region
 // moved or was busy was not applied; it is sent again alone, as CheckAndMutate, which gohbase
-// re-routes and retries. Deletes are stamped as CheckAndMutate stamps them (a read first).
+// re-routes and retries (durably, even if Deferred). Deletes are stamped as CheckAndMutate stamps
+// them (a read first).
 func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
 	if err := checkTable(table); err != nil {
 		return nil, nil, err
@@ -44,6 +45,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	}
 	muts := make([]backends.Mutation, len(ms))
 	conds := make([][]byte, len(ms))
+	deferred := make([]bool, len(ms))
 	for i, cm := range ms {
 		if err := checkMutation(cm.Mut); err != nil {
 			return nil, nil, fmt.Errorf("hbase: check and mutate batch %q: row %d: %w", table, i, err)
@@ -55,7 +57,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		if err != nil {
 			return nil, nil, fmt.Errorf("hbase: check and mutate batch %q: row %d: %w", table, i, err)
 		}
-		muts[i], conds[i] = cm.Mut, c
+		muts[i], conds[i], deferred[i] = cm.Mut, c, cm.Deferred
 	}
 	out := &condOutcomes{applied: make([]bool, len(ms)), errs: make([]error, len(ms))}
 	stamps, err := b.deleteStamps(ctx, table, muts, out)
@@ -69,7 +71,8 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		}
 	}
 	slices.SortFunc(rows, func(x, y int) int { return bytes.Compare(muts[x].Key, muts[y].Key) })
-	batch := &condBatch{table: table, muts: muts, conds: conds, stamps: stamps, out: out}
+	batch := &condBatch{table: table, muts: muts, conds: conds, deferred: deferred, stamps: stamps, out: out,
+		syncFamily: b.syncFamily(ctx, table)}
 	resend := b.sendCondGroups(ctx, batch, rows)
 	var g errgroup.Group
 	g.SetLimit(b.opts.Concurrency)
@@ -91,11 +94,13 @@ type condOutcomes struct {
 
 // condBatch is what every Multi call of one CheckAndMutateBatch reads.
 type condBatch struct {
-	table  string
-	muts   []backends.Mutation
-	conds  [][]byte // each row's pb.Condition, marshalled
-	stamps []int64  // a delete's stamp (0: nothing to delete, the server's clock)
-	out    *condOutcomes
+	table      string
+	muts       []backends.Mutation
+	conds      [][]byte // each row's pb.Condition, marshalled
+	deferred   []bool   // CondMutation.Deferred: sent with ASYNC_WAL, needing no barrier
+	syncFamily string   // the family of the calls' WAL sync barriers (condsync.go); "": no barriers
+	stamps     []int64  // a delete's stamp (0: nothing to delete, the server's clock)
+	out        *condOutcomes
 }
 
 // conditionProto is cond as HBase's Condition on row, marshalled: the newest version of the column
@@ -197,11 +202,17 @@ func (b *Backend) sendConds(ctx context.Context, batch *condBatch, rows []int, s
 			// Cannot happen with a server that answers what it was asked; the per-row path decides.
 			return append(resend, rows...)
 		}
-		answers, err := multiProcessed(resp, n)
+		answers, synced, err := multiProcessed(resp, n, call.barrier.Load())
+		if synced != nil {
+			b.syncFamilies.Delete(batch.table) // read the family again: the table may have been recreated
+		}
 		for j, i := range rows[:n] {
 			switch a := answers[j]; {
 			case err != nil:
 				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: %w", batch.table, err)
+			case a.err == nil && a.processed && synced != nil:
+				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: row applied, but the WAL sync after it failed: it may not be durable: %w",
+					batch.table, wrapErr("check and mutate batch", batch.table, synced))
 			case a.err == nil:
 				batch.out.applied[i] = a.processed
 			case classify(a.err) == kindRetryable:
@@ -225,9 +236,10 @@ func (b *Backend) sendConds(ctx context.Context, batch *condBatch, rows []int, s
 // routed region's end key and sent tells how many.
 type multiCond struct {
 	callBase
-	batch *condBatch
-	rows  []int
-	sent  atomic.Int64
+	batch   *condBatch
+	rows    []int
+	sent    atomic.Int64
+	barrier atomic.Bool // the request ends with a WAL sync barrier (condsync.go)
 }
 
 func (c *multiCond) Name() string               { return "Multi" }
@@ -237,16 +249,27 @@ func (c *multiCond) NewResponse() proto.Message { return &pb.MultiResponse{} }
 func (c *multiCond) ToProto() proto.Message {
 	n := rowsInRegion(c.region, c.batch.muts, c.rows)
 	c.sent.Store(int64(n))
+	deferred := func(i int) bool { return c.batch.deferred != nil && c.batch.deferred[i] }
+	barrier := c.batch.syncFamily != "" && n > 1 && slices.ContainsFunc(c.rows[:n], func(i int) bool { return !deferred(i) })
+	c.barrier.Store(barrier)
 	region := c.regionSpecifier()
-	actions := make([]*pb.RegionAction, n)
+	actions := make([]*pb.RegionAction, n, n+1)
 	for j, i := range c.rows[:n] {
+		mp := mutationProto(c.batch.muts[i], c.batch.stamps[i])
+		if barrier || deferred(i) {
+			mp.Durability = pb.MutationProto_ASYNC_WAL.Enum()
+		}
 		ra := &pb.RegionAction{
 			Region: region, Atomic: proto.Bool(true),
-			Action: []*pb.Action{{Index: proto.Uint32(1), Mutation: mutationProto(c.batch.muts[i], c.batch.stamps[i])}},
+			Action: []*pb.Action{{Index: proto.Uint32(1), Mutation: mp}},
 		}
 		raw := protowire.AppendTag(nil, regionActionCondition, protowire.BytesType)
 		ra.ProtoReflect().SetUnknown(protowire.AppendBytes(raw, c.batch.conds[i]))
 		actions[j] = ra
+	}
+	if barrier {
+		actions = append(actions, &pb.RegionAction{Region: region,
+			Action: []*pb.Action{{Index: proto.Uint32(1), Mutation: barrierMutation(c.batch.muts[c.rows[0]].Key, c.batch.syncFamily)}}})
 	}
 	return &pb.MultiRequest{RegionAction: actions}
 }
@@ -258,26 +281,32 @@ type condAnswer struct {
 }
 
 // multiProcessed reads a MultiResponse to a multiCond of n rows, one RegionActionResult per row in
-// the order sent.
-func multiProcessed(resp *pb.MultiResponse, n int) ([]condAnswer, error) {
+// the order sent, then the barrier's when there is one: synced is its failure (nil: applied).
+func multiProcessed(resp *pb.MultiResponse, n int, barrier bool) (answers []condAnswer, synced, err error) {
 	results := resp.GetRegionActionResult()
-	answers := make([]condAnswer, n)
-	if len(results) != n {
-		return answers, fmt.Errorf("multi response with %d region action results, sent %d", len(results), n)
+	answers = make([]condAnswer, n)
+	want := n
+	if barrier {
+		want++
 	}
-	for j, r := range results {
+	if len(results) != want {
+		return answers, nil, fmt.Errorf("multi response with %d region action results, sent %d", len(results), want)
+	}
+	for j, r := range results[:n] {
 		if ex := r.GetException(); ex != nil {
-			// The text gohbase gives a Java exception, so that classify and wrapErr read it alike.
-			answers[j].err = fmt.Errorf("HBase Java exception %s:\n%s", ex.GetName(), ex.GetValue())
+			answers[j].err = exceptionError(ex)
 			continue
 		}
 		p, err := rawBool(r.ProtoReflect().GetUnknown(), regionActionResProcessed)
 		if err != nil {
-			return answers, fmt.Errorf("region action result %d: %w", j, err)
+			return answers, nil, fmt.Errorf("region action result %d: %w", j, err)
 		}
 		answers[j].processed = p
 	}
-	return answers, nil
+	if barrier {
+		synced = barrierAnswer(results[n])
+	}
+	return answers, synced, nil
 }
 
 // rawBool reads the bool field num from a message's raw unknown fields; absent means false.

@@ -66,6 +66,24 @@ func rawProcessed(t *testing.T, r *pb.RegionActionResult) (value, present bool) 
 	return value, present
 }
 
+// callRows is how many rows a conditional Multi's answer is for: one RegionActionResult per row,
+// then, in a call of two or more, the WAL sync barrier's (condsync.go). synced: the barrier
+// succeeded (no processed field, no exception, one ResultOrException without one), or there is none.
+func callRows(t *testing.T, resp *pb.MultiResponse) (rows int, synced bool) {
+	t.Helper()
+	results := resp.GetRegionActionResult()
+	if len(results) == 1 {
+		return 1, true
+	}
+	if len(results) < 3 {
+		t.Fatalf("a conditional call answered with %d results: 1 row, or 2 and more and the barrier", len(results))
+	}
+	last := results[len(results)-1]
+	_, present := rawProcessed(t, last)
+	roe := last.GetResultOrException()
+	return len(results) - 1, !present && last.GetException() == nil && len(roe) == 1 && roe[0].GetException() == nil
+}
+
 func cond(fam, qual, val string) backends.Condition {
 	return backends.Condition{Family: fam, Qualifier: qual, Value: []byte(val)}
 }
@@ -75,7 +93,8 @@ func cond(fam, qual, val string) backends.Condition {
 // in order; a false condition or a failed row leaves the other rows of the same Multi applied; a
 // RegionActionResult without exception always carries processed, true or false, and one
 // ResultOrException for the row's single action, with index 0 and no result; a failed row carries
-// only its exception (no processed, no ResultOrException).
+// only its exception (no processed, no ResultOrException). The call's last RegionAction, the WAL sync
+// barrier (condsync.go), is answered with a success and leaves the rows as they were.
 func TestCheckAndMutateBatchWire(t *testing.T) {
 	b, rec, _ := openRecorded(t)
 	table := newTable(t, b, backends.TableOptions{})
@@ -112,10 +131,10 @@ func TestCheckAndMutateBatchWire(t *testing.T) {
 		t.Fatalf("%d Multi calls and %d Mutate calls, want one Multi for the batch (the region is one)", len(resps), mutates)
 	}
 	results := resps[0].GetRegionActionResult()
-	if len(results) != len(ms) {
-		t.Fatalf("%d region action results for %d region actions", len(results), len(ms))
+	if n, synced := callRows(t, resps[0]); n != len(ms) || !synced {
+		t.Fatalf("%d region action results for %d rows, barrier synced %v", n, len(ms), synced)
 	}
-	for i, r := range results {
+	for i, r := range results[:len(ms)] {
 		processed, present := rawProcessed(t, r)
 		roe := r.GetResultOrException()
 		t.Logf("row %q: processed=%v (set: %v), exception=%q, resultOrException=%v", ms[i].Mut.Key, processed, present, r.GetException().GetName(), roe)
@@ -179,11 +198,17 @@ func TestCheckAndMutateBatchAcrossSplits(t *testing.T) {
 			}
 		}
 	}
+	// sizes are the rows of each call since the last, and the calls sent alone; a call whose barrier
+	// failed counts as -1.
 	sizes := func() ([]int, int) {
 		resps, mutates := rec.takeResponses()
 		var s []int
 		for _, r := range resps {
-			s = append(s, len(r.GetRegionActionResult()))
+			n, synced := callRows(t, r)
+			if !synced {
+				n = -1
+			}
+			s = append(s, n)
 		}
 		slices.Sort(s)
 		return s, mutates
@@ -247,7 +272,11 @@ func TestCheckAndMutateBatchChunks(t *testing.T) {
 	resps, singles := rec.takeResponses()
 	var sizes []int
 	for _, r := range resps {
-		sizes = append(sizes, len(r.GetRegionActionResult()))
+		n, synced := callRows(t, r)
+		if !synced {
+			t.Errorf("a call's WAL sync barrier failed: %v", r)
+		}
+		sizes = append(sizes, n)
 	}
 	if len(sizes) != 2 || sizes[0]+sizes[1] != len(ms) || singles != 0 {
 		t.Errorf("Multi calls of %v rows and %d single calls; want two calls of 100 rows in all, none single", sizes, singles)
