@@ -109,7 +109,10 @@
 // Apply and Import batch every step: one GetMany, then compare-and-set batches for the versions of
 // new rows, the unique claims (after one GetMany of their holders), the data writes and the settles,
 // one Apply per non-unique index table for the pending entries (HBase: one Multi RPC per region and
-// batch; only the marks of entries a row moves away from go one per row). A put that touches no
+// batch; only the marks of entries a row moves away from go one per row). Settles and the versions
+// of new rows are sent deferred (backends.CondMutation.Deferred; HBase: not synced on their own): a
+// settle a server crash loses leaves its entry pending, which readers repair, and a lost version
+// fails step 3's condition, so the write starts again. A put that touches no
 // index is sent as it is, with a new version in the same row mutation: every put and row delete
 // changes the version, which is what makes step 3's check cover a CheckAndMutate's own condition
 // (see IndexedTable.CheckAndMutate for the one exception, a concurrent delete of unindexed columns).
