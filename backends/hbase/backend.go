@@ -183,6 +183,7 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 		return wrapErr("create", table, err)
 	}
 	b.forgetRegions(table)
+	b.syncFamilies.Delete(table)
 	return nil
 }
 
@@ -192,6 +193,7 @@ func (b *Backend) DeleteTable(ctx context.Context, table string) error {
 		return err
 	}
 	defer b.forgetRegions(table)
+	defer b.syncFamilies.Delete(table)
 	// Sent as brine's own master calls, since gohbase's name every table in the default namespace.
 	err := b.masterProcedure(ctx, "DisableTable", &pb.DisableTableRequest{TableName: tableName(table)},
 		func() proto.Message { return &pb.DisableTableResponse{} })
