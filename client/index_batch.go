@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -87,7 +86,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			dms, di = append(dms, it.dataMutation(plans[i])), append(di, i)
 		}
 	}
-	settles := map[*Index][]backends.CondMutation{}
+	settles := settleBatches{}
 	if len(dms) > 0 {
 		applied, derrs := it.t.checkAndMutateMany(ctx, dms)
 		for j, i := range di {
@@ -98,26 +97,21 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			case !applied[j]:
 				alone[i] = true // the entries left pending are answered from the row and repaired by readers
 			default:
-				for _, s := range settleMutations(p.changes, p.pending, status(statusVerified, p.tok)) {
-					settles[s.ix] = append(settles[s.ix], s.cm)
-				}
+				settles.add(p.changes, p.pending, status(statusVerified, p.tok))
 			}
 		}
 	}
 
 	var g errgroup.Group
 	g.SetLimit(it.t.c.concurrency)
-	// Step 4, batched per index table. The writes are deferred (settleMutations): an entry left
-	// pending is answered from its row until a reader repairs it.
-	for ix, cms := range settles {
-		g.Go(func() error {
-			_, serrs := ix.table.checkAndMutateMany(ctx, cms)
-			if err := errors.Join(serrs...); err != nil {
-				it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "index", ix.cfg.Name, "err", err)
-			}
-			return nil
-		})
-	}
+	// Step 4, batched per index table: an entry left pending is answered from its row
+	// until a reader repairs it.
+	g.Go(func() error {
+		if err := it.sendSettles(ctx, settles); err != nil {
+			it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "err", err)
+		}
+		return nil
+	})
 	for i := range plans {
 		if alone[i] && errs[i] == nil {
 			g.Go(func() error {

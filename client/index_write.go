@@ -243,7 +243,9 @@ func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
 
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
 func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
-	if err := it.settle(ctx, p.changes, p.pending, status(statusVerified, p.tok)); err != nil {
+	s := settleBatches{}
+	s.add(p.changes, p.pending, status(statusVerified, p.tok))
+	if err := it.sendSettles(ctx, s); err != nil {
 		// The write is durable and its entries are answered from the row until repaired.
 		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", keyText(p.m.Key), "err", err)
 	}
@@ -310,55 +312,47 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
 }
 
-// settle is step 4, one batch per index table. Each compare-and-set succeeds only while the entry
-// still holds this write's pending status, so a later writer's entry is never verified or deleted by
-// an earlier one.
-func (it *IndexedTable) settle(ctx context.Context, changes []entryChange, pending, verified []byte) error {
-	byIndex := map[*Index][]backends.CondMutation{}
-	for _, s := range settleMutations(changes, pending, verified) {
-		byIndex[s.ix] = append(byIndex[s.ix], s.cm)
+// settleBatches are step 4's compare-and-sets by index table, for sendSettles.
+type settleBatches map[*Index][]backends.CondMutation
+
+// add appends the compare-and-sets of one write's step 4: verify each new entry, delete each entry
+// left, each only while it still holds this write's pending status, so a later writer's entry is
+// never verified or deleted by an earlier one. They are deferred (not synced on their own): one a
+// server crash loses leaves its entry pending, as a writer that died before step 4 does, and readers
+// repair it.
+func (s settleBatches) add(changes []entryChange, pending, verified []byte) {
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
+	for _, c := range changes {
+		if c.newOK {
+			s[c.ix] = append(s[c.ix], backends.CondMutation{Cond: cond, Deferred: true,
+				Mut: Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}}})
+		}
+		if c.moves() {
+			s[c.ix] = append(s[c.ix], backends.CondMutation{Cond: cond, Deferred: true, Mut: Mutation{Key: c.oldKey, Delete: true}})
+		}
 	}
+}
+
+// sendSettles runs step 4: one compare-and-set batch per index table, in parallel. It returns what
+// failed; the writes are durable either way, their entries answered from the rows until repaired.
+func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error {
 	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
 	)
-	for ix, cms := range byIndex {
+	for ix, cms := range s {
 		wg.Go(func() {
-			_, errs := ix.table.checkAndMutateMany(ctx, cms)
-			if err := errors.Join(errs...); err != nil {
+			_, rowErrs := ix.table.checkAndMutateMany(ctx, cms)
+			if err := errors.Join(rowErrs...); err != nil {
 				mu.Lock()
-				first = cmpErr(first, err)
+				errs = append(errs, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return first
-}
-
-// settleStep is one compare-and-set of step 4, on an index's table.
-type settleStep struct {
-	ix *Index
-	cm backends.CondMutation
-}
-
-// settleMutations are step 4's compare-and-sets: verify each new entry, delete each entry left.
-// They are deferred (not synced on their own): one a server crash loses leaves its entry pending, as
-// a writer that died before step 4 does, and readers repair it.
-func settleMutations(changes []entryChange, pending, verified []byte) []settleStep {
-	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
-	var out []settleStep
-	for _, c := range changes {
-		if c.newOK {
-			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Deferred: true,
-				Mut: Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}}}})
-		}
-		if c.moves() {
-			out = append(out, settleStep{c.ix, backends.CondMutation{Cond: cond, Deferred: true, Mut: Mutation{Key: c.oldKey, Delete: true}}})
-		}
-	}
-	return out
+	return errors.Join(errs...)
 }
 
 func cmpErr(first, err error) error {

@@ -71,8 +71,10 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		}
 	}
 	slices.SortFunc(rows, func(x, y int) int { return bytes.Compare(muts[x].Key, muts[y].Key) })
-	batch := &condBatch{table: table, muts: muts, conds: conds, deferred: deferred, stamps: stamps, out: out,
-		syncFamily: b.syncFamily(ctx, table)}
+	batch := &condBatch{table: table, muts: muts, conds: conds, deferred: deferred, stamps: stamps, out: out}
+	if len(rows) > 1 && slices.Contains(deferred, false) {
+		batch.syncFamily = b.syncFamily(ctx, table) // only a call that may need a barrier asks the master
+	}
 	resend := b.sendCondGroups(ctx, batch, rows)
 	var g errgroup.Group
 	g.SetLimit(b.opts.Concurrency)
@@ -249,14 +251,14 @@ func (c *multiCond) NewResponse() proto.Message { return &pb.MultiResponse{} }
 func (c *multiCond) ToProto() proto.Message {
 	n := rowsInRegion(c.region, c.batch.muts, c.rows)
 	c.sent.Store(int64(n))
-	deferred := func(i int) bool { return c.batch.deferred != nil && c.batch.deferred[i] }
-	barrier := c.batch.syncFamily != "" && n > 1 && slices.ContainsFunc(c.rows[:n], func(i int) bool { return !deferred(i) })
+	deferred := c.batch.deferred
+	barrier := c.batch.syncFamily != "" && n > 1 && slices.ContainsFunc(c.rows[:n], func(i int) bool { return !deferred[i] })
 	c.barrier.Store(barrier)
 	region := c.regionSpecifier()
 	actions := make([]*pb.RegionAction, n, n+1)
 	for j, i := range c.rows[:n] {
 		mp := mutationProto(c.batch.muts[i], c.batch.stamps[i])
-		if barrier || deferred(i) {
+		if barrier || deferred[i] {
 			mp.Durability = pb.MutationProto_ASYNC_WAL.Enum()
 		}
 		ra := &pb.RegionAction{

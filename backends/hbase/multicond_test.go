@@ -15,17 +15,7 @@ import (
 // TestMultiCondWire: the condition a RegionAction carries as raw field 4 survives marshalling and
 // reads back as the Condition HBase expects; a deferred row's mutation says ASYNC_WAL.
 func TestMultiCondWire(t *testing.T) {
-	muts := []backends.Mutation{
-		{Key: []byte("a"), Cells: []backends.Cell{{Family: "d", Qualifier: "q", Value: []byte("v")}}},
-		{Key: []byte("b"), Delete: true},
-	}
-	conds := make([][]byte, len(muts))
-	for i, m := range muts {
-		var err error
-		if conds[i], err = conditionProto(backends.Condition{Family: "d", Qualifier: "q", Value: []byte{byte('0' + i)}}, m.Key); err != nil {
-			t.Fatal(err)
-		}
-	}
+	muts, conds := wireRows(t)
 	call := &multiCond{batch: &condBatch{muts: muts, conds: conds, deferred: []bool{false, true}, stamps: []int64{0, 42}}, rows: []int{0, 1}}
 	wire, err := proto.MarshalOptions{AllowPartial: true}.Marshal(call.ToProto()) // no region routed here
 	if err != nil {
@@ -65,17 +55,7 @@ func TestMultiCondWire(t *testing.T) {
 // ASYNC_WAL and ends with the WAL sync barrier, on its first row; a call of one row, or of deferred
 // rows only, or without a barrier family, has none.
 func TestMultiCondBarrier(t *testing.T) {
-	muts := []backends.Mutation{
-		{Key: []byte("a"), Cells: []backends.Cell{{Family: "d", Qualifier: "q", Value: []byte("v")}}},
-		{Key: []byte("b"), Delete: true},
-	}
-	conds := make([][]byte, len(muts))
-	for i, m := range muts {
-		var err error
-		if conds[i], err = conditionProto(backends.Condition{Family: "d", Qualifier: "q"}, m.Key); err != nil {
-			t.Fatal(err)
-		}
-	}
+	muts, conds := wireRows(t)
 	const async, sync = pb.MutationProto_ASYNC_WAL, pb.MutationProto_USE_DEFAULT
 	for _, tt := range []struct {
 		name     string
@@ -122,6 +102,24 @@ func TestMultiCondBarrier(t *testing.T) {
 			t.Errorf("%s: barrier %v, want a synced delete of %s:%q stamped 1 on the first row, without condition", tt.name, b, tt.family, syncQualifier)
 		}
 	}
+}
+
+// wireRows are the two rows of the wire tests, a put and a row delete, and their conditions on d:q,
+// "0" for the first and "1" for the second.
+func wireRows(t *testing.T) ([]backends.Mutation, [][]byte) {
+	t.Helper()
+	muts := []backends.Mutation{
+		{Key: []byte("a"), Cells: []backends.Cell{{Family: "d", Qualifier: "q", Value: []byte("v")}}},
+		{Key: []byte("b"), Delete: true},
+	}
+	conds := make([][]byte, len(muts))
+	for i, m := range muts {
+		var err error
+		if conds[i], err = conditionProto(backends.Condition{Family: "d", Qualifier: "q", Value: []byte{byte('0' + i)}}, m.Key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return muts, conds
 }
 
 func btoi(b bool) int {
