@@ -39,8 +39,9 @@ demo:
 
 # brine vs raw gohbase on the HBase of make hbase-up: Markdown + JSON in bench-results/. Sizes are
 # flags (go run ./cmd/brine bench -h); BENCH_FLAGS passes more, e.g. BENCH_FLAGS='--rows 200000 --repeat 5'.
+# The server's pid lets the report show the server's CPU per row of the conditional bulk paths.
 bench: hbase-up
-	$(GO) run ./cmd/brine bench --store hbase://$$BRINE_HBASE_ZK --out bench-results $(BENCH_FLAGS)
+	$(GO) run ./cmd/brine bench --store hbase://$$BRINE_HBASE_ZK --server-pid "$$(cat $${HBASE_BASE:-.hbase}/run/hbase.pid)" --out bench-results $(BENCH_FLAGS)
 
 # The long part of the reliability suite: concurrent writers and scanners through one client for
 # BRINE_SOAK (default 10m), reporting peak heap and RSS.

@@ -62,6 +62,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
 	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import and of the rebucket copy (0: min(rows, 20000))")
+	fs.Var((*intList)(&cfg.ServerPIDs), "server-pid", "pids of the store's server processes on this machine, comma-separated: the indexed import and the rebucket copy then report their CPU per row (Linux /proc)")
 	fs.BoolVar(&cfg.Cluster, "cluster", cfg.Cluster, "run the multi-server section even when every region is on one server (it runs by itself when they are on several)")
 	var metrics metricsFlags
 	metrics.register(fs)

@@ -72,6 +72,11 @@ type Config struct {
 	// (and the plain Import it is held against) and the rebucket copy (0: min(Rows, 20000)).
 	BulkRows int `json:"bulk_rows"`
 
+	// ServerPIDs are the store's server processes on this machine (read from Linux's /proc). When
+	// given, the indexed Import and the rebucket copy also report the CPU those processes spent per
+	// row, beside the same figure for the plain Import they are held against.
+	ServerPIDs []int `json:"server_pids,omitempty"`
+
 	// Cluster runs the multi-server section even when every region is on one server.
 	Cluster bool `json:"cluster,omitempty"`
 

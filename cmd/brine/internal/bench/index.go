@@ -57,6 +57,10 @@ type IndexImportResult struct {
 	IndexOverBaseline float64 `json:"indexed_over_issue_baseline"`
 	// CallsPerRow is the indexed Import's store calls per order (a batched conditional write is one).
 	CallsPerRow float64 `json:"indexed_store_calls_per_row"`
+	// PlainServerCPU and IndexServerCPU are the CPU the store's server processes spent per row, in
+	// µs (medians; only with Config.ServerPIDs).
+	PlainServerCPU float64 `json:"plain_server_cpu_us_per_row,omitempty"`
+	IndexServerCPU float64 `json:"indexed_server_cpu_us_per_row,omitempty"`
 }
 
 // IndexImportBaseline is the indexed Import's rows/s that issue 21 starts from: 100k orders with 2
@@ -246,23 +250,32 @@ func indexPuts(ctx context.Context, t orderTable, rep, n int) (time.Duration, er
 func (r *runner) indexImports(ctx context.Context, plain, indexed importer) (*IndexImportResult, error) {
 	n := r.cfg.bulkRows()
 	r.log.Info("bench: indexed import", "rows", n)
-	var plainRates, indexRates []float64
+	var plainRates, indexRates, plainCPU, indexCPU []float64
 	var used counts
 	for rep := range r.cfg.Repeat {
 		orders := func(i int) client.Mutation {
 			return client.Mutation{Key: orderKey(r.cfg.Repeat+rep, i), Cells: orderCells(i)}
 		}
 		for j := range 2 {
-			t, rates := plain, &plainRates
+			t, rates, cpus := plain, &plainRates, &plainCPU
 			if (j+rep)%2 == 1 {
-				t, rates = indexed, &indexRates
+				t, rates, cpus = indexed, &indexRates, &indexCPU
 			}
 			before := r.count.snapshot()
+			cpu0, err := r.serverCPU()
+			if err != nil {
+				return nil, err
+			}
 			began := time.Now()
 			if _, err := r.importN(ctx, t, n, orders); err != nil {
 				return nil, err
 			}
 			*rates = append(*rates, RowsPerSecond(int64(n), time.Since(began)))
+			cpu1, err := r.serverCPU()
+			if err != nil {
+				return nil, err
+			}
+			*cpus = append(*cpus, perRow(cpu1-cpu0, n))
 			if t == indexed {
 				used = used.add(r.count.snapshot().sub(before))
 			}
@@ -272,6 +285,9 @@ func (r *runner) indexImports(ctx context.Context, plain, indexed importer) (*In
 	res.IndexOverPlain = Ratio(res.IndexRowsPerS, res.PlainRowsPerS)
 	res.IndexOverBaseline = Ratio(res.IndexRowsPerS, IndexImportBaseline)
 	res.CallsPerRow = Ratio(float64(used.calls()), float64(n*r.cfg.Repeat))
+	if len(r.cfg.ServerPIDs) > 0 {
+		res.PlainServerCPU, res.IndexServerCPU = Median(plainCPU), Median(indexCPU)
+	}
 	return res, nil
 }
 
@@ -404,5 +420,9 @@ func (l *IndexResult) markdown(p func(format string, args ...any)) {
 		p("| table | rows/s | over no index | over issue 21's %d rows/s | store calls per row |\n|---|---:|---:|---:|---:|\n", IndexImportBaseline)
 		p("| no index | %.0f | 1.00x | | |\n", im.PlainRowsPerS)
 		p("| 2 indexes | %.0f | %.3fx | %.2fx | %.2f |\n\n", im.IndexRowsPerS, im.IndexOverPlain, im.IndexOverBaseline, im.CallsPerRow)
+		if im.PlainServerCPU > 0 {
+			p("The server processes spent %.1f µs of CPU per row on the plain `Import` and %.1f µs on the indexed one (%.1fx).\n\n",
+				im.PlainServerCPU, im.IndexServerCPU, Ratio(im.IndexServerCPU, im.PlainServerCPU))
+		}
 	}
 }

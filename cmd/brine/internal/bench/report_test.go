@@ -32,9 +32,10 @@ func sample() *Report {
 		Index: &IndexResult{
 			Puts: []IndexPutResult{{Indexes: 0, RowsPerS: 1000, OverNoIndex: 1}, {Indexes: 1, RowsPerS: 500, OverNoIndex: 0.5}},
 			Import: &IndexImportResult{Rows: 100, PlainRowsPerS: 176700, IndexRowsPerS: 17670, IndexOverPlain: 0.1,
-				IndexOverBaseline: 10, CallsPerRow: 0.5},
+				IndexOverBaseline: 10, CallsPerRow: 0.5, PlainServerCPU: 5, IndexServerCPU: 125},
 		},
-		Rebucket: &RebucketResult{Rows: 100, From: "hash:8", To: "hash:16", CopyRowsPerS: 500, ImportRowsPerS: 1000, CopyOverImport: 0.5, CallsPerRow: 0.2},
+		Rebucket: &RebucketResult{Rows: 100, From: "hash:8", To: "hash:16", CopyRowsPerS: 500, ImportRowsPerS: 1000, CopyOverImport: 0.5, CallsPerRow: 0.2,
+			ImportServerCPU: 5, CopyServerCPU: 20},
 		Get: &GetResult{
 			Gets: 10, RawP50us: 100, RawP99us: 300, BrineP50us: 105, BrineP99us: 310, P50Ratio: 1.05, P99Ratio: 310.0 / 300,
 			BackendReadsPerGet: 1, BackendKeysPerGet: 1, DriverRPCsPerGet: 1,
@@ -119,6 +120,20 @@ func TestEvaluate(t *testing.T) {
 	})
 }
 
+// TestMarkdownNoServerCPU: without server pids the report says nothing of the server's CPU.
+func TestMarkdownNoServerCPU(t *testing.T) {
+	r := sample()
+	r.Index.Import.PlainServerCPU, r.Index.Import.IndexServerCPU = 0, 0
+	r.Rebucket.ImportServerCPU, r.Rebucket.CopyServerCPU = 0, 0
+	var b bytes.Buffer
+	if err := r.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "server processes") {
+		t.Errorf("Markdown speaks of server CPU it did not measure:\n%s", b.String())
+	}
+}
+
 func TestMarkdown(t *testing.T) {
 	r := sample()
 	r.Write.BrineOverRaw = 0.5
@@ -139,6 +154,8 @@ func TestMarkdown(t *testing.T) {
 		"the pinned gohbase has no SendBatch",
 		"| `Table.Rebucket`'s copy (from its migrate step to its copied step) | 500 | 0.50x |",
 		"| 2 indexes | 17670 | 0.100x | 10.00x | 0.50 |",
+		"The server processes spent 5.0 µs of CPU per row on the plain `Import` and 125.0 µs on the indexed one (25.0x).",
+		"The server processes spent 5.0 µs of CPU per row on the `Import` and 20.0 µs on the copy (4.0x).",
 		"| import vs naive loop | >= 5.0x | 9.00x | yes |",
 		"| 0 | 10 | 40 |",
 		"| **max/mean** | **1.100** | **4.000** |",

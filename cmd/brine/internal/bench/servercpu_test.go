@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+)
+
+func TestParseProcStat(t *testing.T) {
+	cases := []struct {
+		name, line string
+		want       time.Duration
+		err        bool
+	}{
+		{"java", "15212 (java) S 1 15211 15211 0 -1 4194560 91357 0 12 0 5234 1207 0 0 20 0 93 0 41 4868739072 151826 184467 1 1", 64410 * time.Millisecond, false},
+		{"command with spaces and parentheses", "7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 250 50 0 0 20 0 1 0 1 0 0", 3 * time.Second, false},
+		{"no command", "7 R 1 7 7", 0, true},
+		{"short", "7 (x) R 1 7 7 0 -1 0 0 0 0 0 250", 0, true},
+		{"not a number", "7 (x) R 1 7 7 0 -1 0 0 0 0 0 2x5 50 0", 0, true},
+		{"empty", "", 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseProcStat([]byte(tc.line))
+			if tc.err {
+				if !errors.Is(err, errProcStat) {
+					t.Fatalf("err %v, want errProcStat", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestServerCPUOwnProcess reads this test process's own CPU time, which a busy loop moves on.
+func TestServerCPUOwnProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system") // the bench reads server CPU only on Linux
+	}
+	r := &runner{cfg: Config{ServerPIDs: []int{os.Getpid()}}}
+	before, err := r.serverCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
+	}
+	after, err := r.serverCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after - before; d < 50*time.Millisecond {
+		t.Fatalf("a 100 ms busy loop used %v of CPU by /proc", d)
+	}
+	if _, err := (&runner{cfg: Config{ServerPIDs: []int{-1}}}).serverCPU(); err == nil {
+		t.Fatal("no error for a pid that does not exist")
+	}
+}
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add([]byte("15212 (java) S 1 15211 15211 0 -1 4194560 91357 0 12 0 5234 1207 0 0 20 0"))
+	f.Add([]byte("1 ((x)) R"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if d, err := parseProcStat(b); err == nil && d < 0 {
+			t.Fatalf("negative CPU time %v", d)
+		}
+	})
+}
