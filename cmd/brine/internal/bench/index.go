@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/proccpu"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -262,7 +263,7 @@ func (r *runner) indexImports(ctx context.Context, plain, indexed importer) (*In
 				t, rates, cpus = indexed, &indexRates, &indexCPU
 			}
 			before := r.count.snapshot()
-			cpu0, err := r.serverCPU()
+			cpu0, err := proccpu.Used(r.cfg.ServerPIDs...)
 			if err != nil {
 				return nil, err
 			}
@@ -271,11 +272,11 @@ func (r *runner) indexImports(ctx context.Context, plain, indexed importer) (*In
 				return nil, err
 			}
 			*rates = append(*rates, RowsPerSecond(int64(n), time.Since(began)))
-			cpu1, err := r.serverCPU()
+			cpu1, err := proccpu.Used(r.cfg.ServerPIDs...)
 			if err != nil {
 				return nil, err
 			}
-			*cpus = append(*cpus, perRow(cpu1-cpu0, n))
+			*cpus = append(*cpus, proccpu.PerRow(cpu1-cpu0, n))
 			if t == indexed {
 				used = used.add(r.count.snapshot().sub(before))
 			}

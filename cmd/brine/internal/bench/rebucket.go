@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/proccpu"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -74,7 +75,7 @@ func (r *runner) rebucket(ctx context.Context) error {
 					return err
 				}
 				copies = append(copies, RowsPerSecond(int64(n), el))
-				copyCPU = append(copyCPU, perRow(u.serverCPU, n))
+				copyCPU = append(copyCPU, proccpu.PerRow(u.serverCPU, n))
 				used = used.add(u.counts)
 				continue
 			}
@@ -82,7 +83,7 @@ func (r *runner) rebucket(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			cpu0, err := r.serverCPU()
+			cpu0, err := proccpu.Used(r.cfg.ServerPIDs...)
 			if err != nil {
 				return err
 			}
@@ -91,11 +92,11 @@ func (r *runner) rebucket(ctx context.Context) error {
 				return err
 			}
 			imports = append(imports, RowsPerSecond(int64(n), time.Since(began)))
-			cpu1, err := r.serverCPU()
+			cpu1, err := proccpu.Used(r.cfg.ServerPIDs...)
 			if err != nil {
 				return err
 			}
-			importCPU = append(importCPU, perRow(cpu1-cpu0, n))
+			importCPU = append(importCPU, proccpu.PerRow(cpu1-cpu0, n))
 		}
 	}
 	res := &RebucketResult{Rows: n, From: rebucketFrom, To: rebucketTo, CopyRowsPerS: Median(copies), ImportRowsPerS: Median(imports)}
@@ -136,12 +137,12 @@ func (r *runner) rebucketCopy(ctx context.Context, c *client.Client, from, to sa
 		case "migrate":
 			if began.IsZero() {
 				began, before = time.Now(), r.count.snapshot()
-				cpu0, cpuErr = r.serverCPU()
+				cpu0, cpuErr = proccpu.Used(r.cfg.ServerPIDs...)
 			}
 		case "copied":
 			ended, after, copied = time.Now(), r.count.snapshot(), p.RowsCopied
 			if cpuErr == nil {
-				cpu1, cpuErr = r.serverCPU()
+				cpu1, cpuErr = proccpu.Used(r.cfg.ServerPIDs...)
 			}
 		}
 	}

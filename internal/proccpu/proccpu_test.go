@@ -1,4 +1,4 @@
-package bench
+package proccpu
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestParseProcStat(t *testing.T) {
+func TestParseStat(t *testing.T) {
 	cases := []struct {
 		name, line string
 		want       time.Duration
@@ -18,14 +18,15 @@ func TestParseProcStat(t *testing.T) {
 		{"no command", "7 R 1 7 7", 0, true},
 		{"short", "7 (x) R 1 7 7 0 -1 0 0 0 0 0 250", 0, true},
 		{"not a number", "7 (x) R 1 7 7 0 -1 0 0 0 0 0 2x5 50 0", 0, true},
+		{"overflow", "7 (x) R 1 7 7 0 -1 0 0 0 0 0 18446744073709551615 0 0", 0, true},
 		{"empty", "", 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseProcStat([]byte(tc.line))
+			got, err := parseStat([]byte(tc.line))
 			if tc.err {
-				if !errors.Is(err, errProcStat) {
-					t.Fatalf("err %v, want errProcStat", err)
+				if !errors.Is(err, ErrStat) {
+					t.Fatalf("err %v, want ErrStat", err)
 				}
 				return
 			}
@@ -36,35 +37,46 @@ func TestParseProcStat(t *testing.T) {
 	}
 }
 
-// TestServerCPUOwnProcess reads this test process's own CPU time, which a busy loop moves on.
-func TestServerCPUOwnProcess(t *testing.T) {
+// TestUsedOwnProcess reads this test process's own CPU time, which a busy loop moves on.
+func TestUsedOwnProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc on this system") // the bench reads server CPU only on Linux
+		t.Skip("no /proc on this system") // the benchmarks read server CPU only on Linux
 	}
-	r := &runner{cfg: Config{ServerPIDs: []int{os.Getpid()}}}
-	before, err := r.serverCPU()
+	before, err := Used(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
 	}
-	after, err := r.serverCPU()
+	after, err := Used(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := after - before; d < 50*time.Millisecond {
 		t.Fatalf("a 100 ms busy loop used %v of CPU by /proc", d)
 	}
-	if _, err := (&runner{cfg: Config{ServerPIDs: []int{-1}}}).serverCPU(); err == nil {
+	if _, err := Used(-1); err == nil {
 		t.Fatal("no error for a pid that does not exist")
+	}
+	if d, err := Used(); d != 0 || err != nil {
+		t.Fatalf("no pids: %v, %v; want 0, nil", d, err)
 	}
 }
 
-func FuzzParseProcStat(f *testing.F) {
+func TestPerRow(t *testing.T) {
+	if got := PerRow(3*time.Millisecond, 1000); got != 3 {
+		t.Errorf("PerRow(3ms, 1000) = %v µs, want 3", got)
+	}
+	if got := PerRow(time.Second, 0); got != 0 {
+		t.Errorf("PerRow(1s, 0) = %v, want 0", got)
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("15212 (java) S 1 15211 15211 0 -1 4194560 91357 0 12 0 5234 1207 0 0 20 0"))
 	f.Add([]byte("1 ((x)) R"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if d, err := parseProcStat(b); err == nil && d < 0 {
+		if d, err := parseStat(b); err == nil && d < 0 {
 			t.Fatalf("negative CPU time %v", d)
 		}
 	})
