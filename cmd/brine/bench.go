@@ -54,6 +54,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.Var((*intList)(&cfg.ScanBuckets), "scan-buckets", "bucket counts of the fan-out scan tables")
 	fs.IntVar(&cfg.ScanRows, "scan-rows", cfg.ScanRows, "rows in the scanned range, centred (0: all)")
 	fs.IntVar(&cfg.ScanBatch, "scan-batch", cfg.ScanBatch, "rows per round trip in range scans, both sides")
+	fs.IntVar(&cfg.FirstRows, "first-rows", cfg.FirstRows, "samples of each scan table's first-row figures (medians are reported)")
 	fs.Var((*intList)(&cfg.Limits), "limits", "limits of the limited scans")
 	fs.IntVar(&cfg.LimitBuckets, "limit-buckets", cfg.LimitBuckets, "buckets of the limited-scan table")
 	fs.IntVar(&cfg.LimitBatch, "limit-batch", cfg.LimitBatch, "rows per round trip in limited scans")

@@ -53,6 +53,11 @@ type Config struct {
 	ScanRows int `json:"scan_rows"`
 	// ScanBatch is rows per round trip, for both sides' scans.
 	ScanBatch int `json:"scan_batch"`
+	// FirstRows is how many times each scan table's first-row figures are sampled (one raw scanner,
+	// brine, and the floor of N raw scanners at once, in turn; each scan broken off at its first
+	// row); medians are reported. A first row takes milliseconds, which one busy moment on a small
+	// machine can double: the full scans' 3 repeats alone swing the ratios by ±20%.
+	FirstRows int `json:"first_rows"`
 
 	// Limits, LimitBuckets, LimitBatch: the limited scans, on a hash:LimitBuckets table with
 	// client.BatchSize(LimitBatch). LimitPrefetch lists the client prefetch settings tried (0: the
@@ -97,6 +102,7 @@ func DefaultConfig() Config {
 		Salt:           "hash:16",
 		ScanBuckets:    []int{1, 8, 32},
 		ScanBatch:      256,
+		FirstRows:      40,
 		Limits:         []int{10, 100, 1000},
 		LimitBuckets:   32,
 		LimitBatch:     100,
@@ -127,6 +133,8 @@ func (c Config) Validate() error {
 		return bad("scan rows must be in [0, rows=%d], got %d", c.Rows, c.ScanRows)
 	case c.ScanBatch < 1:
 		return bad("scan batch must be >= 1, got %d", c.ScanBatch)
+	case c.FirstRows < 1:
+		return bad("first rows must be >= 1, got %d", c.FirstRows)
 	case c.LimitBatch < 1:
 		return bad("limit batch must be >= 1, got %d", c.LimitBatch)
 	case c.ImportWorkers < 0:

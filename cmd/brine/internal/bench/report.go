@@ -343,7 +343,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 			p("| %d | %d | %.0f | %.0f | %.2fx | %.2f ms | %.2f ms | %.2fx | %s |\n", s.Buckets, s.Rows, s.RawRowsPerS, s.BrineRowsPerS, s.Ratio, s.RawFirstRowMs, s.BrineFirstRowMs, s.FirstRowRatio, floor)
 		}
-		p("\n\"Raw, N scanners at once\": raw scanners over the same N buckets' physical ranges, all opened together with brine's first batch, timed until the last has its first row: what opening N scanners costs this server and client before any merging.\n\n")
+		p("\nRows/s: medians of the full scans. First rows: medians of %d samples of each, taken in turn, each scan broken off at its first row. \"Raw, N scanners at once\": raw scanners over the same N buckets' physical ranges, all opened together with brine's first batch, timed until the last has its first row: what opening N scanners costs this server and client before any merging.\n\n", r.Config.FirstRows)
 	}
 	if g := r.Get; g != nil {
 		p("## 4. Point get (%d keys, each read by both)\n\n", g.Gets)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/wait"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -68,11 +70,22 @@ func (r *runner) scanPhase(ctx context.Context) error {
 // scanFirstBatch, unexported there).
 const firstBatch = 8
 
-// scanRun is one timed scan: rows, total time, time to the first row.
+// scanRun is one timed scan: rows and total time.
 type scanRun struct {
 	rows    int64
 	elapsed time.Duration
-	first   time.Duration
+}
+
+// firstRowPause separates first-row samples.
+const firstRowPause = 5 * time.Millisecond
+
+// firstRow is the time until keys yields its first key; the scan stops there.
+func firstRow(keys iter.Seq2[[]byte, error]) (time.Duration, error) {
+	began := time.Now()
+	for _, err := range keys {
+		return time.Since(began), err
+	}
+	return 0, errors.New("bench: first-row scan returned no row")
 }
 
 // timeScan drains keys, checking that they come in ascending order.
@@ -84,9 +97,7 @@ func timeScan(keys iter.Seq2[[]byte, error]) (scanRun, error) {
 		if err != nil {
 			return run, err
 		}
-		if run.rows == 0 {
-			run.first = time.Since(began)
-		} else if bytes.Compare(last, k) >= 0 {
+		if run.rows > 0 && bytes.Compare(last, k) >= 0 {
 			return run, fmt.Errorf("bench: scan out of order: %x after %x", k, last)
 		}
 		last = k
@@ -144,15 +155,7 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 		return ScanResult{}, err
 	}
 	var rawRate, brineRate []float64
-	var rawFirst, brineFirst, parallelFirst []time.Duration
 	for rep := range cfg.Repeat {
-		if buckets > 1 {
-			d, err := parallel()
-			if err != nil {
-				return ScanResult{}, err
-			}
-			parallelFirst = append(parallelFirst, d)
-		}
 		for side := range 2 {
 			if (rep+side)%2 == 0 {
 				run, err := raw()
@@ -160,7 +163,6 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 					return ScanResult{}, err
 				}
 				rawRate = append(rawRate, RowsPerSecond(run.rows, run.elapsed))
-				rawFirst = append(rawFirst, run.first)
 				continue
 			}
 			run, err := brine()
@@ -168,7 +170,39 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 				return ScanResult{}, err
 			}
 			brineRate = append(brineRate, RowsPerSecond(run.rows, run.elapsed))
-			brineFirst = append(brineFirst, run.first)
+		}
+	}
+	// The first rows, sampled apart from the full scans: each side in turn, scans broken off at
+	// their first row, a pause between samples so that one's closing calls do not meet the next
+	// one's openings.
+	var rawFirst, brineFirst, parallelFirst []time.Duration
+	sides := []func() error{
+		func() error {
+			d, err := firstRow(r.store.Raw.Scan(ctx, r.plain, start, end, cfg.ScanBatch))
+			rawFirst = append(rawFirst, d)
+			return err
+		},
+		func() error {
+			d, err := firstRow(brineKeys(ctx, t, client.RowRange(start, end), client.BatchSize(cfg.ScanBatch)))
+			brineFirst = append(brineFirst, d)
+			return err
+		},
+	}
+	if buckets > 1 {
+		sides = append(sides, func() error {
+			d, err := parallel()
+			parallelFirst = append(parallelFirst, d)
+			return err
+		})
+	}
+	for i := range cfg.FirstRows {
+		for j := range sides {
+			if err := sides[(i+j)%len(sides)](); err != nil {
+				return ScanResult{}, err
+			}
+			if err := wait.Sleep(ctx, firstRowPause); err != nil {
+				return ScanResult{}, err
+			}
 		}
 	}
 	res := ScanResult{
