@@ -79,6 +79,7 @@ func smallConfig() Config {
 	c.TuneRows = 300
 	c.ScanRows = 1500
 	c.ScanBuckets = []int{1, 8}
+	c.FirstRows = 3 // the sampling's shape is under test, not its precision
 	c.LimitBuckets = 32
 	c.LimitPrefetch = []int{0, 1}
 	c.RawConcurrency = []int{2, 8}
