@@ -60,7 +60,7 @@ type ImportOptions struct {
 	BatchRows   int           // rows per batch; every batch holds rows of one bucket (the client's WithBatchRows, 500)
 	BatchBytes  int           // payload bytes per batch, kept under the stores' request limits (2 MiB)
 	MaxPending  int           // rows buffered per import before the fullest batch is sent early (Workers*BatchRows*4)
-	MaxAttempts int           // tries per row on retryable errors (6)
+	MaxAttempts int           // tries per row, and of the table's route read at the start, on retryable errors (6)
 	BaseBackoff time.Duration // first retry pause, doubled each try, with full jitter (50ms)
 	MaxBackoff  time.Duration // longest pause (5s)
 	// Timestamp is given to cells without one, so that a retried batch rewrites the same versions
@@ -188,14 +188,14 @@ func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], op
 
 // importRows is Import; ix, when not nil, is the table's IndexedTable, which writes the batches.
 func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, ix *IndexedTable) (stats ImportStats, err error) {
+	opts.withDefaults(t.c.concurrency, t.c.batchRows)
 	if t.rt != nil {
-		pt, err := t.rt.plain(ctx, "import into", false)
+		pt, err := t.importTarget(ctx, opts)
 		if err != nil {
 			return ImportStats{}, err
 		}
 		t = pt
 	}
-	opts.withDefaults(t.c.concurrency, t.c.batchRows)
 	ctx, c := t.c.tel.begin(ctx, "import", t.name)
 	im := &importer{t: t, ix: ix, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
 	defer func() { c.endImport(ctx, err, stats) }()
@@ -355,6 +355,22 @@ func (im *importer) repeat(ir *importRow) error {
 		}
 	}
 	return nil
+}
+
+// importTarget is the physical table an import writes, from the table's route. A directory read
+// that fails retryably (its region moving after a server died) is tried again as a row would be, up
+// to opts.MaxAttempts: without that, one moving region failed the whole import before its first
+// row, while every row of it would have been retried.
+func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*Table, error) {
+	for attempt := 1; ; attempt++ {
+		pt, err := t.rt.plain(ctx, "import into", false)
+		if err == nil || !backends.IsRetryable(err) || attempt >= opts.MaxAttempts {
+			return pt, err
+		}
+		if serr := sleepBackoff(ctx, attempt, opts.BaseBackoff, opts.MaxBackoff); serr != nil {
+			return nil, fmt.Errorf("%w (last error: %w)", serr, err)
+		}
+	}
 }
 
 // writeBatch writes one batch, retrying rows that failed with retryable errors, and records every

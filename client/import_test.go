@@ -7,7 +7,9 @@ import (
 	"iter"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
@@ -125,5 +127,51 @@ func TestImportCancelReportsPendingRows(t *testing.T) {
 	}
 	if stats.Read >= 1_000_000 {
 		t.Fatal("import did not stop promptly")
+	}
+}
+
+// TestImportRetriesItsRoute: the directory read an import starts with fails retryably (its region
+// moving after a server died). Fewer times than MaxAttempts, and the import waits it out and writes
+// every row; as many times, and it fails whole, retryable, before reading a row.
+func TestImportRetriesItsRoute(t *testing.T) {
+	for _, tc := range []struct {
+		fails int
+		ok    bool
+	}{{2, true}, {3, false}} {
+		t.Run(fmt.Sprintf("%d failed reads", tc.fails), func(t *testing.T) {
+			ctx := context.Background()
+			b := faulty.Wrap(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
+				{Fault: faulty.Error, Ops: faulty.OpRead, Table: client.DirTable, Retryable: true, Max: tc.fails},
+			}})
+			b.SetActive(false)
+			c := client.New(b, client.WithRouteRefresh(time.Millisecond))
+			defer c.Close()
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(5 * time.Millisecond) // the handle's view of the directory is stale: Import reads it
+			b.SetActive(true)
+			rows := func(yield func(client.ImportRow, error) bool) {
+				for i := range 10 {
+					if !yield(client.ImportRow{Mutation: client.Mutation{Key: fmt.Appendf(nil, "k%d", i), Cells: []client.Cell{{Family: client.DefaultFamily, Qualifier: "q", Value: []byte("v")}}}}, nil) {
+						return
+					}
+				}
+			}
+			st, err := tbl.Import(ctx, rows, client.ImportOptions{MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+			if got := b.Stats().Errors; got != int64(tc.fails) {
+				t.Fatalf("%d directory reads failed, want %d", got, tc.fails)
+			}
+			if tc.ok {
+				if err != nil || st.Written != 10 {
+					t.Fatalf("import: %+v, %v; want 10 rows written", st, err)
+				}
+				return
+			}
+			if !backends.IsRetryable(err) || st.Read != 0 {
+				t.Fatalf("import: %+v, %v; want a retryable error before any row was read", st, err)
+			}
+		})
 	}
 }
