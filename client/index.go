@@ -16,38 +16,18 @@ import (
 )
 
 // Index metadata and bookkeeping columns. The index table holds, per entry, its status, the main
-// row's key and the covered columns in one cell each, so that one put replaces all of them, and the
-// token of the write that verified it (see verified).
+// row's key and the covered columns in one cell each, so that one put replaces all of them.
 const (
 	metaIndexPrefix = backends.MetaIndexPrefix // + index name: the definition (IndexConfig.spec)
 	metaIndexFamily = backends.MetaIndexFamily // the main table's family holding the version column
 	versionQual     = IndexVersionQualifier
 	indexFamily     = "ix" // the index table's only family
-	statusQual      = "s"  // "u" + the token of the write that last wrote the entry
+	statusQual      = "s"  // "v" verified, or "u" + the writer's token
 	mainKeyQual     = "k"  // the main row's logical key
 	coveredQual     = "c"  // the covered columns, encoded by encodeCovered
-	verifiedQual    = "ok" // the token of a write whose data landed (see verified)
-	statusVerified  = 'v'  // + a token: verified by a compare-and-set on the status (entries of earlier brine)
+	statusVerified  = 'v'  // + the token of the write or repair that verified it
 	statusPending   = 'u'  // + the token of the write that left it pending
 )
-
-// verified reports whether an entry (its cells) is verified: a reader may trust it without reading
-// its main row. Step 4 verifies an entry by a plain put of its write's token into verifiedQual,
-// and that counts only while the status is still the same write's pending one. Every write has a
-// token of its own, so a step 4 that arrives after a later writer took the entry (whose step 2
-// rewrote the status) verifies nothing: it needs no compare-and-set, which costs the server a row
-// lock and a read. Status "v" is how entries written before that were verified.
-func verified(cells []Cell) bool {
-	st, _ := newest(cells, Column{Family: indexFamily, Qualifier: statusQual})
-	if len(st) == 0 {
-		return false
-	}
-	if st[0] == statusVerified {
-		return true
-	}
-	tok, _ := newest(cells, Column{Family: indexFamily, Qualifier: verifiedQual})
-	return st[0] == statusPending && len(tok) > 0 && bytes.Equal(tok, st[1:])
-}
 
 // IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps
 // the token of the row's last write. Reads return it only when their Columns name it.

@@ -97,7 +97,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			case !applied[j]:
 				alone[i] = true // the entries left pending are answered from the row and repaired by readers
 			default:
-				settles.add(p.changes, p.tok)
+				settles.add(p.changes, p.pending, status(statusVerified, p.tok))
 			}
 		}
 	}

@@ -136,7 +136,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		rowOf[i] = -1
-		if len(mk) > 0 && len(st) > 0 && !(covered && verified(e.Cells)) {
+		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
 			rowOf[i] = len(need)
 			need = append(need, mk)
 		}
@@ -153,15 +153,10 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 	for i, e := range entries {
 		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-		if len(st) == 0 {
-			ix.dropOrphan(ctx, e)
-			continue
-		}
-		if len(mk) == 0 {
+		if len(mk) == 0 || len(st) == 0 {
 			continue // not written by the protocol
 		}
-		v := verified(e.Cells)
-		if covered && v {
+		if covered && st[0] == statusVerified {
 			raw, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
 			cells, err := ix.decodeCovered(raw)
 			if err != nil {
@@ -182,38 +177,35 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}
 		}
-		ix.repair(ctx, e.Key, st, v, mk, row.Cells, match)
+		ix.repair(ctx, e.Key, st, mk, row.Cells, match)
 	}
 	return out, nil
 }
 
-// repair settles an entry the reader found pending or wrong, given its status st, whether it was
-// verified, and the main row read after it. Each change is a compare-and-set on the exact status
-// read, so it never undoes a later writer's step.
-func (ix *Index) repair(ctx context.Context, key, st []byte, verified bool, mainKey []byte, row []Cell, match bool) {
+// repair settles an entry the reader found pending or wrong, given the main row read after it. Each
+// change is a compare-and-set on the exact status read, so it never undoes a later writer's step.
+func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell, match bool) {
 	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: st}
 	rowV, _ := newest(row, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
 	var m Mutation
 	switch {
-	case verified && match:
+	case st[0] == statusVerified && match:
 		return
-	case verified:
+	case st[0] == statusVerified:
 		// No writer touched the entry since it was read (its status is unchanged) and the row read
 		// after it does not match: a leftover the protocol should not leave; remove it.
 		m = Mutation{Key: key, Delete: true}
 	case match && bytes.Equal(st[1:], rowV):
 		// The writer's data write is in the row and no later writer touched the entry: what its
 		// step 4 would have done.
-		m = Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: verifiedQual, Value: rowV}}}
+		m = Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, rowV)}}}
 	case bytes.Equal(st[1:], rowV):
 		m = Mutation{Key: key, Delete: true} // an entry the writer moved away from: its step 4
 	case tokenAge(st[1:]) < ix.grace:
 		return // its writer may still be between steps 2 and 3
 	case match:
-		tok := newToken() // the repair's own: verified with the row's values
 		m = Mutation{Key: key, Cells: []Cell{
-			{Family: indexFamily, Qualifier: statusQual, Value: status(statusPending, tok)},
-			{Family: indexFamily, Qualifier: verifiedQual, Value: tok},
+			{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, newToken())},
 			{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
 			{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
 		}}
@@ -227,18 +219,6 @@ func (ix *Index) repair(ctx context.Context, key, st []byte, verified bool, main
 	}
 	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
 		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
-	}
-}
-
-// dropOrphan deletes an index row that has no status, which no reader answers from: what a step 4
-// put leaves when it lands after its entry was deleted (a later writer's step 4, or a repair). The
-// delete applies only while the row still has no status, so it never takes an entry written since.
-func (ix *Index) dropOrphan(ctx context.Context, e Row) {
-	if _, ok := newest(e.Cells, Column{Family: indexFamily, Qualifier: verifiedQual}); !ok || ix.table.pausedNow(ctx) {
-		return // not the protocol's; or a rebucket's pause, which a repair does not wait for
-	}
-	if _, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: statusQual}, Mutation{Key: e.Key, Delete: true}); err != nil {
-		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(e.Key), "err", err)
 	}
 }
 

@@ -76,12 +76,13 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 			continue
 		}
 		w.seen = true
+		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		cov, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
 		switch {
 		case !bytes.Equal(mk, w.mainKey):
 			rep.note(&rep.Stale, "entry %s names row %s, want %s", keyText(e.Key), keyText(mk), keyText(w.mainKey))
-		case !verified(e.Cells):
+		case len(st) == 0 || st[0] != statusVerified:
 			rep.note(&rep.Stale, "entry %s pending", keyText(e.Key))
 		case !bytes.Equal(cov, w.covered):
 			rep.note(&rep.Stale, "entry %s has old covered values", keyText(e.Key))

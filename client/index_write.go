@@ -244,7 +244,7 @@ func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
 func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
 	s := settleBatches{}
-	s.add(p.changes, p.tok)
+	s.add(p.changes, p.pending, status(statusVerified, p.tok))
 	if err := it.sendSettles(ctx, s); err != nil {
 		// The write is durable and its entries are answered from the row until repaired.
 		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", keyText(p.m.Key), "err", err)
@@ -300,7 +300,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
 			}
 			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
-			if len(st) > 0 && !verified(holder.Cells) && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
+			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
 				return backends.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
 			}
 		}
@@ -312,73 +312,44 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
 }
 
-// settleBatch is step 4 for one index table: the puts that verify new entries, and the
-// compare-and-sets that delete the entries left.
-type settleBatch struct {
-	verify []Mutation
-	drop   []backends.CondMutation
-}
+// settleBatches are step 4's compare-and-sets by index table, for sendSettles.
+type settleBatches map[*Index][]backends.CondMutation
 
-// settleBatches are step 4's writes by index table, for sendSettles.
-type settleBatches map[*Index]*settleBatch
-
-// add appends one write's step 4: each new entry gets the write's token in its verified column (a
-// plain put: it verifies the entry only while the entry still holds this write's pending status, see
-// verified), and each entry left is deleted by a compare-and-set on that status, so a later writer's
-// entry is never deleted by an earlier one. The deletes are deferred (not synced on their own): one
-// a server crash loses leaves its entry pending, as a writer that died before step 4 does, and
-// readers repair it.
-func (s settleBatches) add(changes []entryChange, tok []byte) {
-	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: status(statusPending, tok)}
+// add appends the compare-and-sets of one write's step 4: verify each new entry, delete each entry
+// left, each only while it still holds this write's pending status, so a later writer's entry is
+// never verified or deleted by an earlier one. They are deferred (not synced on their own): one a
+// server crash loses leaves its entry pending, as a writer that died before step 4 does, and readers
+// repair it.
+func (s settleBatches) add(changes []entryChange, pending, verified []byte) {
+	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: pending}
 	for _, c := range changes {
-		if !c.newOK && !c.moves() {
-			continue
-		}
-		b := s[c.ix]
-		if b == nil {
-			b = &settleBatch{}
-			s[c.ix] = b
-		}
 		if c.newOK {
-			b.verify = append(b.verify, Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: verifiedQual, Value: tok}}})
+			s[c.ix] = append(s[c.ix], backends.CondMutation{Cond: cond, Deferred: true,
+				Mut: Mutation{Key: c.newKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: verified}}}})
 		}
 		if c.moves() {
-			b.drop = append(b.drop, backends.CondMutation{Cond: cond, Deferred: true, Mut: Mutation{Key: c.oldKey, Delete: true}})
+			s[c.ix] = append(s[c.ix], backends.CondMutation{Cond: cond, Deferred: true, Mut: Mutation{Key: c.oldKey, Delete: true}})
 		}
 	}
 }
 
-// sendSettles runs step 4: per index table, one batch of verifying puts and one compare-and-set
-// batch of deletes, all in parallel. It returns what failed; the writes are durable either way,
-// their entries answered from the rows until repaired.
+// sendSettles runs step 4: one compare-and-set batch per index table, in parallel. It returns what
+// failed; the writes are durable either way, their entries answered from the rows until repaired.
 func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error {
 	var (
 		mu   sync.Mutex
 		errs []error
 		wg   sync.WaitGroup
 	)
-	failed := func(ix *Index, err error) {
-		mu.Lock()
-		errs = append(errs, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
-		mu.Unlock()
-	}
-	for ix, b := range s {
-		if len(b.verify) > 0 {
-			wg.Go(func() {
-				rowErrs, err := ix.table.Apply(ctx, b.verify)
-				if err := cmpErr(err, errors.Join(rowErrs...)); err != nil {
-					failed(ix, err)
-				}
-			})
-		}
-		if len(b.drop) > 0 {
-			wg.Go(func() {
-				_, rowErrs := ix.table.checkAndMutateMany(ctx, b.drop)
-				if err := errors.Join(rowErrs...); err != nil {
-					failed(ix, err)
-				}
-			})
-		}
+	for ix, cms := range s {
+		wg.Go(func() {
+			_, rowErrs := ix.table.checkAndMutateMany(ctx, cms)
+			if err := errors.Join(rowErrs...); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+				mu.Unlock()
+			}
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
