@@ -75,10 +75,8 @@
 //     free, its own, or left by a row that no longer has it);
 //  3. writes the data and the new version by compare-and-set on the version read in step 1;
 //     if another write came in between, it goes back to step 1;
-//  4. verifies its new entries by writing its token to their verified column ("ok"), a plain put,
-//     and deletes the ones it left, each by compare-and-set on its own pending status. An entry is
-//     verified while its status is "u"+T and its verified column holds the same T (or, as entries
-//     of earlier releases, its status is "v"+token).
+//  4. verifies ("v"+token) its new entries and deletes the ones it left, each by compare-and-set
+//     on its own pending status.
 //
 // Why the order is safe. Step 2 comes before step 3, so from the moment a row's values change, the
 // entries of its old and new values are pending: no reader trusts an entry that the data no longer
@@ -87,12 +85,9 @@
 // could hold again after other writes created the row and deleted it, having taken over and deleted
 // the entries of this write's step 2, hence the version of step 1. Step 4 changes only entries
 // still holding this write's own status; a later write touches an entry (step 2) before changing
-// the data, so an earlier write can neither verify nor delete an entry a later one needs: its
-// verify put lands, but an entry whose status another write's token has replaced is not verified by
-// it, as every write's token is its own (and what it leaves on an entry since deleted, a row with
-// no status, the next reader removes). So step 4's verify needs no compare-and-set, which would
-// cost the server a row lock and a read per entry. A verified entry therefore always matches its
-// row, and a reader may answer a covered query from it alone.
+// the data, so an earlier write can neither verify nor delete an entry a later one needs. A
+// verified entry therefore always matches its row, and a reader may answer a covered query from it
+// alone.
 //
 // Reads. A query by index reads entries, then the main rows of those that are pending (or of all,
 // when it needs more than covered columns), and answers a row only if its values, read after the
@@ -112,13 +107,12 @@
 // values); covered answers carry values without timestamps; a write stamped older than the row's value of a column leaves that
 // value, and its entry, in place, as reads see it (the last occurrence of a key in an import wins).
 // Apply and Import batch every step: one GetMany, then compare-and-set batches for the versions of
-// new rows, the unique claims (after one GetMany of their holders), the data writes and the deletes
-// of entries left, one Apply per index table for the verifying puts and one per non-unique index
-// table for the pending entries (HBase: one Multi RPC per region and batch; only the marks of
-// entries a row moves away from go one per row). Those deletes and the versions of new rows are sent
-// deferred (backends.CondMutation.Deferred; HBase: not synced on their own): a delete a server crash
-// loses leaves its entry pending, which readers repair, and a lost version fails step 3's
-// condition, so the write starts again. A put that touches no
+// new rows, the unique claims (after one GetMany of their holders), the data writes and the settles,
+// one Apply per non-unique index table for the pending entries (HBase: one Multi RPC per region and
+// batch; only the marks of entries a row moves away from go one per row). Settles and the versions
+// of new rows are sent deferred (backends.CondMutation.Deferred; HBase: not synced on their own): a
+// settle a server crash loses leaves its entry pending, which readers repair, and a lost version
+// fails step 3's condition, so the write starts again. A put that touches no
 // index is sent as it is, with a new version in the same row mutation: every put and row delete
 // changes the version, which is what makes step 3's check cover a CheckAndMutate's own condition
 // (see IndexedTable.CheckAndMutate for the one exception, a concurrent delete of unindexed columns).
