@@ -1,11 +1,15 @@
 # brine — the two commands a newcomer needs:
 #   go run ./cmd/brine demo     the quickstart, on the embedded store
 #   make test                   the whole suite: lint, unit, fuzz seeds, and integration against a real
-#                               HBase (started and stopped here) and the local Tablestore server
+#                               HBase (in Docker where an engine answers; started and stopped here)
+#                               and the local Tablestore server
 GO            ?= go
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME      ?= 30s
 export BRINE_HBASE_ZK ?= 127.0.0.1:2181
+# HBase in Docker wherever an engine answers, else bare JVMs from Maven jars (scripts/hbase/runtime.sh);
+# BRINE_HBASE_RUNTIME=docker|jars chooses.
+export BRINE_HBASE_RUNTIME ?= $(shell bash scripts/hbase/runtime.sh)
 
 .PHONY: test unit lint integration fuzz bench soak demo
 

@@ -214,6 +214,12 @@ func TestCodeBlocks(t *testing.T) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	err := gomodtest.Download(ctx, root)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The brine binary, built once, for the sh blocks and the noexec checks.
 	if !goCmd(t, root, 3*time.Minute, nil, "build", "-o", filepath.Join(bin, "brine"), "./cmd/brine") {
 		t.FailNow()

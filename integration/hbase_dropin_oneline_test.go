@@ -150,6 +150,9 @@ func TestDropinOneLineProgram(t *testing.T) {
 	dir, bin := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	if err := gomodtest.Download(ctx, root); err != nil {
+		t.Fatal(err)
+	}
 	if err := gomodtest.Write(root, dir, "oneline", map[string]string{
 		"raw/main.go": onelineProgram, "dropin/main.go": swapped,
 	}); err != nil {

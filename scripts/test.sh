@@ -2,31 +2,71 @@
 # The whole suite: lint, unit tests with -race, then the integration tests (without -race: gohbase's
 # own race, below) against a real HBase that this script starts (and always stops, even when a test
 # fails) and the in-process Tablestore server.
+#
+# HBase runs in Docker (docker-compose.yml, scripts/docker/hbase.sh) wherever a Docker engine answers,
+# else as bare JVMs from Maven jars (scripts/hbase/up.sh, cluster.sh); the first lines say which.
+# BRINE_HBASE_RUNTIME=docker|jars chooses. With Docker, the jar path still runs a smoke test, so that
+# it cannot rot. When a test fails, every container's log is saved in .test-logs/docker/ and the end
+# of each is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 began=$SECONDS
+# shellcheck source=hbase/runtime.sh
+source scripts/hbase/runtime.sh
+export BRINE_HBASE_RUNTIME=${BRINE_HBASE_RUNTIME:-$(detect_runtime)}
+echo "test.sh: $(runtime_why)"
+echo "test.sh: Go module cache $(go env GOMODCACHE)"
+logs=.test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+status=0
+
+# save_logs WHAT: after a failure, every container's docker logs into $logs/docker and their ends here.
+logs_saved=0
+save_logs() {
+  [ "$status" != 0 ] && [ "$BRINE_HBASE_RUNTIME" = docker ] && [ "$logs_saved" = 0 ] || return 0
+  logs_saved=1
+  local f
+  echo "test.sh: a test failed; the containers' logs ($1) are in $logs/docker/:"
+  for f in $(bash scripts/docker/hbase.sh logs "$logs/docker"); do
+    echo "----- $f (last 80 lines)"
+    tail -n 80 "$f"
+  done
+}
 
 make --no-print-directory lint
 
-# Start HBase in the background while the unit tests run: its JVM start is the slowest step.
-make --no-print-directory hbase-up > .hbase-up.log 2>&1 &
+# Start HBase in the background while the unit tests run: its start (and, on a new machine, the
+# image's build or Maven's download) is the slowest step.
+make --no-print-directory hbase-up > "$logs/hbase-up.log" 2>&1 &
 hbase_pid=$!
+# With Docker, the jar path's smoke test needs Maven's jars too: fetch them meanwhile (network-bound).
+smoke_cp_pid=
+if [ "$BRINE_HBASE_RUNTIME" = docker ]; then
+  (BRINE_HBASE_RUNTIME=jars bash -c 'here=scripts/hbase repo=$PWD; say() { echo "smoke: $*"; }; die() { echo "smoke: $*" >&2; exit 1; }
+    source scripts/hbase/lib.sh; ensure_classpath') > "$logs/smoke-classpath.log" 2>&1 &
+  smoke_cp_pid=$!
+fi
 cleanup() {
   wait "$hbase_pid" 2>/dev/null || true
-  make --no-print-directory hbase-down || true
+  [ -z "$smoke_cp_pid" ] || wait "$smoke_cp_pid" 2>/dev/null || true
+  save_logs "at exit"
+  make --no-print-directory hbase-down > /dev/null 2>&1 || true
   make --no-print-directory cluster-down > /dev/null 2>&1 || true
+  if [ "$BRINE_HBASE_RUNTIME" = docker ]; then
+    BRINE_HBASE_RUNTIME=jars HBASE_BASE=.hbase/smoke bash scripts/hbase/down.sh > /dev/null 2>&1 || true
+  fi
 }
 trap cleanup EXIT
 
-status=0
 go test -race -count=1 -timeout 10m ./... || status=$?
 
 if ! wait "$hbase_pid"; then
-  cat .hbase-up.log
+  cat "$logs/hbase-up.log"
   echo "test.sh: HBase did not start; the integration tests need it" >&2
+  status=1
   exit 1
 fi
-cat .hbase-up.log
+cat "$logs/hbase-up.log"
 # Only the packages with integration-tagged files: the rest ran above already.
 mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build integration$' . | xargs -n1 dirname | sort -u)
 echo "test.sh: integration packages: ${pkgs[*]}"
@@ -41,39 +81,61 @@ echo "test.sh: integration packages: ${pkgs[*]}"
 go test -count=1 -timeout 15m -tags integration -skip '^TestCluster' "${pkgs[@]}" || status=$?
 # gohbase's own integration suite through the drop-in (issue: the drop-in behaves like gohbase). Every
 # test must pass but TestChangingRegionServers, which fails on raw gohbase too: it needs cluster control.
-if bash scripts/hbase/gohbase-suite.sh dropin > .gohbase-suite.log 2>&1; then
-  passed=$(grep -c ' PASS$' .gohbase-suite.log || true)
-  failed=$(grep ' FAIL$' .gohbase-suite.log | grep -v '^TestChangingRegionServers ' || true)
+if bash scripts/hbase/gohbase-suite.sh dropin > "$logs/gohbase-suite.log" 2>&1; then
+  passed=$(grep -c ' PASS$' "$logs/gohbase-suite.log" || true)
+  failed=$(grep ' FAIL$' "$logs/gohbase-suite.log" | grep -v '^TestChangingRegionServers ' || true)
   echo "test.sh: gohbase's own suite through the drop-in: $passed passed"
   if [ "$passed" -lt 36 ] || [ -n "$failed" ]; then
-    cat .gohbase-suite.log
+    cat "$logs/gohbase-suite.log"
     echo "test.sh: gohbase's suite through the drop-in: want 36 passing and no failure but TestChangingRegionServers" >&2
     status=1
   fi
 else
-  cat .gohbase-suite.log
+  cat "$logs/gohbase-suite.log"
   status=1
 fi
 
 # Last and alone: this test stops and restarts the HBase server (down.sh/up.sh with HBASE_KEEP_DATA=1),
 # so nothing else may be using it; everywhere else it skips.
 BRINE_HBASE_RESTART=1 go test -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
-
-# The multi-server tests, on the cluster of scripts/hbase/cluster.sh (3 region-server JVMs): the
-# standalone server goes first, so the two never share the 2 cores; -p 1 keeps the chaos test from
-# killing servers under the spread test. Without -race, for gohbase's race (above).
+save_logs "standalone server"
 make --no-print-directory hbase-down
+
+# The jar path's smoke test, where Docker served the suite: a bare-JVM server from Maven's jars on
+# ports of its own, the driver's basic operations and region operations through admin.sh (the host's
+# Maven classpath) against it.
+if [ "$BRINE_HBASE_RUNTIME" = docker ]; then
+  smoke_began=$SECONDS
+  wait "$smoke_cp_pid" || { cat "$logs/smoke-classpath.log"; status=1; }
+  smoke_env=(BRINE_HBASE_RUNTIME=jars HBASE_BASE=.hbase/smoke HBASE_ZK_PORT=2291 HBASE_MASTER_PORT=16190 HBASE_RS_PORT=16192)
+  if env "${smoke_env[@]}" bash scripts/hbase/up.sh > "$logs/smoke-up.log" 2>&1; then
+    env "${smoke_env[@]}" BRINE_HBASE_ZK=127.0.0.1:2291 go test -count=1 -tags integration \
+      -run '^(TestTableLifecycle|TestPutReadDelete|TestScanConformance|TestRegionChanges)$' ./backends/hbase/ || status=$?
+  else
+    cat "$logs/smoke-up.log"
+    echo "test.sh: the jar path's server did not start" >&2
+    status=1
+  fi
+  env "${smoke_env[@]}" bash scripts/hbase/down.sh > /dev/null 2>&1 || true
+  echo "test.sh: the jar path's smoke test took $((SECONDS - smoke_began)) s"
+fi
+
+# The multi-server tests, on the cluster (3 region servers): the standalone server goes first, so the
+# two never share the 2 cores; -p 1 keeps the chaos test from killing servers under the spread test.
+# Without -race, for gohbase's race (above).
 cluster_began=$SECONDS
 if make --no-print-directory cluster-up; then
   BRINE_HBASE_CLUSTER_ZK=127.0.0.1:${HBASE_CLUSTER_ZK_PORT:-2481} CHAOS=${CHAOS:-2m} \
-    go test -p 1 -count=1 -timeout 20m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
-    > .cluster-test.log 2>&1 || status=$?
-  # The figures and the verdicts; the whole log (gohbase's own lines included) stays in .cluster-test.log.
-  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|^[a-z][A-Za-z ()-]+: |^    [a-z_]+_test\.go:' .cluster-test.log || true
+    go test -p 1 -count=1 -timeout 25m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
+    > "$logs/cluster-test.log" 2>&1 || status=$?
+  # The figures and the verdicts; the whole log (gohbase's own lines included) stays in the file.
+  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|^[a-z][A-Za-z ()-]+: |^    [a-z_]+_test\.go:' "$logs/cluster-test.log" || true
 else
   echo "test.sh: the cluster did not start" >&2
   status=1
 fi
+save_logs "cluster"
+make --no-print-directory cluster-down > /dev/null 2>&1 || true
 echo "test.sh: multi-server part took $((SECONDS - cluster_began)) s"
 
 echo "test.sh: whole suite took $((SECONDS - began)) s (exit $status)"

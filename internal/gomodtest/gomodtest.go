@@ -49,8 +49,24 @@ func Write(root, dir, name string, files map[string]string) error {
 	return nil
 }
 
+// Download fetches through the configured module proxy what the offline go commands of Go need from
+// root's module: every module that builds and tests its packages, and the go.mod file of every module
+// in its graph (a module of Write completes its graph from brine's). A fresh module cache holds
+// neither until something asks for them, and offline nothing can, so call it before Go.
+func Download(ctx context.Context, root string) error {
+	for _, args := range [][]string{{"mod", "download"}, {"list", "-m", "all"}} {
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go %v in %s: %w\n%s", args, root, err, out)
+		}
+	}
+	return nil
+}
+
 // Go runs the go command in dir offline (no proxy, no checksum database, no workspace, the local
-// toolchain) with extraEnv added (ModuleFlags in a module of Write), and returns its combined output.
+// toolchain; after Download) with extraEnv added (ModuleFlags in a module of Write), and returns its combined output.
 func Go(ctx context.Context, dir string, extraEnv []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir

@@ -39,6 +39,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *   moveto TABLE KEY HOST,PORT  move the region holding KEY to that live server; wait until it serves
  *   merge TABLE KEY        merge the region holding KEY with the next one; wait until the result serves
  *   balance                run the balancer once; prints whether it ran
+ *   shutdown               the cluster's orderly shutdown (region servers flush and close, then the master stops)
  *   serve                  commands from stdin, one connection for all (see serve)
  * </pre>
  *
@@ -47,7 +48,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 @SuppressWarnings("deprecation") // Admin.split and unassign(byte[], boolean): still the simplest calls in 2.6
 public final class Admin {
   private static final String USAGE =
-      "usage: Admin [-zk host:port] [-timeout seconds] regions|split|flush|compact|move|close|open|locate|moveto|merge TABLE [KEY [HOST,PORT]] | servers | balance | serve";
+      "usage: Admin [-zk host:port] [-timeout seconds] regions|split|flush|compact|move|close|open|locate|moveto|merge TABLE [KEY [HOST,PORT]] | servers | balance | shutdown | serve";
 
   private Admin() {}
 
@@ -134,7 +135,7 @@ public final class Admin {
   private static void run(Connection conn, org.apache.hadoop.hbase.client.Admin admin,
       List<String> args, long timeoutSec, java.io.PrintStream out) throws Exception {
     String cmd = args.isEmpty() ? "" : args.get(0);
-    boolean noTable = Arrays.asList("servers", "balance").contains(cmd);
+    boolean noTable = Arrays.asList("servers", "balance", "shutdown").contains(cmd);
     if (!noTable && args.size() < 2) {
       throw new IllegalArgumentException(USAGE);
     }
@@ -189,6 +190,9 @@ public final class Admin {
       case "balance":
         admin.balancerSwitch(true, true);
         out.println(admin.balance() ? "ran" : "did not run");
+        break;
+      case "shutdown":
+        admin.shutdown();
         break;
       default:
         throw new IllegalArgumentException(USAGE);

@@ -12,6 +12,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# With BRINE_HBASE_RUNTIME=docker (make and scripts/test.sh set it wherever a Docker engine answers:
+# runtime.sh), the same command drives the containers of docker-compose.yml instead.
+# shellcheck source=runtime.sh
+source "$here/runtime.sh"
+rt=$(hbase_runtime) || exit 1
+[ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" admin "$@"
 cache=$repo/.hbase/cache
 cpfile=$cache/classpath.txt
 classes=$cache/admin-classes

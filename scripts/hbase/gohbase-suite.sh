@@ -25,6 +25,9 @@ mode=${1:-both}
 run=${2:-.}
 case $mode in raw|dropin|both) ;; *) echo "usage: $0 [raw|dropin|both] [regex]" >&2; exit 2 ;; esac
 
+# The throwaway modules below resolve brine's module graph offline: fetch it first (a fresh module
+# cache has none of it).
+(cd "$repo" && go mod download && go list -m all > /dev/null)
 gohbase_dir=$(cd "$repo" && go list -m -f '{{.Dir}}' github.com/tsuna/gohbase)
 gohbase_ver=$(cd "$repo" && go list -m -f '{{.Version}}' github.com/tsuna/gohbase)
 src=$gohbase_dir/integration_test.go

@@ -45,6 +45,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# With BRINE_HBASE_RUNTIME=docker (make and scripts/test.sh set it wherever a Docker engine answers:
+# runtime.sh), the same command drives the containers of docker-compose.yml instead.
+# shellcheck source=runtime.sh
+source "$here/runtime.sh"
+rt=$(hbase_runtime) || exit 1
+[ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" standalone up
 base=${HBASE_BASE:-$repo/.hbase}
 run=$base/run
 data=$base/data
@@ -154,4 +160,5 @@ if ! "$waitmeta" -zk "$zk" -timeout "${left}s"; then
   tail -n 60 "$logfile" >&2
   die "hbase:meta not readable through gohbase (log above)"
 fi
+echo "$zk" > "$run/zk" # the instance file: which server these scripts manage
 say "ready in $(elapsed) s: ZooKeeper $zk (export BRINE_HBASE_ZK=$zk)"
