@@ -28,6 +28,11 @@ const (
 	AttrBuckets       = attribute.Key("brine.buckets")        // buckets a scan read
 	AttrPrunedBuckets = attribute.Key("brine.buckets.pruned") // buckets a scan skipped: its range cannot touch them
 	AttrOutcome       = attribute.Key("brine.import.outcome") // "written" or "failed"
+	// AttrStepError is the error of a call made inside another client call (an indexed Put's reads
+	// and writes of its index tables): the outer call may retry it or take it as an answer, so only
+	// the outer call's span and duration carry an error status and error.type, and only when the
+	// caller gets the error.
+	AttrStepError = attribute.Key("brine.step.error")
 )
 
 // Metric names. Latency follows the semantic conventions' db.client.operation.duration; the rest are
@@ -135,7 +140,11 @@ type call struct {
 	attrs metric.MeasurementOption // the call's store, operation and table
 	rows  int64                    // rows a scan returned (addRow)
 	err   error                    // a scan's error (fail)
+	inner bool                     // made inside another client call: see AttrStepError
 }
+
+// callKey marks a context as inside a client call, so that the calls it makes know they are steps.
+type callKey struct{}
 
 // begin starts the span and clock of a client call; op is the db.operation.name.
 func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Context, *call) {
@@ -145,8 +154,12 @@ func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Cont
 	kv := make([]attribute.KeyValue, 0, len(tel.store)+2)
 	kv = append(kv, tel.store...)
 	kv = append(kv, semconv.DBOperationName(op), semconv.DBCollectionName(table))
+	inner := ctx.Value(callKey{}) != nil
+	if !inner {
+		ctx = context.WithValue(ctx, callKey{}, true)
+	}
 	ctx, span := tel.tracer.Start(ctx, op+" "+table, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
-	return ctx, &call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
+	return ctx, &call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...)), inner: inner}
 }
 
 // end records the call's outcome: err (nil for success), and the rows it read and wrote.
@@ -164,10 +177,16 @@ func (c *call) end(ctx context.Context, err error, read, written int64) {
 	}
 }
 
-// finish ends the span and records the call's latency.
+// finish ends the span and records the call's latency. Only a call that fails its caller is an
+// error to telemetry: ErrNotFound is an answer (a Get of a missing row, an index's lookup of a free
+// value), and a step's error (AttrStepError) is its outer call's to report or to get over.
 func (c *call) finish(ctx context.Context, err error) {
 	opts := []metric.RecordOption{c.attrs}
-	if err != nil {
+	switch {
+	case err == nil || errors.Is(err, ErrNotFound):
+	case c.inner:
+		c.span.SetAttributes(AttrStepError.String(err.Error()))
+	default:
 		c.span.RecordError(err)
 		c.span.SetStatus(codes.Error, err.Error())
 		opts = append(opts, metric.WithAttributes(semconv.ErrorTypeOther))
