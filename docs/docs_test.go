@@ -448,12 +448,69 @@ func checkNoExec(t *testing.T, root string, brine *brineHelp, b block) {
 					}
 				}
 			}
+		case words[0] == "docker-compose" || words[0] == "docker" && len(words) > 1 && (words[1] == "compose" || words[1] == "volume"):
+			checkCompose(t, root, b, words)
 		case strings.Contains(words[0], "/"):
 			if _, err := os.Stat(filepath.Join(root, words[0])); err != nil {
 				t.Errorf("%s: %s is not a file of this repository", b, words[0])
 			}
 		default:
 			t.Logf("%s: not checked: %s", b, strings.Join(words, " "))
+		}
+	}
+}
+
+// checkCompose checks a compose or docker volume command line against docker-compose.yml: every
+// service it names is one of the file's services, every volume one of its volumes (named as compose
+// names them in the project brine of .env).
+func checkCompose(t *testing.T, root string, b block, words []string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := func(name string) map[string]bool { // the top-level keys under name:
+		keys := map[string]bool{}
+		in := false
+		for _, line := range strings.Split(string(raw), "\n") {
+			switch {
+			case line == name+":":
+				in = true
+			case in && len(line) > 0 && line[0] != ' ' && line[0] != '#':
+				in = false
+			case in && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") && strings.HasSuffix(line, ":"):
+				keys[strings.TrimSuffix(strings.TrimSpace(line), ":")] = true
+			}
+		}
+		return keys
+	}
+	if words[0] == "docker" && words[1] == "volume" {
+		vols := section("volumes")
+		for _, w := range words[3:] {
+			if name, ok := strings.CutPrefix(w, "brine_"); !ok || !vols[name] {
+				t.Errorf("%s: %s is no volume of docker-compose.yml (project brine)", b, w)
+			}
+		}
+		return
+	}
+	services := section("services")
+	if len(services) == 0 {
+		t.Fatal("docker-compose.yml: no services found")
+	}
+	args := words[1:]
+	if words[0] == "docker" {
+		args = words[2:]
+	}
+	verb := -1
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--profile":
+			i++ // its value
+		case strings.HasPrefix(args[i], "-"):
+		case verb < 0:
+			verb = i
+		case !services[args[i]]:
+			t.Errorf("%s: %q is no service of docker-compose.yml", b, args[i])
 		}
 	}
 }

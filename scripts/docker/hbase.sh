@@ -91,7 +91,8 @@ standalone_up() {
   if [ "$keep" = 1 ] && [ "$(state hbase)" != missing ]; then
     say "HBASE_KEEP_DATA=1: starting on the existing volume"
   else
-    compose rm -sfv hbase > /dev/null 2>&1 || true
+    compose kill hbase > /dev/null 2>&1 || true
+    compose rm -fv hbase > /dev/null 2>&1 || true
     docker volume rm -f brine_hbase-data > /dev/null
     for p in "${HBASE_ZK_PORT:-2181}" "${HBASE_MASTER_PORT:-16000}" "${HBASE_RS_PORT:-16020}"; do
       port_busy "$p" && die "port $p is taken by another process (not this HBase); free it or set HBASE_*_PORT"
@@ -127,7 +128,8 @@ standalone_down() {
     docker stop -t 60 "$c" > /dev/null
     say "stopped in $((SECONDS - t0)) s; HBASE_KEEP_DATA=1: kept the volume brine_hbase-data"
   else
-    compose rm -sfv hbase > /dev/null 2>&1
+    compose kill hbase > /dev/null 2>&1 || true
+    compose rm -fv hbase > /dev/null 2>&1
     docker volume rm -f brine_hbase-data > /dev/null
     say "stopped and removed in $(elapsed) s"
   fi
@@ -145,7 +147,8 @@ cluster_up() {
   if [ "$keep" = 1 ] && [ "$(state master)" != missing ]; then
     say "HBASE_KEEP_DATA=1: starting on the existing volume"
   else
-    compose --profile cluster rm -sfv "${cluster_services[@]}" > /dev/null 2>&1 || true
+    compose --profile cluster kill "${cluster_services[@]}" > /dev/null 2>&1 || true
+    compose --profile cluster rm -fv "${cluster_services[@]}" > /dev/null 2>&1 || true
     docker volume rm -f brine_cluster-data > /dev/null
   fi
   build_waitmeta &
@@ -176,8 +179,9 @@ cluster_down() {
     say "stopped in $(elapsed) s; HBASE_KEEP_DATA=1: kept the volume brine_cluster-data"
     return
   fi
-  for s in "${cluster_services[@]}"; do [ "$(state "$s")" = paused ] && docker unpause "$(cid "$s")" > /dev/null; done
-  compose --profile cluster rm -sfv "${cluster_services[@]}" > /dev/null 2>&1 || true
+  # The data goes anyway: SIGKILL, no shutdown (a paused container is killed as it is).
+  compose --profile cluster kill "${cluster_services[@]}" > /dev/null 2>&1 || true
+  compose --profile cluster rm -fv "${cluster_services[@]}" > /dev/null 2>&1 || true
   docker volume rm -f brine_cluster-data > /dev/null
   say "cluster stopped and removed in $(elapsed) s"
 }
