@@ -45,7 +45,11 @@ demo:
 # flags (go run ./cmd/brine bench -h); BENCH_FLAGS passes more, e.g. BENCH_FLAGS='--rows 200000 --repeat 5'.
 # The server's pid lets the report show the server's CPU per row of the conditional bulk paths.
 bench: hbase-up
-	$(GO) run ./cmd/brine bench --store hbase://$$BRINE_HBASE_ZK --server-pid "$$(cat $${HBASE_BASE:-.hbase}/run/hbase.pid)" --out bench-results $(BENCH_FLAGS)
+	$(GO) run ./cmd/brine bench --store hbase://$$BRINE_HBASE_ZK --server-pid "$(SERVER_PID)" --out bench-results $(BENCH_FLAGS)
+
+# The server JVMs' host pids: a container's PID 1 in Docker, the pid file on the jar path.
+SERVER_PID = $(if $(filter docker,$(BRINE_HBASE_RUNTIME)),$$(bash scripts/docker/hbase.sh pids hbase),$$(cat $${HBASE_BASE:-.hbase}/run/hbase.pid))
+CLUSTER_PIDS = $(if $(filter docker,$(BRINE_HBASE_RUNTIME)),$$(bash scripts/docker/hbase.sh pids rs1 rs2 rs3),$$(cat $${HBASE_CLUSTER_BASE:-.hbase/cluster}/run/rs*/rs*.pid | paste -sd, -))
 
 # The long part of the reliability suite: concurrent writers and scanners through one client for
 # BRINE_SOAK (default 10m), reporting peak heap and RSS.

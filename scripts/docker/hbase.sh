@@ -15,6 +15,7 @@
 #   hbase.sh admin ARGS...                  scripts/hbase/Admin.java (compiled into the image) in a
 #                                           running container: what admin.sh runs in this runtime
 #   hbase.sh logs DIR                       every container's `docker logs` into DIR/<service>.log
+#   hbase.sh pids SERVICE...                the host pids of their JVMs, comma-separated (make bench)
 #
 # Environment as for up.sh and cluster.sh: HBASE_ZK_PORT (2181), HBASE_CLUSTER_ZK_PORT (2481),
 # HBASE_CLUSTER_MASTER_PORT (16300), HBASE_UP_TIMEOUT (180), HBASE_KEEP_DATA, HBASE_BASE (where the
@@ -260,8 +261,17 @@ logs() {
   done
 }
 
+# pids SERVICE...: the host pids of the services' JVMs (PID 1 of each container), comma-separated:
+# what make bench gives brine bench --server-pid.
+pids() {
+  local s out=()
+  for s in "$@"; do out+=("$(docker inspect -f '{{.State.Pid}}' "$(cid "$s")")"); done
+  (IFS=,; echo "${out[*]}")
+}
+
 case "${1:-}" in
   image) image ;;
+  pids) shift; pids "$@" ;;
   standalone)
     case "${2:-}" in up) standalone_up ;; down) standalone_down ;; *) die "usage: standalone up|down" ;; esac ;;
   cluster)

@@ -101,13 +101,10 @@ else
   rm -rf "$data"
 fi
 mkdir -p "$data/tmp" "$data/zk" "$run/conf"
-sed -e "s|@DATA_DIR@|$data|g" \
-  -e "s|@ZK_PORT@|$zk_port|g" \
-  -e "s|@MASTER_PORT@|$master_port|g" \
-  -e "s|@RS_PORT@|$rs_port|g" \
-  -e "s|@ADVERTISE_HOST@|localhost|g" \
-  -e "s|@BIND_ADDRESS@|127.0.0.1|g" \
-  "$here/hbase-site.xml.in" > "$run/conf/hbase-site.xml"
+# shellcheck source=render.sh
+source "$here/render.sh"
+render "$here/hbase-site.xml.in" "$run/conf/hbase-site.xml" DATA_DIR="$data" ZK_PORT="$zk_port" \
+  MASTER_PORT="$master_port" RS_PORT="$rs_port" ADVERTISE_HOST=localhost BIND_ADDRESS=127.0.0.1
 cp "$here/log4j2.properties" "$run/conf/log4j2.properties"
 
 # --- JVM flags ---------------------------------------------------------------------------------------
