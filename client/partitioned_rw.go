@@ -149,6 +149,11 @@ func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) ite
 	return func(yield func(Row, error) bool) {
 		ctx, c := p.c.tel.begin(ctx, "scan", p.name)
 		defer c.endScan(ctx)
+		if err := checkRange(p.name, r); err != nil {
+			c.fail(err)
+			yield(Row{}, err)
+			return
+		}
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return

@@ -296,6 +296,8 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 // Scan returns the rows of the logical range r in logical key order (descending with Reverse). It
 // scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
 // most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
+// A range whose start is after its end fails with ErrInvalidArgument (Reverse takes the ascending
+// range); one whose start equals its end holds no key and returns no rows.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
 	opts = printedKeys(t.keySchema, opts)
 	if t.rt != nil {
@@ -305,6 +307,11 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 	return func(yield func(Row, error) bool) {
 		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
 		defer c.endScan(ctx)
+		if err := checkRange(t.name, r); err != nil {
+			c.fail(err)
+			yield(Row{}, err)
+			return
+		}
 		r := cfg.resume(r)
 		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 			return // empty range: nothing to read
@@ -323,6 +330,16 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 		}
 		t.c.fanScan(ctx, c, t.name, cfg, parts, yield)
 	}
+}
+
+// checkRange refuses a range whose start is after its end. Reverse() is how a scan reads
+// descending; its range is still given ascending. A range whose start equals its end is empty.
+func checkRange(name string, r Range) error {
+	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) > 0 {
+		return fmt.Errorf("scan %s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
+			name, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
+	}
+	return nil
 }
 
 // scanPart is one stream of a fan-out scan: one bucket range of one physical table, and what wraps

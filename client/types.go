@@ -24,8 +24,8 @@ type (
 	Mutation = backends.Mutation
 )
 
-// Errors a caller may branch on. Driver errors (ErrTableNotFound, ErrRetryable, ...) pass through
-// wrapped, so errors.Is works with the sentinels of package backends too.
+// Errors a caller may branch on. Driver errors pass through wrapped; those that are backends'
+// sentinels are re-exported here as the same values, so errors.Is works with either name.
 var (
 	// ErrNotFound: Get found no row with that key.
 	ErrNotFound = errors.New("brine: row not found")
@@ -40,7 +40,19 @@ var (
 	ErrTableNotFound = backends.ErrTableNotFound
 	// ErrTableExists is backends.ErrTableExists.
 	ErrTableExists = backends.ErrTableExists
+	// ErrInvalidArgument is backends.ErrInvalidArgument: a bad option, spec, filter or range,
+	// rejected before anything is sent.
+	ErrInvalidArgument = backends.ErrInvalidArgument
+	// ErrClosed is backends.ErrClosed: a call on a client whose backend was closed.
+	ErrClosed = backends.ErrClosed
+	// ErrRetryable is backends.ErrRetryable: the call may succeed if tried again (IsRetryable).
+	ErrRetryable = backends.ErrRetryable
+	// ErrNotTunable is backends.ErrNotTunable: TuneTable on a store that cannot tune tables.
+	ErrNotTunable = backends.ErrNotTunable
 )
+
+// IsRetryable reports whether err may go away if the call is tried again (it wraps ErrRetryable).
+func IsRetryable(err error) bool { return backends.IsRetryable(err) }
 
 // RowRange returns the range [start, end).
 func RowRange(start, end []byte) Range { return Range{Start: start, End: end} }

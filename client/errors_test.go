@@ -1,0 +1,151 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"testing"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/client"
+)
+
+// Every sentinel a caller branches on is reachable from client, as the same value as backends'.
+func TestSentinelsReexported(t *testing.T) {
+	tests := []struct {
+		name          string
+		client, store error
+	}{
+		{"ErrClosed", client.ErrClosed, backends.ErrClosed},
+		{"ErrInvalidArgument", client.ErrInvalidArgument, backends.ErrInvalidArgument},
+		{"ErrInvalidKey", client.ErrInvalidKey, backends.ErrInvalidKey},
+		{"ErrTableNotFound", client.ErrTableNotFound, backends.ErrTableNotFound},
+		{"ErrTableExists", client.ErrTableExists, backends.ErrTableExists},
+		{"ErrUnsupported", client.ErrUnsupported, backends.ErrUnsupported},
+		{"ErrRetryable", client.ErrRetryable, backends.ErrRetryable},
+		{"ErrNotTunable", client.ErrNotTunable, backends.ErrNotTunable},
+		{"ErrIndexedTable", client.ErrIndexedTable, backends.ErrIndexedTable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.client != tc.store {
+				t.Fatalf("client.%s is not backends.%[1]s", tc.name)
+			}
+		})
+	}
+	if !client.IsRetryable(backends.Retryable(errors.New("x"))) || client.IsRetryable(errors.New("x")) {
+		t.Error("client.IsRetryable disagrees with backends.IsRetryable")
+	}
+}
+
+func TestClosedClientErrClosed(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(ctx, []byte("a")); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("get after Close: %v, want client.ErrClosed", err)
+	}
+}
+
+func scanCount(seq iter.Seq2[client.Row, error]) (n int, err error) {
+	for _, err := range seq {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// A range whose start is after its end is refused by every Go scan, as the CLI refuses it; a range
+// whose start equals its end is empty; Reverse takes the ascending range.
+func TestScanRangeOrder(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	salter := mustSalter(t, "hash:4")
+	tbl, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: salter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := c.CreateIndexedTable(ctx, "indexed", client.TableConfig{Salter: salter,
+		Indexes: []client.IndexConfig{{Name: "by_v", Salter: salter, Parts: []client.IndexPart{client.ColumnPart("d", "q")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	month, _ := client.ParsePeriod("month")
+	part, err := c.CreatePartitioned(ctx, "periods", client.PartitionedConfig{Period: month, Table: client.TableConfig{Salter: salter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b", "c", "d"} {
+		if err := tbl.Put(ctx, []byte(k), cell("v")); err != nil {
+			t.Fatal(err)
+		}
+		if err := it.Put(ctx, []byte(k), cell("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scans := map[string]func(client.Range, ...client.ReadOption) iter.Seq2[client.Row, error]{
+		"Table": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
+			return tbl.Scan(ctx, r, o...)
+		},
+		"IndexedTable": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
+			return it.Scan(ctx, r, o...)
+		},
+		"Partitioned": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
+			return part.Scan(ctx, r, o...)
+		},
+	}
+	tests := []struct {
+		name       string
+		r          client.Range
+		opts       []client.ReadOption
+		rows       int // ignored for Partitioned, which holds no rows
+		invalidArg bool
+	}{
+		{"ascending", client.RowRange([]byte("b"), []byte("d")), nil, 2, false},
+		{"reverse option", client.RowRange([]byte("b"), []byte("d")), []client.ReadOption{client.Reverse()}, 2, false},
+		{"start after end", client.RowRange([]byte("d"), []byte("b")), nil, 0, true},
+		{"start after end, reverse", client.RowRange([]byte("d"), []byte("b")), []client.ReadOption{client.Reverse()}, 0, true},
+		{"start equals end", client.RowRange([]byte("b"), []byte("b")), nil, 0, false},
+		{"open end", client.InfiniteRange([]byte("c")), nil, 2, false},
+	}
+	for name, scan := range scans {
+		for _, tc := range tests {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				n, err := scanCount(scan(tc.r, tc.opts...))
+				if got := errors.Is(err, client.ErrInvalidArgument); got != tc.invalidArg {
+					t.Fatalf("err = %v, want ErrInvalidArgument: %v", err, tc.invalidArg)
+				}
+				if !tc.invalidArg && err != nil {
+					t.Fatal(err)
+				}
+				if name != "Partitioned" && n != tc.rows {
+					t.Errorf("%d rows, want %d", n, tc.rows)
+				}
+			})
+		}
+	}
+	// An index's scan reads its own range the same way.
+	if _, err := collectIndex(it.Index("by_v").Scan(ctx, client.RowRange([]byte("z"), []byte("a")))); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Errorf("index scan of a reversed range: %v, want ErrInvalidArgument", err)
+	}
+}
+
+func collectIndex(seq iter.Seq2[client.IndexRow, error]) (n int, err error) {
+	for _, err := range seq {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
