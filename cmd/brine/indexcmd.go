@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,21 +36,23 @@ const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grac
 // runIndex lists a table's indexes, verifies them against the main table (exit code 3 when a
 // problem is found), or rebuilds them online.
 func runIndex(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+	verb, args, found := subcommand(args, "list", "verify", "rebuild", "add", "drop")
+	switch {
+	case !found && slices.ContainsFunc(args, isHelp):
+		fmt.Fprintln(env.stderr, indexUsage)
+		return flag.ErrHelp
+	case !found && (len(args) == 0 || strings.HasPrefix(args[0], "-")):
 		return errors.New(indexUsage)
-	}
-	verb := args[0]
-	if verb == "add" || verb == "drop" {
-		return runIndexChange(ctx, env, verb, args[1:])
-	}
-	if verb != "list" && verb != "verify" && verb != "rebuild" {
-		return fmt.Errorf("index %q: %s", verb, indexUsage)
+	case !found:
+		return fmt.Errorf("index %q: %s", args[0], indexUsage)
+	case verb == "add" || verb == "drop":
+		return runIndexChange(ctx, env, verb, args)
 	}
 	fs := newFlagSet(env, "index "+verb)
 	var sf storeFlags
 	sf.register(fs)
 	grace := fs.Duration("grace", client.DefaultIndexGrace, "rebuild: repair pending entries older than this (0 when no writer runs)")
-	pos, err := parseArgs(fs, args[1:])
+	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}

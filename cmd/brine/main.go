@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -142,20 +143,78 @@ func errorText(err error, verbose bool) string {
 }
 
 func run(ctx context.Context, env *cliEnv, args []string) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	args, verbose := takeVerbose(args)
+	env.applyVerbose(verbose)
+	if len(args) == 0 || args[0] == "help" || isHelp(args[0]) {
 		usage(env.stderr)
 		if len(args) == 0 {
 			return errors.New("no command given")
 		}
 		return nil
 	}
+	names := make([]string, 0, len(commands()))
 	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, env, args[1:])
+		names = append(names, c.name)
+	}
+	// Flags written before the command (brine --store URL scan ...) are the command's: every command
+	// parses its flags wherever they stand.
+	name, rest, found := args[0], args[1:], slices.Contains(names, args[0])
+	if strings.HasPrefix(args[0], "-") {
+		name, rest, found = subcommand(args, names...)
+	}
+	if !found {
+		usage(env.stderr)
+		if slices.ContainsFunc(args, isHelp) {
+			return nil
+		}
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, env, rest)
 		}
 	}
-	usage(env.stderr)
-	return fmt.Errorf("unknown command %q", args[0])
+	panic("unreachable")
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--h" || arg == "-help" || arg == "--help"
+}
+
+// takeVerbose takes -v out of args wherever it stands before a "--" (it is global: it may come
+// before the command, after it or after its arguments), and reports whether it was there. A flag
+// value that is "-v" itself is written --flag=-v.
+func takeVerbose(args []string) (rest []string, verbose bool) {
+	rest = make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(rest, args[i:]...), verbose
+		}
+		switch a {
+		case "-v", "--v", "-v=true", "--v=true":
+			verbose = true
+		case "-v=false", "--v=false":
+			verbose = false
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, verbose
+}
+
+// subcommand finds the (sub)command among args, the first argument before a "--" that is one of
+// names, wherever flags put it; rest is args without it.
+func subcommand(args []string, names ...string) (name string, rest []string, found bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if slices.Contains(names, a) {
+			return a, slices.Concat(args[:i:i], args[i+1:]), true
+		}
+	}
+	return "", args, false
 }
 
 func usage(w io.Writer) {
@@ -165,7 +224,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nstores (--store): local://PATH (default %s), memory://, hbase://ZKHOST:2181[,ZKHOST:2181...],\n", defaultStore)
 	fmt.Fprintln(w, "  tablestore://INSTANCE@ENDPOINT-HOST (credentials from TABLESTORE_ACCESS_KEY_ID/_SECRET)")
-	fmt.Fprintln(w, "run 'brine COMMAND -h' for a command's flags; flags may come before or after the arguments, -v is verbose")
+	fmt.Fprintln(w, "run 'brine COMMAND -h' for a command's flags; flags may come before or after the command and its arguments, -v is verbose")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting, so run stays testable.
