@@ -301,16 +301,17 @@ func printRow(w io.Writer, kf keyFormat, row client.Row) {
 
 func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	fs, tc := newRowCommand(env, "scan")
-	start := fs.String("start", "", "first key (inclusive)")
-	end := fs.String("end", "", "end key (exclusive)")
-	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values")
+	start := fs.String("start", "", "first key (inclusive); with a key schema, a key's leading values")
+	end := fs.String("end", "", "end key (exclusive); with a key schema, a key's leading values")
+	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values, each matched whole (a number or fixed-width value last is refused: use --start/--end)")
 	limit := fs.Int("limit", 0, "most rows to return (0: all)")
 	reverse := fs.Bool("reverse", false, "descending key order")
 	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
 	keysOnly := fs.Bool("keys-only", false, "print keys only")
+	strict := fs.Bool("strict", false, "a --filter column no row in the range has, or values a comparison cannot read, is an error (exit 1), not a warning")
 	var byIndex indexFlag
 	byIndex.register(fs, true)
-	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; = and != compare text, < <= > >= compare numbers with a number and times (ms, date or RFC 3339 values) with a date; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
+	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; each comparison compares numbers with a number (12.5 = 12.50), times (ms, date or RFC 3339 values) with a date, else text; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
 		return err
 	}
@@ -334,12 +335,12 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	default:
 		if *start != "" {
-			if r.Start, err = tc.kf.parse(*start); err != nil {
+			if r.Start, err = tc.kf.bound(*start); err != nil {
 				return fmt.Errorf("--start: %w", err)
 			}
 		}
 		if *end != "" {
-			if r.End, err = tc.kf.parse(*end); err != nil {
+			if r.End, err = tc.kf.bound(*end); err != nil {
 				return fmt.Errorf("--end: %w", err)
 			}
 		}
@@ -395,7 +396,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		}
 	}
 	if sf != nil {
-		if err := sf.warn(ctx, env.stderr, tc.t, r); err != nil {
+		if err := sf.warn(ctx, env.stderr, tc.t, r, *strict); err != nil {
 			return err
 		}
 	}

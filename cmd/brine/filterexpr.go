@@ -17,9 +17,10 @@ import (
 //
 // A column is family:qualifier, or a qualifier in the default family; @key is the row key as scan
 // prints it (typed values with a key schema, hex with --hex), which takes ~ only (ranges are --start, --end and --prefix). A value is a bare word or a
-// quoted string ("..." or '...', Go escapes inside double quotes). = and != compare bytes; <, <=, >
-// and >= compare numbers when the value is a number (amt > 100) and times when it is a date or RFC
-// 3339 time (ts > 2026-01-01, against milliseconds since 1970, a date or RFC 3339), else bytes. Which
+// quoted string ("..." or '...', Go escapes inside double quotes). Every comparison compares numbers
+// when the value is a number (amt > 100, amt = 12.5 matching 12.50) and times when it is a date or RFC
+// 3339 time (ts > 2026-01-01, against milliseconds since 1970, a date or RFC 3339), else bytes; = and
+// != compare a column value that is not a number (a time) as bytes. Which
 // part the store evaluates and which the CLI: scanfilter.go. Keywords are case-insensitive.
 // @family, @qualifier and @cells trim the cells of a row (filtercells.go).
 

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,14 +32,35 @@ func (kf keyFormat) parse(s string) ([]byte, error) {
 	return kf.raw(s)
 }
 
+// bound turns a --start or --end argument into a key: with a schema, the leading values of a key
+// (fewer than its fields: the position before every key that begins with them), else as parse.
+func (kf keyFormat) bound(s string) ([]byte, error) {
+	if kf.schema == nil {
+		return kf.raw(s)
+	}
+	vals, err := kf.schema.ParseText(s)
+	if err != nil {
+		return nil, fmt.Errorf("key %q: %w", s, err)
+	}
+	k, _, err := kf.schema.PrefixRange(vals...)
+	if err != nil {
+		return nil, fmt.Errorf("key %q: %w", s, err)
+	}
+	return k, nil
+}
+
 // prefix turns a key-prefix argument into a range: with a schema, the rows whose leading fields equal
-// the values given (host1 does not match host12); else the rows whose key starts with the bytes.
+// the values given (host1 does not match host12); else the rows whose key starts with the bytes. A
+// typed prefix ending on a number field is refused (see typedPrefix).
 func (kf keyFormat) prefix(s string) (client.Range, error) {
 	if kf.schema == nil {
 		p, err := kf.raw(s)
 		return client.PrefixRange(p), err
 	}
 	vals, err := kf.schema.ParseText(s)
+	if err == nil {
+		err = typedPrefix(kf.schema, s, len(vals))
+	}
 	if err != nil {
 		return client.Range{}, fmt.Errorf("prefix %q: %w", s, err)
 	}
@@ -47,6 +69,31 @@ func (kf keyFormat) prefix(s string) (client.Range, error) {
 		return client.Range{}, fmt.Errorf("prefix %q: %w", s, err)
 	}
 	return client.RowRange(start, end), nil
+}
+
+// typedPrefix refuses a prefix whose last value falls on a number field: a prefix matches whole
+// field values, so 2026001 on an int64 field matches that number alone, never 20260015. Such a prefix
+// answers nothing, silently, where the user meant leading digits; --start/--end say what is meant.
+func typedPrefix(schema *keys.Schema, s string, n int) error {
+	f := schema.Fields()[n-1]
+	head := ""
+	if i := strings.LastIndexByte(s, ','); i >= 0 {
+		head = s[:i+1]
+	}
+	if f.Kind == keys.KindInt64 || f.Kind == keys.KindUint64 {
+		example := ""
+		if v, err := strconv.ParseInt(strings.TrimPrefix(s, head), 10, 64); err == nil && v > math.MinInt64 && v < math.MaxInt64 {
+			next := v + 1
+			if f.Desc {
+				next = v - 1 // a descending field's larger numbers come first
+			}
+			example = fmt.Sprintf(" (--start %s%d --end %s%d reads the rows of %d)", head, v, head, next, v)
+		}
+		return fmt.Errorf("field %s is a number (%s), and a prefix matches whole values, not leading digits: "+
+			"it would match the number %s alone; use --start and --end for a range of numbers%s",
+			f.Name, f.Kind, strings.TrimPrefix(s, head), example)
+	}
+	return nil
 }
 
 // raw parses hex, or text; text that starts with a double quote is a Go-quoted string, which is how

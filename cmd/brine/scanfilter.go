@@ -17,7 +17,7 @@ import (
 )
 
 // scanFilter is a --filter planned for one scan. The stores compare bytes, where a user means numbers
-// and times: an ordering comparison with a number or a time is evaluated here, on the rows the store
+// and times: a comparison with a number or a time (= and != too: 12.5 = 12.50) is evaluated here, on the rows the store
 // returns; so is @key ~ when keys print otherwise than the client matches them (in hex, or typed with
 // a --key schema other than the table's: the client matches the table's printed keys itself), and
 // the cell filters then (they trim a row after its row predicates pass). The rest of a top-level AND
@@ -28,7 +28,7 @@ type scanFilter struct {
 	store     *client.Filter // nil: every row comes back
 	local     bool           // the CLI evaluates f (and its limit) on the rows the store returns
 
-	typed map[*client.Filter]*typedLeaf // ordering comparisons against a number or a time
+	typed map[*client.Filter]*typedLeaf // comparisons against a number or a time
 	cols  []client.Column               // the columns f tests
 	seen  map[client.Column]bool        // of those, the ones a row the CLI read had
 }
@@ -83,7 +83,7 @@ func (sf *scanFilter) walk(f *client.Filter, cols map[client.Column]bool) {
 	switch f.Kind {
 	case backends.FilterCompare, backends.FilterRegex:
 		cols[f.Column] = true
-		if f.Kind == backends.FilterCompare && f.Op != client.Equal && f.Op != client.NotEqual {
+		if f.Kind == backends.FilterCompare {
 			if tl := parseTyped(string(f.Value)); tl != nil {
 				tl.exprString = fmt.Sprintf("%s:%s %s %s", f.Column.Family, f.Column.Qualifier, f.Op, f.Value)
 				sf.typed[f] = tl
@@ -190,6 +190,8 @@ func parseTime(s string) (time.Time, bool) {
 
 // match compares the newest value of f's column: as a number against a number literal; against a
 // time literal, as milliseconds since 1970 when it is a whole number, else as a date or RFC 3339.
+// A value that is neither fails an ordering comparison (and is counted for the warning); = and !=
+// compare it as bytes, as the store would: it cannot be equal to a number or a time.
 func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
 	var v []byte
 	found := false
@@ -203,28 +205,19 @@ func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
 		return false
 	}
 	tl.rows++
-	var cmp int
-	switch {
-	case tl.num != nil:
-		x, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
-		if err != nil {
-			tl.bad++
-			return false
+	cmp, ok := tl.compare(v)
+	if !ok {
+		if f.Op == client.Equal || f.Op == client.NotEqual {
+			return f.Match(cells)
 		}
-		cmp = compareFloat(x, *tl.num)
-	default:
-		var at time.Time
-		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			at = time.UnixMilli(ms)
-		} else if t, ok := parseTime(string(v)); ok {
-			at = t
-		} else {
-			tl.bad++
-			return false
-		}
-		cmp = at.Compare(*tl.at)
+		tl.bad++
+		return false
 	}
 	switch f.Op {
+	case client.Equal:
+		return cmp == 0
+	case client.NotEqual:
+		return cmp != 0
 	case client.Less:
 		return cmp < 0
 	case client.LessOrEqual:
@@ -233,6 +226,26 @@ func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
 		return cmp > 0
 	}
 	return cmp >= 0
+}
+
+// compare compares v with the literal; false when v is not of the literal's kind.
+func (tl *typedLeaf) compare(v []byte) (int, bool) {
+	if tl.num != nil {
+		x, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64)
+		if err != nil {
+			return 0, false
+		}
+		return compareFloat(x, *tl.num), true
+	}
+	var at time.Time
+	if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		at = time.UnixMilli(ms)
+	} else if t, ok := parseTime(string(v)); ok {
+		at = t
+	} else {
+		return 0, false
+	}
+	return at.Compare(*tl.at), true
 }
 
 func compareFloat(a, b float64) int {
@@ -247,8 +260,11 @@ func compareFloat(a, b float64) int {
 
 // warn says on w what made the filter fail rows without saying so: values a typed comparison could
 // not read, and columns no row in the range has (a misspelt name), which it checks in the store
-// for the columns no row read had.
-func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r client.Range) error {
+// for the columns no row read had. With strict these are an error instead (the rows were printed).
+// A range that holds no rows is said as such: no filter column could be checked there, and no row
+// was left out, so it is no error even with strict.
+func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r client.Range, strict bool) error {
+	var problems []string
 	for _, tl := range sf.typed {
 		if tl.bad == 0 {
 			continue
@@ -257,8 +273,9 @@ func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r clien
 		if tl.at != nil {
 			kind = "a time (milliseconds since 1970, a date or RFC 3339)"
 		}
-		fmt.Fprintf(w, "warning: %s: %d of %d rows with the column hold a value that is not %s; they failed it\n", tl.exprString, tl.bad, tl.rows, kind)
+		problems = append(problems, fmt.Sprintf("%s: %d of %d rows with the column hold a value that is not %s; they failed it", tl.exprString, tl.bad, tl.rows, kind))
 	}
+	slices.Sort(problems) // sf.typed is a map
 	for _, col := range sf.cols {
 		if sf.seen[col] {
 			continue
@@ -286,9 +303,19 @@ func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r clien
 				}
 			}
 		}
+		if len(some) == 0 {
+			fmt.Fprintf(w, "warning: the range holds no rows, so the filter's column %s:%s could not be checked\n", col.Family, col.Qualifier)
+			continue
+		}
 		slices.Sort(some)
-		fmt.Fprintf(w, "warning: no row in the range has column %s:%s, so every comparison on it failed (the first rows have: %s)\n",
-			col.Family, col.Qualifier, strings.Join(some, ", "))
+		problems = append(problems, fmt.Sprintf("no row in the range has column %s:%s, so every comparison on it failed (the first rows have: %s)",
+			col.Family, col.Qualifier, strings.Join(some, ", ")))
+	}
+	if strict && len(problems) > 0 {
+		return fmt.Errorf("--strict: %s", strings.Join(problems, "; "))
+	}
+	for _, p := range problems {
+		fmt.Fprintf(w, "warning: %s\n", p)
 	}
 	return nil
 }
