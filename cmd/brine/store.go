@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	bberrors "go.etcd.io/bbolt/errors"
+
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/backends/local"
@@ -24,6 +26,11 @@ const defaultStore = "local://brine.db"
 // storeURLHelp is shown by -store's usage and by errors about a bad URL.
 const storeURLHelp = `local://PATH[?nosync=1] | memory:// | hbase://ZKHOST:PORT[,ZKHOST:PORT][/ZNODE] | ` +
 	`tablestore://INSTANCE@HOST (https) | tablestore+http://INSTANCE@HOST:PORT | tablestore:// (all from TABLESTORE_* env)`
+
+// localBusyHelp follows the error of a local:// store another process has open.
+const localBusyHelp = "the embedded store (local://) is single-process: one process at a time has its file open, and " +
+	"another one (a brine command still running, or a program of yours) has it now. Run the commands one after " +
+	"another, open the store once in your own program, or use a store many processes share: hbase:// or tablestore://"
 
 // hbaseConfig is the driver config of the store URL raw, hbase://QUORUM[/ZNODE-ROOT] (rest: after
 // the scheme).
@@ -79,7 +86,11 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 				return nil, fmt.Errorf("store URL %q: %w", raw, err)
 			}
 		}
-		return local.Open(path, opts...)
+		st, err := local.Open(path, opts...)
+		if errors.Is(err, bberrors.ErrTimeout) {
+			return nil, fmt.Errorf("store %q: %w\n%s", raw, err, localBusyHelp)
+		}
+		return st, err
 	case "memory":
 		return memory.New(), nil
 	case "hbase":
