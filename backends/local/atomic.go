@@ -12,7 +12,8 @@ import (
 
 var _ backends.RowAtomic = (*Store)(nil)
 
-// CheckAndMutate tests cond and applies m in one write transaction.
+// CheckAndMutate tests cond and applies m in one write transaction, which stamps m's cells of
+// timestamp 0.
 func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
 	fail := func(err error) (bool, error) { return false, fmt.Errorf("local: check and mutate %q: %w", table, err) }
 	ti, err := s.atomicTable(ctx, table)
@@ -32,6 +33,9 @@ func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		b, cells, err := rowForUpdate(tx, ti, m.Key)
 		if err != nil || !cond.Holds(cells) {
+			return err
+		}
+		if err := restamp(&c, &m, ti.families, versions, s.clock.next(), &a); err != nil {
 			return err
 		}
 		applied = true
@@ -71,7 +75,7 @@ func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []
 		if err != nil {
 			return err
 		}
-		now := time.Now().UnixMilli()
+		now := s.clock.next()
 		if out, err = backends.AddCounters(cells, incs, now); err != nil {
 			return err
 		}

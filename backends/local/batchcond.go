@@ -26,7 +26,7 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 		return fail(err)
 	}
 	versions := backends.Versions(ti.MaxVersions)
-	now := time.Now().UnixMilli()
+	now := time.Now().UnixMilli() // a guess: the transaction gives the stamp
 	var a arena
 	changes := make([]change, len(ms))
 	rowErrs := make([]error, len(ms))
@@ -43,6 +43,7 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 	}
 	applied := make([]bool, len(ms))
 	err = s.db.Update(func(tx *bbolt.Tx) error {
+		stamp := s.clock.next()
 		for i := range ms {
 			if rowErrs[i] != nil {
 				continue
@@ -52,6 +53,10 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 				return err
 			}
 			if !ms[i].Cond.Holds(cells) {
+				continue
+			}
+			if err := restamp(&changes[i], &ms[i].Mut, ti.families, versions, stamp, &a); err != nil {
+				rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: row %d: %w", table, i, err)
 				continue
 			}
 			if _, err := writeChange(b, &changes[i], b.Get(ms[i].Mut.Key), versions, nil); err != nil {

@@ -138,6 +138,11 @@ type change struct {
 	del   bool
 	cells []cellRef // put: sorted, the versions kept per column, stamped; delete: the columns named
 	enc   []byte    // put: the cells encoded, written as is when the row is new
+	// A put with cells of timestamp 0 (stamped: the store stamps them) is prepared with a guess of
+	// its stamp, now; the write transaction replaces it with the stamp it gives (see restamp).
+	stamped    bool
+	allStamped bool // every cell, so restamping keeps the cells' order
+	now        int64
 }
 
 // arena serves one Apply's prepared cells and encodings from a few large allocations, and shares
@@ -191,12 +196,14 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 	if err := backends.CheckMutation(families, MaxKeyLen, m); err != nil {
 		return change{}, err
 	}
-	c := change{key: m.Key, del: m.Delete, cells: a.cellRefs(len(m.Cells))}
+	c := change{key: m.Key, del: m.Delete, cells: a.cellRefs(len(m.Cells)), now: now}
+	stamped := 0
 	for i := range m.Cells {
 		mc := &m.Cells[i]
 		ts := mc.Timestamp
 		if ts == 0 {
 			ts = now
+			stamped++
 		}
 		c.cells[i] = cellRef{fam: a.name(mc.Family), qual: a.name(mc.Qualifier), ts: ts}
 		if !m.Delete {
@@ -204,8 +211,9 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 		}
 	}
 	if m.Delete {
-		return c, nil
+		return c, nil // a delete's timestamps are not used
 	}
+	c.stamped, c.allStamped = stamped > 0, stamped == len(m.Cells)
 	if len(c.cells) > 1 {
 		c.cells = backends.KeepVersions(c.cells, versions, compareCells, refTS)
 	}
@@ -214,6 +222,33 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 		return change{}, fmt.Errorf("%w: row of %d bytes, the limit is %d", backends.ErrInvalidArgument, len(c.enc), maxRowBytes)
 	}
 	return c, nil
+}
+
+// restamp gives c's store-stamped cells the stamp its write transaction assigns, in place of the
+// guess prepare made. m is the mutation c was prepared from, by prepare(families, versions, m, ...);
+// a serves the new encoding (bbolt may still refer to the old one until the commit).
+func restamp(c *change, m *backends.Mutation, families map[string]bool, versions int, stamp int64, a *arena) error {
+	if !c.stamped || c.now == stamp {
+		return nil
+	}
+	if !c.allStamped {
+		// Explicit versions among them: the versions kept may change with the stamp.
+		nc, err := prepare(families, versions, m, stamp, a)
+		if err != nil {
+			return err
+		}
+		*c = nc
+		return nil
+	}
+	for i := range c.cells {
+		c.cells[i].ts = stamp
+	}
+	c.now = stamp
+	c.enc = appendCells(a.bytes(encodedLen(c.cells)), c.cells)
+	if len(c.enc) > maxRowBytes {
+		return fmt.Errorf("%w: row of %d bytes, the limit is %d", backends.ErrInvalidArgument, len(c.enc), maxRowBytes)
+	}
+	return nil
 }
 
 func compareCells(a, b cellRef) int { return compareRef(&a, &b) }

@@ -25,9 +25,12 @@
 //
 // Each Apply is one bbolt write transaction, shared with the Apply calls that arrive while the
 // previous transaction commits (group commit: one commit, and one fsync unless WithNoSync, for many
-// concurrent writers, with no added delay for a lone one). A mutation's rows are validated, stamped
-// and encoded before the transaction, so concurrent writers overlap that work. Each row is written
-// whole, so a mutation is atomic on its row; if the commit fails, every mutation of the call fails.
+// concurrent writers, with no added delay for a lone one). A mutation's rows are validated and
+// encoded before the transaction, so concurrent writers overlap that work; cells of timestamp 0 get
+// their stamp inside the transaction (re-encoded if the clock moved meanwhile), so that writes are
+// stamped in the order they apply and a write that starts after another returned replaces it;
+// CheckAndMutate and Increment stamp the same way. Each row is written whole, so a mutation is
+// atomic on its row; if the commit fails, every mutation of the call fails.
 //
 // Scans read in batches, one short read transaction each, resuming after the last key, and yield
 // copies: bbolt's memory is valid only inside a transaction, and a transaction held while a slow
@@ -130,6 +133,7 @@ type Store struct {
 
 	closed atomic.Bool
 	gc     groupCommit
+	clock  stampClock // stamps writes, inside their transaction
 }
 
 var (
@@ -186,7 +190,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}
 	s := &Store{db: db, cfg: cfg, tables: map[string]*tableInfo{}}
-	s.gc.fill = cfg.fillPercent
+	s.gc.fill, s.gc.clock = cfg.fillPercent, &s.clock
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("local: open %s: %w", path, err)

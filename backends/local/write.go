@@ -13,10 +13,10 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// Apply applies muts in one write transaction (shared with concurrent calls, see the package doc).
-// Invalid mutations are reported in rowErrs and the others written. Once the mutations are handed to
-// the transaction, Apply waits for its commit even if ctx ends, so that err always means "nothing
-// written".
+// Apply applies muts in one write transaction (shared with concurrent calls, see the package doc),
+// which stamps their cells of timestamp 0 (see stampClock). Invalid mutations are reported in
+// rowErrs and the others written. Once the mutations are handed to the transaction, Apply waits for
+// its commit even if ctx ends, so that err always means "nothing written".
 func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: apply %q: %w", table, err)
@@ -32,11 +32,11 @@ func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutatio
 		return nil, nil
 	}
 	versions := backends.Versions(ti.MaxVersions)
-	req := &writeReq{table: table, bucket: ti.bucket, versions: versions, changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
-	now := time.Now().UnixMilli()
-	var a arena
+	req := &writeReq{table: table, bucket: ti.bucket, families: ti.families, versions: versions, muts: muts,
+		changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
+	now := time.Now().UnixMilli() // a guess: the transaction gives the stamp
 	for i := range muts {
-		c, err := prepare(ti.families, versions, &muts[i], now, &a)
+		c, err := prepare(ti.families, versions, &muts[i], now, &req.arena)
 		if err != nil {
 			req.fail(i, fmt.Errorf("local: apply %q row %d: %w", table, i, err))
 			continue
@@ -65,9 +65,12 @@ func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutatio
 type writeReq struct {
 	table    string
 	bucket   []byte
+	families map[string]bool
 	versions int // kept per column
-	changes  []change
-	order    []int // indexes of the valid changes, by key
+	muts     []backends.Mutation
+	changes  []change // changes[i] prepared from muts[i]
+	arena    arena    // the changes' memory; the transaction's leader uses it to restamp
+	order    []int    // indexes of the valid changes, by key
 	rowErrs  []error
 	err      error // the whole call failed (table gone), nothing of it written
 
@@ -82,9 +85,9 @@ func (r *writeReq) fail(i int, err error) {
 	r.rowErrs[i] = err
 }
 
-// write applies the request inside tx. Errors stay in the request: one request's failure must not
-// roll back the others sharing the transaction.
-func (r *writeReq) write(tx *bbolt.Tx, fill float64) {
+// write applies the request inside tx, with stamp for its cells of timestamp 0. Errors stay in the
+// request: one request's failure must not roll back the others sharing the transaction.
+func (r *writeReq) write(tx *bbolt.Tx, fill float64, stamp int64) {
 	b := tx.Bucket(r.bucket)
 	if b == nil {
 		r.err = fmt.Errorf("local: apply %q: %w", r.table, backends.ErrTableNotFound)
@@ -96,6 +99,10 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64) {
 	cur := b.Cursor()
 	for _, i := range r.order {
 		c := &r.changes[i]
+		if err := restamp(c, &r.muts[i], r.families, r.versions, stamp, &r.arena); err != nil {
+			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
+			continue
+		}
 		k, old := cur.Seek(c.key)
 		if !bytes.Equal(k, c.key) {
 			old = nil
@@ -150,6 +157,7 @@ func writeChange(b *bbolt.Bucket, c *change, old []byte, versions int, scratch [
 // queueing for bbolt's writer lock one by one.
 type groupCommit struct {
 	fill    float64 // bbolt FillPercent for the data buckets
+	clock   *stampClock
 	mu      sync.Mutex
 	queue   []*writeReq
 	leading bool
@@ -193,8 +201,11 @@ func (g *groupCommit) lead(db *bbolt.DB, self *writeReq) {
 	g.mu.Unlock()
 
 	err := db.Update(func(tx *bbolt.Tx) error {
+		// One stamp for the group: its requests are concurrent calls, none has returned, so any order
+		// of them is one they may observe; they apply in queue order, and an equal stamp replaces.
+		stamp := g.clock.next()
 		for _, r := range group {
-			r.write(tx, g.fill)
+			r.write(tx, g.fill, stamp)
 		}
 		return nil
 	})
@@ -230,4 +241,20 @@ func (r *writeReq) commitErr() error {
 		return ce.err
 	}
 	return nil
+}
+
+// stampClock stamps the cells written with timestamp 0, as HBase does under its row lock: inside the
+// write transaction that applies them, never below a stamp it gave before (the wall clock may step
+// back). bbolt runs one write transaction at a time, and next is called only inside one, so a write
+// that starts after another has committed gets a stamp at least as high, and replaces it. Stamping
+// before the transaction would let a write stamped T wait behind one stamped T+1 and be applied
+// after it, acknowledged yet hidden under the older write's value.
+type stampClock struct {
+	last int64 // the last stamp given; used only inside write transactions
+}
+
+// next returns the stamp for the current write transaction.
+func (c *stampClock) next() int64 {
+	c.last = max(c.last, time.Now().UnixMilli())
+	return c.last
 }
