@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/aliyun/aliyun-tablestore-go-sdk v4.1.3+incompatible
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-zookeeper/zk v1.0.2
 	github.com/google/btree v1.1.3
 	github.com/google/orderedcode v0.0.1

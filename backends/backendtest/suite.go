@@ -26,10 +26,11 @@
 // few hundred bytes, values up to 64 KiB and timestamps within a day of now (Tablestore's default
 // version deviation), so that it runs against real servers. It states every rule of the contract once
 // (contract.go holds the rules where stores once differed: whole-family deletes, puts without cells,
-// unknown families, deletes of cells stamped in the future) and stays off only what the contract
-// leaves open: a write stamped at or before the newest version a delete removed (HBase keeps it
-// hidden, the other stores show it), versions beyond MaxVersions that a time-range read may still
-// see on HBase until a compaction, and a Put and a Delete of the same row in one Apply.
+// unknown families, deletes of cells stamped in the future; linear.go checks that concurrent puts,
+// check-and-mutates and reads of a row, stamped by the store, are linearizable) and stays off only
+// what the contract leaves open: a write stamped at or before the newest version a delete removed
+// (HBase keeps it hidden, the other stores show it), versions beyond MaxVersions that a time-range
+// read may still see on HBase until a compaction, and a Put and a Delete of the same row in one Apply.
 package backendtest
 
 import (
@@ -95,6 +96,7 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("BatchAtomic", func(t *testing.T) { s.run(t, batchAtomicTests) })
 	t.Run("Filter", func(t *testing.T) { s.run(t, filterTests) })
 	t.Run("MetaRewrite", func(t *testing.T) { s.run(t, metaRewriteTests) })
+	t.Run("Linearizable", func(t *testing.T) { s.run(t, linearTests) })
 }
 
 type suite struct {
