@@ -44,7 +44,11 @@
 // per key, a bad key or a failed batch fails the call, as backends.Backend.Read does. A write reports
 // per row (Apply, like Bigtable's ApplyBulk): a bad row fails alone, since its neighbours may be
 // written already, and Apply's err is kept for a failure of the whole call, when no row was written
-// (a missing table, a context ended).
+// (a missing table, a context ended). A Scan range whose start is after its end fails with
+// ErrInvalidArgument (Reverse reads a range descending; the range itself is always ascending); a
+// start equal to the end is an empty range. The sentinels a caller branches on are all here
+// (ErrNotFound, ErrInvalidArgument, ErrInvalidKey, ErrClosed, ErrTableNotFound, ErrRetryable, ...),
+// the driver-level ones as the same values as package backends', so errors.Is works with either.
 //
 // # Index tables
 //
