@@ -19,7 +19,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends
 	if err := backends.CheckFamily(t.families, cond.Family); err != nil {
 		return false, fmt.Errorf("memory: check and mutate %q: condition: %w", name, err)
 	}
-	c, err := prepare(t.families, t.versions, m, b.now().UnixMilli())
+	c, err := prepare(t.families, t.versions, m)
 	if err != nil {
 		return false, fmt.Errorf("memory: check and mutate %q: %w", name, err)
 	}
@@ -31,7 +31,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends
 	if !cond.Holds(t.cellsLocked(c.key)) {
 		return false, nil
 	}
-	t.applyLocked(c)
+	t.applyLocked(c, t.stampLocked(b.now))
 	return true, nil
 }
 
@@ -52,21 +52,21 @@ func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs [
 			return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 		}
 	}
-	now := b.now().UnixMilli()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dropped {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, backends.ErrTableNotFound)
 	}
+	now := t.stampLocked(b.now)
 	cells, err := backends.AddCounters(t.cellsLocked(key), incs, now)
 	if err != nil {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 	}
-	c, err := prepare(t.families, t.versions, backends.Mutation{Key: key, Cells: cells}, now)
+	c, err := prepare(t.families, t.versions, backends.Mutation{Key: key, Cells: cells})
 	if err != nil {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 	}
-	t.applyLocked(c)
+	t.applyLocked(c, now)
 	for i := range cells {
 		cells[i].Value = bytes.Clone(cells[i].Value)
 	}

@@ -22,7 +22,6 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	if err != nil {
 		return nil, nil, err
 	}
-	now := b.now().UnixMilli()
 	changes := make([]*change, len(ms))
 	rowErrs := make([]error, len(ms))
 	for i, cm := range ms {
@@ -31,7 +30,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: condition: %w", name, i, err)
 			continue
 		}
-		if changes[i], err = prepare(t.families, t.versions, cm.Mut, now); err != nil {
+		if changes[i], err = prepare(t.families, t.versions, cm.Mut); err != nil {
 			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: %w", name, i, err)
 		}
 	}
@@ -41,9 +40,10 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	if t.dropped {
 		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, backends.ErrTableNotFound)
 	}
+	now := t.stampLocked(b.now)
 	for i, c := range changes {
 		if c != nil && ms[i].Cond.Holds(t.cellsLocked(c.key)) {
-			t.applyLocked(c)
+			t.applyLocked(c, now)
 			applied[i] = true
 		}
 	}

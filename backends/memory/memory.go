@@ -83,6 +83,7 @@ type table struct {
 	meta    map[string]string
 	rows    *btree.BTreeG[*row]
 	dropped bool
+	stamp   int64 // the last stamp given to cells of timestamp 0
 }
 
 // row is immutable once in the tree: Apply replaces it whole, so scans and reads may use a row after
@@ -266,11 +267,11 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 		}
 		rowErrs[i] = err
 	}
-	now := b.now().UnixMilli()
-	// Prepare (validate, copy, stamp) outside the lock so concurrent writers overlap the work.
+	// Prepare (validate, copy) outside the lock so concurrent writers overlap the work; the stamp is
+	// given under it.
 	prepared := make([]*change, len(muts))
 	for i, m := range muts {
-		c, err := prepare(t.families, t.versions, m, now)
+		c, err := prepare(t.families, t.versions, m)
 		if err != nil {
 			fail(i, fmt.Errorf("memory: apply %q row %d: %w", name, i, err))
 			continue
@@ -283,9 +284,10 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 	if t.dropped {
 		return nil, fmt.Errorf("memory: apply %q: %w", name, backends.ErrTableNotFound)
 	}
+	now := t.stampLocked(b.now)
 	for _, c := range prepared {
 		if c != nil {
-			t.applyLocked(c)
+			t.applyLocked(c, now)
 		}
 	}
 	return rowErrs, nil
@@ -299,8 +301,17 @@ func (t *table) cellsLocked(key []byte) []backends.Cell {
 	return nil
 }
 
-// applyLocked applies a prepared change; t.mu is held for writing.
-func (t *table) applyLocked(c *change) {
+// stampLocked returns the stamp for the writes of this hold of t.mu (for writing): the clock, never
+// below a stamp given before, so that a write that starts after another returned replaces it.
+func (t *table) stampLocked(clock func() time.Time) int64 {
+	t.stamp = max(t.stamp, clock().UnixMilli())
+	return t.stamp
+}
+
+// applyLocked applies a prepared change, its cells of timestamp 0 stamped now; t.mu is held for
+// writing.
+func (t *table) applyLocked(c *change, now int64) {
+	c.stamp(now, t.versions)
 	old, _ := t.rows.Get(&row{key: c.key})
 	var oldCells []backends.Cell
 	if old != nil {

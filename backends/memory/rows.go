@@ -16,9 +16,11 @@ type change struct {
 	key    []byte
 	delete bool
 	cells  []backends.Cell // put: sorted, one per column, stamped; delete: the columns named
+	// stamped: cells of timestamp 0 wait for the stamp the table's write lock gives (see stamp).
+	stamped bool
 }
 
-func prepare(families map[string]bool, versions int, m backends.Mutation, now int64) (*change, error) {
+func prepare(families map[string]bool, versions int, m backends.Mutation) (*change, error) {
 	if err := backends.CheckMutation(families, MaxKeyLen, &m); err != nil {
 		return nil, err
 	}
@@ -29,15 +31,31 @@ func prepare(families map[string]bool, versions int, m backends.Mutation, now in
 			continue
 		}
 		if cell.Timestamp == 0 {
-			cell.Timestamp = now
+			c.stamped = true
 		}
 		cell.Value = bytes.Clone(cell.Value)
 		c.cells = append(c.cells, cell)
 	}
-	if !m.Delete {
+	if !m.Delete && !c.stamped {
 		c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
 	}
 	return c, nil
+}
+
+// stamp gives the cells of timestamp 0 the stamp now, taken under the table's write lock: a write
+// stamped before it waits for the lock could be applied after one stamped later, acknowledged yet
+// hidden under the older write's value.
+func (c *change) stamp(now int64, versions int) {
+	if !c.stamped {
+		return
+	}
+	for i := range c.cells {
+		if c.cells[i].Timestamp == 0 {
+			c.cells[i].Timestamp = now
+		}
+	}
+	c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
+	c.stamped = false
 }
 
 // apply returns the row's cells after the change, keeping versions of each column; old is not
