@@ -95,3 +95,32 @@ func TestScanFilterStrict(t *testing.T) {
 		})
 	}
 }
+
+// scan --index compares as scan does: amount = 12.5 matches 12.50 in the main rows it reads, and
+// --limit counts the rows that pass.
+func TestIndexScanFilterNumbers(t *testing.T) {
+	c := newCLI(t)
+	c.ok("create", "--store", c.store, "--table", "o", "--salt", "hash:4", "--index", "by_seller=salt=hash:2|key=c:d:seller")
+	for _, r := range [][]string{
+		{"o1", "d:seller=s1", "d:amount=12.50"},
+		{"o2", "d:seller=s1", "d:amount=13"},
+		{"o3", "d:seller=s1", "d:amount=12.5"},
+		{"o4", "d:seller=s2", "d:amount=12.5"},
+	} {
+		c.ok(append([]string{"put", "--store", c.store, "--table", "o", "--"}, r...)...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--filter", "amount = 12.5"}, []string{"o1", "o3"}},
+		{[]string{"--filter", "amount > 12.6"}, []string{"o2"}},
+		{[]string{"--filter", "amount = 12.5", "--limit", "1"}, []string{"o1"}},
+	} {
+		args := append([]string{"scan", "--store", c.store, "--table", "o", "--index", "by_seller", "--prefix", "s1"}, tc.args...)
+		out := c.ok(args...)
+		if got := rowKeys(parseRows(t, out)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: rows %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

@@ -132,12 +132,14 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		}
 	}
 	var opts []client.ReadOption
+	var sf *scanFilter // as scan without --index plans it: numbers and times compared as such
 	if s.filter != "" {
 		flt, err := parseFilter(s.filter, client.DefaultFamily)
 		if err != nil {
 			return err
 		}
-		opts = append(opts, client.RowFilter(flt))
+		sf = newScanFilter(flt, tc.kf, tc.t.KeySchema())
+		opts = append(opts, sf.options()...)
 	}
 	if f.columns != "" {
 		var cols []client.Column
@@ -150,7 +152,7 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		}
 		opts = append(opts, client.Columns(cols...))
 	}
-	if s.limit > 0 {
+	if s.limit > 0 && (sf == nil || !sf.local) {
 		opts = append(opts, client.Limit(s.limit))
 	}
 	if s.reverse {
@@ -170,13 +172,22 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		if err != nil {
 			return err
 		}
+		if sf != nil {
+			var ok bool
+			if ir.Row, ok = sf.apply(ir.Row); !ok {
+				continue
+			}
+		}
 		n++
 		last = ir.IndexKey
 		if s.keysOnly {
 			fmt.Fprintln(env.stdout, tc.kf.format(ir.Key))
-			continue
+		} else {
+			printRow(env.stdout, tc.kf, ir.Row)
 		}
-		printRow(env.stdout, tc.kf, ir.Row)
+		if n == s.limit { // the limit the index scan did not apply
+			break
+		}
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
 	if s.limit > 0 && n == s.limit {
