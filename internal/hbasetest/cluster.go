@@ -16,7 +16,8 @@ import (
 // scripts/hbase/cluster.sh (make cluster-up).
 const EnvClusterZK = "BRINE_HBASE_CLUSTER_ZK"
 
-// Cluster controls the region servers of scripts/hbase/cluster.sh: stop, kill and start each one.
+// Cluster controls the servers of scripts/hbase/cluster.sh: stop, kill, pause and start each region
+// server, restart the master.
 type Cluster struct {
 	ZK     string
 	Script string // path of cluster.sh
@@ -56,15 +57,33 @@ func (c *Cluster) StopRS(ctx context.Context, n int) error { return c.rs(ctx, "s
 // KillRS kills region server n with SIGKILL, as a crash would.
 func (c *Cluster) KillRS(ctx context.Context, n int) error { return c.rs(ctx, "kill", n) }
 
-// StartRS starts region server n again on its own port and configuration.
+// StartRS starts region server n again on its own port and configuration; a no-op for a running
+// one, so it also brings back one that exited on its own (aborted after a long pause).
 func (c *Cluster) StartRS(ctx context.Context, n int) error { return c.rs(ctx, "start", n) }
 
+// PauseRS freezes region server n (SIGSTOP), as a long GC pause would: it keeps its regions and
+// its ZooKeeper session until the session times out, and answers nothing until ResumeRS.
+func (c *Cluster) PauseRS(ctx context.Context, n int) error { return c.rs(ctx, "pause", n) }
+
+// ResumeRS lets a paused region server n run again (SIGCONT); a no-op if it is not running. One
+// paused past its ZooKeeper session (30 s) has been declared dead meanwhile: on waking it aborts
+// and exits, and StartRS brings it back.
+func (c *Cluster) ResumeRS(ctx context.Context, n int) error { return c.rs(ctx, "unpause", n) }
+
+// RestartMaster stops the master (SIGTERM, waited for) and starts it again; it returns once the new
+// master has completed initialization. The region servers keep serving meanwhile.
+func (c *Cluster) RestartMaster(ctx context.Context) error { return c.script(ctx, "master", "restart") }
+
 func (c *Cluster) rs(ctx context.Context, verb string, n int) error {
-	cmd := exec.CommandContext(ctx, "bash", c.Script, "rs", verb, strconv.Itoa(n))
+	return c.script(ctx, "rs", verb, strconv.Itoa(n))
+}
+
+func (c *Cluster) script(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{c.Script}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("hbasetest: cluster.sh rs %s %d: %w: %s", verb, n, err, lastLines(out.String(), 5))
+		return fmt.Errorf("hbasetest: cluster.sh %s: %w: %s", strings.Join(args, " "), err, lastLines(out.String(), 5))
 	}
 	return nil
 }

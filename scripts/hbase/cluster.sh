@@ -9,7 +9,14 @@
 #   scripts/hbase/cluster.sh status          one line per process
 #   scripts/hbase/cluster.sh rs stop N       region server N (1-based): SIGTERM, its graceful shutdown
 #   scripts/hbase/cluster.sh rs kill N       region server N: SIGKILL, as a crash
-#   scripts/hbase/cluster.sh rs start N      region server N again, same port and configuration
+#   scripts/hbase/cluster.sh rs start N      region server N again, same port and configuration (a no-op
+#                                            for a running one, so also after it exited on its own)
+#   scripts/hbase/cluster.sh rs pause N      region server N frozen (SIGSTOP), as in a long GC pause
+#   scripts/hbase/cluster.sh rs unpause N    region server N running again (SIGCONT); a no-op if it is
+#                                            not running. Paused past its ZooKeeper session (30 s), it
+#                                            finds the session expired on waking and aborts: exits.
+#   scripts/hbase/cluster.sh master restart  the master stopped (SIGTERM, waited for) and started again;
+#                                            returns once the new one has completed initialization
 #
 # Layout (gitignored, under $REPO/.hbase like the standalone server; the classpath cache is shared):
 #   $HBASE_CLUSTER_BASE/run/<zk|master|rsN>/   conf/, <name>.pid, <name>.log
@@ -78,6 +85,8 @@ start_jvm() {
   # shellcheck source=jvm-flags.sh
   source "$here/jvm-flags.sh"
   [ "$keep" = 1 ] && [ -s "$(logfile "$name")" ] && mv "$(logfile "$name")" "$(logfile "$name").prev"
+  # keep the log of the previous process (a crash, an abort) for the post-mortem
+  [ "$keep" != 1 ] && [ -s "$(logfile "$name")" ] && cat "$(logfile "$name")" >> "$(logfile "$name").prev"
   : > "$(logfile "$name")"
   start_detached "$(pidfile "$name")" "$(logfile "$name")" \
     "$java_bin" -Xms64m "-Xmx$heap" -XX:+UseG1GC "${HBASE_JVM_FLAGS[@]}" \
@@ -111,6 +120,31 @@ start_rs() {
   port_busy "$(rs_port "$n")" && die "port $(rs_port "$n") of $name is taken by another process"
   render "$name" "$(rs_port "$n")"
   start_jvm "$name" "$rs_heap" org.apache.hadoop.hbase.regionserver.HRegionServer start
+}
+
+# pause_rs N / unpause_rs N: SIGSTOP / SIGCONT of region server N's JVM.
+pause_rs() {
+  ours "rs$1" || die "rs$1 is not running; nothing to pause"
+  kill -STOP "$(cat "$(pidfile "rs$1")")"
+}
+unpause_rs() {
+  ours "rs$1" || { say "rs$1 is not running; nothing to resume"; return 0; }
+  kill -CONT "$(cat "$(pidfile "rs$1")")"
+}
+
+# restart_master: stop the master (its shutdown hook; the region servers keep serving and wait for
+# a master), start it the way `up` does, and wait until the new one has completed initialization.
+restart_master() {
+  ours zk || die "ZooKeeper is not running; start the cluster with: scripts/hbase/cluster.sh up"
+  ensure_classpath
+  if ours master; then
+    stop_pid "$(pidfile master)" 60
+    ! ours master || die "the master did not stop"
+  fi
+  port_busy "$master_port" && die "port $master_port of the master is taken by another process"
+  render master "$rs_port0"
+  start_jvm master "$master_heap" org.apache.hadoop.hbase.master.HMaster start
+  wait_log master "Master has completed initialization" "master initialization"
 }
 
 wait_log() { # NAME PATTERN WHAT: wait until NAME's log has PATTERN, or die
@@ -168,6 +202,7 @@ up() {
 
 down() {
   local names=(master $(rs_names))
+  for name in "${names[@]}"; do ours "$name" && kill -CONT "$(cat "$(pidfile "$name")")"; done # paused ones
   if [ "$keep" = 1 ] && ours master; then
     # The cluster's orderly shutdown: region servers flush and close their regions while ZooKeeper
     # is still up, then the master stops. (A plain `HMaster stop` refuses without --shutDownCluster.)
@@ -212,14 +247,25 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   rs)
-    [ $# -eq 3 ] && [[ "$3" =~ ^[1-9][0-9]*$ ]] || die "usage: cluster.sh rs start|stop|kill N"
+    [ $# -eq 3 ] && [[ "$3" =~ ^[1-9][0-9]*$ ]] || die "usage: cluster.sh rs start|stop|kill|pause|unpause N"
     name=rs$3
     case "$2" in
       start) ensure_classpath; start_rs "$3"; say "started $name (pid $(cat "$(pidfile "$name")"))" ;;
-      stop) ours "$name" && stop_pid "$(pidfile "$name")" 60; say "stopped $name gracefully in $(elapsed) s" ;;
+      stop)
+        # a paused one gets its SIGTERM only once it runs again
+        ours "$name" && kill -CONT "$(cat "$(pidfile "$name")")" && stop_pid "$(pidfile "$name")" 60
+        say "stopped $name gracefully in $(elapsed) s"
+        ;;
       kill) ours "$name" && kill_pid "$(pidfile "$name")"; say "killed $name" ;;
-      *) die "usage: cluster.sh rs start|stop|kill N" ;;
+      pause) pause_rs "$3"; say "paused $name" ;;
+      unpause) unpause_rs "$3"; say "resumed $name" ;;
+      *) die "usage: cluster.sh rs start|stop|kill|pause|unpause N" ;;
     esac
     ;;
-  *) die "usage: cluster.sh up|down|status|rs start|stop|kill N" ;;
+  master)
+    [ $# -eq 2 ] && [ "$2" = restart ] || die "usage: cluster.sh master restart"
+    restart_master
+    say "restarted the master in $(elapsed) s"
+    ;;
+  *) die "usage: cluster.sh up|down|status|rs start|stop|kill|pause|unpause N|master restart" ;;
 esac
