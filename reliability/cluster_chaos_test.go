@@ -29,7 +29,9 @@ import (
 // Gets and fan-out scans (forward, reverse, limit, cursor pages) run, a chaos loop kills (SIGKILL)
 // and restarts region servers, stops them gracefully, moves regions between servers, splits, merges
 // adjacent regions (across bucket boundaries too), flushes, major-compacts and runs the balancer
-// (cluster_monkey_test.go). A raw gohbase writer runs beside it under the same kills: the control
+// (cluster_monkey_test.go), and in every run freezes a region server for a few seconds, freezes one
+// past its ZooKeeper session (declared dead, it aborts on waking and is started again) and restarts
+// the master (cluster_pause_test.go). A raw gohbase writer runs beside it under the same kills: the control
 // that shows the cluster itself keeps acknowledged writes. Then, through a new client:
 //   - every row acknowledged as written is present with its exact value; a row in a failure report
 //     (import) or whose Put failed is absent or exact, and re-importing the report makes the table exact;
@@ -149,6 +151,10 @@ func TestClusterChaos(t *testing.T) {
 	fmt.Printf("control (raw gohbase) rows acknowledged: %d\n", ctlAcked)
 	fmt.Printf("control (raw gohbase) rows lost: %d\n", ctlLost)
 	fmt.Printf("conditional batch rows: %d acknowledged, %d failed, %d lost\n", len(cw.acked), cw.failed, condLost)
+	if lost != 0 {
+		slices.Sort(w.lost)
+		t.Logf("rows lost (the first 20): %q", w.lost[:min(20, len(w.lost))])
+	}
 	if lost != 0 || ctlLost != 0 || condLost != 0 {
 		t.Fatalf("rows lost: brine %d, raw gohbase control %d, conditional batches %d", lost, ctlLost, condLost)
 	}
@@ -191,6 +197,7 @@ type chaosWork struct {
 	scans     atomic.Int64
 	scanErrs  atomic.Int64
 	longest   atomic.Int64 // nanoseconds: the longest successful Get or Put
+	lost      []string     // by verify: the keys of the rows lost
 }
 
 const (
@@ -406,6 +413,7 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 		verified++
 		if !stored[string(k)] {
 			lost++
+			w.lost = append(w.lost, string(k))
 		}
 	}
 	n := int(w.imported.Load())
@@ -415,6 +423,7 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 			verified++
 			if !stored[string(k)] {
 				lost++
+				w.lost = append(w.lost, string(k))
 			}
 		}
 	}
@@ -424,6 +433,7 @@ func (w *chaosWork) verify(ctx context.Context, tbl *client.Table, base [][]byte
 			verified++
 			if !stored[k] {
 				lost++
+				w.lost = append(w.lost, k)
 			}
 		}
 	}

@@ -22,9 +22,11 @@ import (
 // monkey is the chaos loop of TestClusterChaos, after HBase's ChaosMonkey: at random, every few
 // seconds, one of kill -9 (and restart) a region server, stop one gracefully (and restart), move a
 // region to another server, split a region, merge two adjacent regions, flush, major-compact, or run
-// the balancer. At most one region server is down at a time. An operation HBase refuses (a merge of
-// a region that still has reference files, a move of a region in transition) is counted, not fatal:
-// the point is what the clients see, and ChaosMonkey's actions fail the same way.
+// the balancer; and at fixed points of every run the faults of cluster_pause_test.go: a short and a
+// long pause of a region server, a restart of the master. At most one server is down at a time. An
+// operation HBase refuses (a merge of a region that still has reference files, a move of a region in
+// transition) is counted, not fatal: the point is what the clients see, and ChaosMonkey's actions
+// fail the same way.
 type monkey struct {
 	t       *testing.T
 	cl      *hbasetest.Cluster
@@ -36,6 +38,7 @@ type monkey struct {
 	counts  map[string]int
 	refused map[string]int
 	crossed int // merges across a bucket boundary
+	faults  faultStats
 }
 
 func newMonkey(t *testing.T, cl *hbasetest.Cluster, sess *hbasetest.Session, table string, more ...string) *monkey {
@@ -51,30 +54,61 @@ func newMonkey(t *testing.T, cl *hbasetest.Cluster, sess *hbasetest.Session, tab
 // every kind of action happens in every run long enough for one deck (about a minute).
 var monkeyActions = []string{"kill", "kill", "stop", "move", "move", "split", "merge", "flush", "compact", "balance"}
 
-// run acts until d has passed.
+// run acts until d has passed and at least one whole deck has been played: the faults of
+// faultSchedule when their time has come, the deck's actions between them (the faults take about
+// two minutes of a run of 2m, which alone would leave the deck a few actions); a fault a short run
+// did not reach happens after it.
 func (m *monkey) run(ctx context.Context, d time.Duration) {
-	end := time.Now().Add(d)
+	began := time.Now()
+	sched := faultSchedule(d)
 	var deck []string
-	for time.Now().Before(end) && ctx.Err() == nil {
-		if len(deck) == 0 {
-			deck = slices.Clone(monkeyActions)
-			m.rnd.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
-		}
-		act := deck[0]
-		deck = deck[1:]
-		actx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-		err := m.do(actx, act)
-		cancel()
-		m.mu.Lock()
-		if err != nil {
-			m.refused[act]++
-			m.t.Logf("chaos: %s refused: %v", act, err)
+	dealt := 0
+	played := func() bool { return dealt > 1 || (dealt == 1 && len(deck) == 0) } // the first deck
+	for (time.Since(began) < d || !played()) && ctx.Err() == nil {
+		var act string
+		if len(sched) > 0 && time.Since(began) >= sched[0].at {
+			act, sched = sched[0].act, sched[1:]
 		} else {
-			m.counts[act]++
+			if len(deck) == 0 {
+				deck = slices.Clone(monkeyActions)
+				m.rnd.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
+				dealt++
+			}
+			act, deck = deck[0], deck[1:]
 		}
-		m.mu.Unlock()
+		m.play(ctx, act)
 		time.Sleep(time.Duration(1000+m.rnd.IntN(3000)) * time.Millisecond)
 	}
+	for _, f := range monkeyFaults {
+		for try := 0; try < 3 && m.done(f.act) == 0 && ctx.Err() == nil; try++ {
+			m.play(ctx, f.act)
+		}
+	}
+}
+
+// play does one action and counts it, done or refused.
+func (m *monkey) play(ctx context.Context, act string) {
+	timeout := 3 * time.Minute
+	if isFault(act) {
+		timeout = 10 * time.Minute // a long pause waits for the whole cluster before, and twice after
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	err := m.do(actx, act)
+	cancel()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		m.refused[act]++
+		m.t.Logf("chaos: %s refused: %v", act, err)
+	} else {
+		m.counts[act]++
+	}
+}
+
+func (m *monkey) done(act string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.counts[act]
 }
 
 func (m *monkey) do(ctx context.Context, act string) error {
@@ -157,6 +191,10 @@ func (m *monkey) do(ctx context.Context, act string) error {
 	case "balance":
 		_, err := m.sess.Balance(ctx)
 		return err
+	case "pause", "longpause":
+		return m.pause(ctx, act == "longpause")
+	case "master":
+		return m.restartMaster(ctx)
 	}
 	return fmt.Errorf("unknown action %q", act)
 }
@@ -196,6 +234,11 @@ func (m *monkey) heal(ctx context.Context) error {
 			return err
 		}
 	}
+	return m.healthy(ctx)
+}
+
+// healthy waits until every region server is live and every region of the table online on one.
+func (m *monkey) healthy(ctx context.Context) error {
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		locs, servers, err := m.placement(ctx)
@@ -228,6 +271,7 @@ func (m *monkey) print() {
 	fmt.Printf("flushes: %d\n", m.counts["flush"])
 	fmt.Printf("major compactions: %d\n", m.counts["compact"])
 	fmt.Printf("balancer runs: %d\n", m.counts["balance"])
+	m.printFaults()
 	refused := 0
 	for _, n := range m.refused {
 		refused += n
@@ -244,6 +288,7 @@ type control struct {
 	table  string
 	mu     sync.Mutex
 	acked  [][]byte
+	at     []time.Time // when each acked row was acknowledged: the evidence if one is lost
 }
 
 func newControl(t *testing.T, zk string) *control {
@@ -292,6 +337,7 @@ func (c *control) write(ctx context.Context) {
 				if err == nil {
 					c.mu.Lock()
 					c.acked = append(c.acked, k)
+					c.at = append(c.at, time.Now())
 					c.mu.Unlock()
 				}
 			}
@@ -323,9 +369,12 @@ func (c *control) verify(ctx context.Context, t *testing.T) (lost, acked int) {
 			stored[string(cell.Row)] = bytes.Equal(cell.Value, value(cell.Row))
 		}
 	}
-	for _, k := range c.acked {
+	for i, k := range c.acked {
 		if !stored[string(k)] {
 			lost++
+			if lost <= 20 {
+				t.Logf("control: lost %s, acknowledged at %s", k, c.at[i].Format("15:04:05.000"))
+			}
 		}
 	}
 	return lost, len(c.acked)
