@@ -53,7 +53,7 @@ cleanup() {
   make --no-print-directory hbase-down > /dev/null 2>&1 || true
   make --no-print-directory cluster-down > /dev/null 2>&1 || true
   if [ "$BRINE_HBASE_RUNTIME" = docker ]; then
-    BRINE_HBASE_RUNTIME=jars HBASE_BASE=.hbase/smoke bash scripts/hbase/down.sh > /dev/null 2>&1 || true
+    BRINE_HBASE_RUNTIME=jars HBASE_BASE="$PWD/.hbase/smoke" bash scripts/hbase/down.sh > /dev/null 2>&1 || true
   fi
 }
 trap cleanup EXIT
@@ -107,7 +107,7 @@ make --no-print-directory hbase-down
 if [ "$BRINE_HBASE_RUNTIME" = docker ]; then
   smoke_began=$SECONDS
   wait "$smoke_cp_pid" || { cat "$logs/smoke-classpath.log"; status=1; }
-  smoke_env=(BRINE_HBASE_RUNTIME=jars HBASE_BASE=.hbase/smoke HBASE_ZK_PORT=2291 HBASE_MASTER_PORT=16190 HBASE_RS_PORT=16192)
+  smoke_env=(BRINE_HBASE_RUNTIME=jars HBASE_BASE="$PWD/.hbase/smoke" HBASE_ZK_PORT=2291 HBASE_MASTER_PORT=16190 HBASE_RS_PORT=16192)
   if env "${smoke_env[@]}" bash scripts/hbase/up.sh > "$logs/smoke-up.log" 2>&1; then
     env "${smoke_env[@]}" BRINE_HBASE_ZK=127.0.0.1:2291 go test -count=1 -tags integration \
       -run '^(TestTableLifecycle|TestPutReadDelete|TestScanConformance|TestRegionChanges)$' ./backends/hbase/ || status=$?

@@ -34,7 +34,7 @@ source "$here/lib.sh"
 
 timeout=${HBASE_UP_TIMEOUT:-180}
 keep=${HBASE_KEEP_DATA:-0}
-base=${HBASE_BASE:-$repo/.hbase}
+base=$(realpath -m "${HBASE_BASE:-$repo/.hbase}")
 cluster_services=(zk master rs1 rs2 rs3)
 began=$(date +%s.%N)
 elapsed() { awk -v b="$began" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - b }'; }

@@ -26,7 +26,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$here/runtime.sh"
 rt=$(hbase_runtime) || exit 1
 [ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" standalone down
-base=${HBASE_BASE:-$repo/.hbase}
+base=$(realpath -m "${HBASE_BASE:-$repo/.hbase}") # absolute: hbase.rootdir is a file:// URL
 cache=$repo/.hbase/cache
 pidfile=$base/run/hbase.pid
 keep=${HBASE_KEEP_DATA:-0}

@@ -51,7 +51,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$here/runtime.sh"
 rt=$(hbase_runtime) || exit 1
 [ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" standalone up
-base=${HBASE_BASE:-$repo/.hbase}
+base=$(realpath -m "${HBASE_BASE:-$repo/.hbase}") # absolute: hbase.rootdir is a file:// URL
 run=$base/run
 data=$base/data
 pidfile=$run/hbase.pid
@@ -142,6 +142,11 @@ until grep -q "Master has completed initialization" "$logfile"; do
   if ! alive; then
     tail -n 60 "$logfile" >&2
     die "HBase exited during start-up (log above, full log in $logfile)"
+  fi
+  # An aborted master leaves the JVM (and its ZooKeeper) running: no use waiting out the timeout.
+  if grep -q 'ABORTING master' "$logfile"; then
+    grep -m1 -A3 'ABORTING master' "$logfile" >&2
+    die "the master aborted during start-up (above; full log in $logfile); stop it with scripts/hbase/down.sh"
   fi
   if [ "$(date +%s)" -ge "$deadline" ]; then
     tail -n 60 "$logfile" >&2
