@@ -82,11 +82,7 @@ func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable,
 		return v.cur, nil
 	}
 	sent := time.Now()
-	phys, err := v.cur.t.servingTable(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
-	}
-	meta, err := v.c.backend.TableMeta(ctx, phys)
+	meta, err := v.cur.t.servingMeta(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
 	}

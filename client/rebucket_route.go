@@ -102,6 +102,14 @@ func (r *router) get(ctx context.Context) (*routeView, error) {
 	return r.view, nil
 }
 
+// reread is get with the directory read again whatever the view's age.
+func (r *router) reread(ctx context.Context) (*routeView, error) {
+	r.mu.Lock()
+	r.at = time.Time{}
+	r.mu.Unlock()
+	return r.get(ctx)
+}
+
 // writeView is get, waiting while the rebucket holds writes (state pause).
 func (r *router) writeView(ctx context.Context) (*routeView, error) {
 	for {
@@ -359,7 +367,7 @@ func (r *router) salter() salting.Salter {
 
 // servingTable is the physical table serving t now: t's own, or, once t's table has been
 // rebucketed, the one its directory row names (during a rebucket, the old one, which serves until
-// the switch).
+// the switch; from the switch on, the new one).
 func (t *Table) servingTable(ctx context.Context) (string, error) {
 	if t.rt == nil {
 		return t.name, nil
@@ -368,7 +376,35 @@ func (t *Table) servingTable(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return v.row.phys, nil
+	return v.serving(), nil
+}
+
+// serving is the physical table serving the view's directory version.
+func (v *routeView) serving() string {
+	if v.row.state == stateSwitched {
+		return v.row.target
+	}
+	return v.row.phys
+}
+
+// servingMeta is the meta of the physical table serving t now. A rebucket drops the old table a fence
+// and a grace after its switch; a read of the old table's meta by a handle whose view of the directory
+// is from before the switch, and which comes later than that (a goroutine held up that long), finds the
+// table gone: the directory is then read again, and the meta of the table serving now read instead.
+func (t *Table) servingMeta(ctx context.Context) (map[string]string, error) {
+	phys, err := t.servingTable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := t.c.backend.TableMeta(ctx, phys)
+	if t.rt == nil || !errors.Is(err, ErrTableNotFound) {
+		return meta, err
+	}
+	v, rerr := t.rt.reread(ctx)
+	if rerr != nil || v.serving() == phys {
+		return nil, err
+	}
+	return t.c.backend.TableMeta(ctx, v.serving())
 }
 
 // pausedNow reports whether a rebucket's pause step holds t's writes, as of the handle's view of the
