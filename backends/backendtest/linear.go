@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -101,12 +103,56 @@ func linPartition(history []porcupine.Operation) [][]porcupine.Operation {
 // takes effect at one instant between its call and its return, and every read sees the latest. A
 // store that stamps a write before it takes its turn to apply it breaks this: a put stamped T and
 // applied after a check-and-put stamped T+1 succeeds, yet reads keep the older write's value.
-//
-// An operation failing with a retryable error is recorded as one that may have happened (a write)
-// or dropped (a read, which changes nothing); any other error fails the test.
 func testLinearizable(e *env) {
 	ra := e.rowAtomic()
 	name := e.createTable(backends.TableOptions{})
+	CheckLinearizable(e.T, e.ctx, Registers{
+		Get: func(ctx context.Context, key []byte) (string, error) {
+			rows, err := e.b.Read(ctx, name, [][]byte{key}, backends.ReadOptions{Columns: []backends.Column{col("d", "v")}})
+			if err == nil && len(rows) == 1 && len(rows[0].Cells) > 0 {
+				return string(rows[0].Cells[0].Value), nil
+			}
+			return "", err
+		},
+		Put: func(ctx context.Context, key []byte, value string) error {
+			rowErrs, err := e.b.Apply(ctx, name, []backends.Mutation{put(string(key), cell("d", "v", value, 0))})
+			if err == nil && rowErrs != nil {
+				err = rowErrs[0]
+			}
+			return err
+		},
+		CheckAndPut: func(ctx context.Context, key []byte, expect, value string) (bool, error) {
+			return ra.CheckAndMutate(ctx, name, equals("d", "v", expect), put(string(key), cell("d", "v", value, 0)))
+		},
+	})
+}
+
+// Registers are the operations CheckLinearizable runs, each on one column of one row (the row's
+// register), whatever layer serves them: a store, or a client over one.
+type Registers struct {
+	// Get returns the column's newest value, "" when it is absent.
+	Get func(ctx context.Context, key []byte) (string, error)
+	// Put writes value to the column, stamped by the store.
+	Put func(ctx context.Context, key []byte, value string) error
+	// CheckAndPut writes value if the column holds expect ("": is absent), atomically, and reports
+	// whether it did.
+	CheckAndPut func(ctx context.Context, key []byte, expect, value string) (bool, error)
+	// Done, when set, ends the run once closed (or after its time budget) instead of after a fixed
+	// number of operations.
+	Done <-chan struct{}
+	// Pause is how long each client waits between its operations (outside their call and return).
+	Pause time.Duration
+}
+
+// CheckLinearizable runs concurrent clients that get, put and check-and-put a few rows through r,
+// records the history (each operation with its call and return time), and fails t unless it is
+// linearizable against one register per row: every acknowledged write takes effect at one instant
+// between its call and its return, and every read sees the latest.
+//
+// An operation failing with a retryable error is recorded as one that may have happened (a write)
+// or dropped (a read, which changes nothing); any other error fails the test.
+func CheckLinearizable(t testing.TB, ctx context.Context, r Registers) {
+	t.Helper()
 	var (
 		mu      sync.Mutex
 		history []porcupine.Operation
@@ -115,6 +161,20 @@ func testLinearizable(e *env) {
 	start := time.Now()
 	since := func() int64 { return time.Since(start).Nanoseconds() }
 	keyOf := func(k int) []byte { return fmt.Appendf(nil, "lin%d", k) }
+	more := func(i int) bool {
+		if time.Since(start) > linBudget || ctx.Err() != nil {
+			return false
+		}
+		if r.Done == nil {
+			return i < linOps/linClients
+		}
+		select {
+		case <-r.Done:
+			return false
+		default:
+			return true
+		}
+	}
 	for c := range linClients {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(c)))
@@ -125,9 +185,9 @@ func testLinearizable(e *env) {
 				history = append(history, ops...)
 				mu.Unlock()
 			}()
-			for i := range linOps / linClients {
-				if time.Since(start) > linBudget || e.ctx.Err() != nil {
-					return
+			for i := 0; more(i); i++ {
+				if i > 0 && r.Pause > 0 {
+					time.Sleep(r.Pause)
 				}
 				in := linInput{key: rng.IntN(linKeys), value: fmt.Sprintf("%d.%d", c, i)}
 				switch r := rng.IntN(10); {
@@ -149,26 +209,17 @@ func testLinearizable(e *env) {
 				)
 				switch in.kind {
 				case 'g':
-					var rows []backends.Row
-					rows, err = e.b.Read(e.ctx, name, [][]byte{key}, backends.ReadOptions{Columns: []backends.Column{col("d", "v")}})
-					if err == nil && len(rows) == 1 && len(rows[0].Cells) > 0 {
-						out.value = string(rows[0].Cells[0].Value)
-					}
+					out.value, err = r.Get(ctx, key)
 				case 'p':
-					var rowErrs []error
-					rowErrs, err = e.b.Apply(e.ctx, name, []backends.Mutation{put(string(key), cell("d", "v", in.value, 0))})
-					if err == nil && rowErrs != nil {
-						err = rowErrs[0]
-					}
+					err = r.Put(ctx, key, in.value)
 				default:
-					cond := equals("d", "v", in.expect)
-					out.applied, err = ra.CheckAndMutate(e.ctx, name, cond, put(string(key), cell("d", "v", in.value, 0)))
+					out.applied, err = r.CheckAndPut(ctx, key, in.expect, in.value)
 				}
 				ret := since()
 				switch {
 				case err == nil:
 				case !backends.IsRetryable(err):
-					e.Errorf("client %d: %s: %v", c, linModel.DescribeOperation(in, out), err)
+					t.Errorf("client %d: %s: %v", c, linModel.DescribeOperation(in, out), err)
 					return
 				case in.kind == 'g':
 					continue
@@ -186,24 +237,24 @@ func testLinearizable(e *env) {
 		})
 	}
 	wg.Wait()
-	if e.Failed() {
+	if t.Failed() {
 		return
 	}
 	ran := time.Since(start)
 	checkStart := time.Now()
 	res, info := porcupine.CheckOperationsVerbose(linModel, history, linCheck)
-	e.Logf("%d operations in %v, checked in %v: %s", len(history), ran.Round(time.Millisecond), time.Since(checkStart).Round(time.Millisecond), res)
+	t.Logf("%d operations in %v, checked in %v: %s", len(history), ran.Round(time.Millisecond), time.Since(checkStart).Round(time.Millisecond), res)
 	switch res {
 	case porcupine.Ok:
 	case porcupine.Unknown:
-		e.Logf("the checker gave up after %v: history not verified", linCheck)
+		t.Logf("the checker gave up after %v: history not verified", linCheck)
 	default:
-		e.Errorf("the history of %d operations is not linearizable (one register per key, writes stamped by the store):\n%s",
+		t.Errorf("the history of %d operations is not linearizable (one register per key, writes stamped by the store):\n%s",
 			len(history), linExplain(history, info))
 		if f, err := os.CreateTemp("", "brine-linearizability-*.html"); err == nil {
 			f.Close()
 			if err := porcupine.VisualizePath(linModel, info, f.Name()); err == nil {
-				e.Logf("porcupine's visualization: %s", f.Name())
+				t.Logf("porcupine's visualization: %s", f.Name())
 			}
 		}
 	}
