@@ -118,7 +118,7 @@ func TestClusterChaos(t *testing.T) {
 
 	// The control first, its client closed after: the goroutines its last reads start (connections
 	// to regions the chaos moved) must not be counted against the verifying client opened next.
-	ctlLost, ctlAcked := ctl.verify(ctx, t)
+	ctlLost, ctlUnfenced, ctlAcked := ctl.verify(ctx, t, monkey.faults.inZombieWindow)
 	waitGoroutinesGone(t, establishRegion, time.Minute)
 	ctl.client.Close()
 
@@ -149,14 +149,18 @@ func TestClusterChaos(t *testing.T) {
 	fmt.Printf("rows verified: %d\n", verified)
 	fmt.Printf("rows lost: %d\n", lost)
 	fmt.Printf("control (raw gohbase) rows acknowledged: %d\n", ctlAcked)
-	fmt.Printf("control (raw gohbase) rows lost: %d\n", ctlLost)
+	fmt.Printf("control (raw gohbase) rows lost: %d (%d acknowledged in an unfenced window)\n", ctlLost, ctlUnfenced)
 	fmt.Printf("conditional batch rows: %d acknowledged, %d failed, %d lost\n", len(cw.acked), cw.failed, condLost)
 	if lost != 0 {
 		slices.Sort(w.lost)
 		t.Logf("rows lost (the first 20): %q", w.lost[:min(20, len(w.lost))])
 	}
-	if lost != 0 || ctlLost != 0 || condLost != 0 {
-		t.Fatalf("rows lost: brine %d, raw gohbase control %d, conditional batches %d", lost, ctlLost, condLost)
+	// brine loses nothing. The control may lose only what a server woken from a pause past its
+	// session acknowledged before it aborted (its unfenced window): HBase on a local file system has
+	// no lease to fence it (docs/reliability.md); every other loss fails.
+	if lost != 0 || ctlLost != ctlUnfenced || condLost != 0 {
+		t.Fatalf("rows lost: brine %d, raw gohbase control %d (%d of them outside an unfenced window), conditional batches %d",
+			lost, ctlLost, ctlLost-ctlUnfenced, condLost)
 	}
 }
 

@@ -346,8 +346,9 @@ func (c *control) write(ctx context.Context) {
 	wg.Wait()
 }
 
-// verify scans the control table and returns how many acknowledged rows are missing or wrong.
-func (c *control) verify(ctx context.Context, t *testing.T) (lost, acked int) {
+// verify scans the control table and returns how many acknowledged rows are missing or wrong, and how
+// many of those were acknowledged in an unfenced window (zombie: acknowledged at that time).
+func (c *control) verify(ctx context.Context, t *testing.T, zombie func(time.Time) bool) (lost, unfenced, acked int) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	sc, err := hrpc.NewScanStr(sctx, c.table)
@@ -372,10 +373,14 @@ func (c *control) verify(ctx context.Context, t *testing.T) (lost, acked int) {
 	for i, k := range c.acked {
 		if !stored[string(k)] {
 			lost++
+			in := zombie(c.at[i])
+			if in {
+				unfenced++
+			}
 			if lost <= 20 {
-				t.Logf("control: lost %s, acknowledged at %s", k, c.at[i].Format("15:04:05.000"))
+				t.Logf("control: lost %s, acknowledged at %s (in an unfenced window: %v)", k, c.at[i].Format("15:04:05.000"), in)
 			}
 		}
 	}
-	return lost, len(c.acked)
+	return lost, unfenced, len(c.acked)
 }

@@ -73,6 +73,22 @@ type faultStats struct {
 	survived   int             // long-paused servers still running a minute after waking (killed then)
 	shortLost  int             // short-paused servers the master dropped
 	masterTook []time.Duration // per master restart: stop, start, initialization
+	zombies    []zombieWindow  // per long pause: from waking until the server is gone
+}
+
+// zombieWindow is when a server woken from a pause past its session may still have acknowledged
+// writes: from the moment it was resumed until the master lists its successor process (after the
+// woken one aborted). Its WAL was already split, and on the local file system no lease fences it, so
+// what it acknowledges then is lost: HBase's, not brine's (the raw-gohbase control shows it).
+type zombieWindow struct {
+	server      string
+	woke, until time.Time
+}
+
+// inZombieWindow reports whether a write acknowledged at t could have been acknowledged by a woken,
+// unfenced server.
+func (f *faultStats) inZombieWindow(t time.Time) bool {
+	return slices.ContainsFunc(f.zombies, func(z zombieWindow) bool { return !t.Before(z.woke) && !t.After(z.until) })
 }
 
 func (m *monkey) logf(format string, args ...any) {
@@ -94,6 +110,21 @@ func (m *monkey) pause(ctx context.Context, long bool) error {
 	}
 	if len(servers) == 0 {
 		return fmt.Errorf("no live region server")
+	}
+	if long {
+		// Not the server of hbase:meta or hbase:namespace: woken unfenced, it acknowledges the master's
+		// edits of them that its split WAL no longer holds, and the cluster wedges (the new master
+		// never finishes initializing: seen in 2 of 4 runs). A client's writes lost so are what the
+		// control measures; the cluster's own catalog lost so ends the test.
+		sys, err := m.systemServers(ctx)
+		if err != nil {
+			return err
+		}
+		servers = slices.DeleteFunc(servers, func(s string) bool { return sys[s] })
+		if len(servers) == 0 {
+			m.logf("every live region server holds a system region: no long pause this time")
+			return nil
+		}
 	}
 	old := servers[m.rnd.IntN(len(servers))]
 	n, err := hbasetest.RSIndex(old)
@@ -134,6 +165,7 @@ func (m *monkey) pause(ctx context.Context, long bool) error {
 		}
 		time.Sleep(2 * time.Second)
 	}
+	woke := time.Now()
 	if err := m.cl.ResumeRS(ctx, n); err != nil {
 		m.t.Fatalf("chaos: resuming rs%d: %v", n, err)
 	}
@@ -162,11 +194,29 @@ func (m *monkey) pause(ctx context.Context, long bool) error {
 	m.faults.deadAfter = append(m.faults.deadAfter, dead)
 	m.mu.Unlock()
 	m.restarted(ctx, n, old)
+	m.mu.Lock()
+	m.faults.zombies = append(m.faults.zombies, zombieWindow{server: old, woke: woke, until: time.Now()})
+	m.mu.Unlock()
 	if err := m.heal(ctx); err != nil {
 		m.t.Fatalf("chaos: after the long pause of rs%d: %v", n, err)
 	}
 	m.logf("rs%d back and every region online %v after its pause began", n, time.Since(paused).Round(time.Second))
 	return nil
+}
+
+// systemServers is the set of servers holding a region of hbase:meta or hbase:namespace.
+func (m *monkey) systemServers(ctx context.Context) (map[string]bool, error) {
+	sys := map[string]bool{}
+	for _, table := range []string{"hbase:meta", "hbase:namespace"} {
+		locs, err := m.sess.Locate(ctx, table)
+		if err != nil {
+			return nil, fmt.Errorf("locating %s: %w", table, err)
+		}
+		for _, l := range locs {
+			sys[l.Server] = true
+		}
+	}
+	return sys, nil
 }
 
 // listed is 1 if the master lists server (host,port,startcode) as live, 0 if not, -1 if it did not
@@ -258,4 +308,8 @@ func (m *monkey) printFaults() {
 		took[i] = d.Round(100 * time.Millisecond).String()
 	}
 	fmt.Printf("master restarts: %d (each until initialized: %v)\n", m.counts["master"], took)
+	for _, z := range f.zombies {
+		fmt.Printf("unfenced window of %s: %s to %s (%v)\n", z.server, z.woke.Format("15:04:05.000"), z.until.Format("15:04:05.000"),
+			z.until.Sub(z.woke).Round(time.Millisecond))
+	}
 }

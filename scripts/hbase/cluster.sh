@@ -41,8 +41,14 @@ say() { echo "cluster: $*"; }
 die() { echo "cluster: $*" >&2; exit 1; }
 # shellcheck source=lib.sh
 source "$here/lib.sh"
+# With BRINE_HBASE_RUNTIME=docker (make and scripts/test.sh set it wherever a Docker engine answers:
+# runtime.sh), the same command drives the containers of docker-compose.yml instead.
+# shellcheck source=runtime.sh
+source "$here/runtime.sh"
+rt=$(hbase_runtime) || exit 1
+[ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" cluster "$@"
 
-base=${HBASE_CLUSTER_BASE:-$repo/.hbase/cluster}
+base=$(realpath -m "${HBASE_CLUSTER_BASE:-$repo/.hbase/cluster}") # absolute: hbase.rootdir is a file:// URL
 run=$base/run
 data=$base/data
 nrs=${HBASE_REGIONSERVERS:-3}
@@ -66,14 +72,16 @@ ours() { pid_is_ours "$(pidfile "$1")" "$mark.$1"; }
 # the region servers that have a run directory (started at least once), in order
 rs_names() { (cd "$run" 2>/dev/null && ls -d rs* 2>/dev/null | sort -V) || true; }
 
-# render NAME RS_PORT: the process's own conf dir (hbase-site.xml, log4j2.properties).
-render() {
-  local name=$1 port=$2 conf=$run/$1/conf
-  mkdir -p "$conf" "$data/tmp-$name"
-  sed -e "s|@DATA_DIR@|$data|g" -e "s|@TMP_DIR@|$data/tmp-$name|g" \
-    -e "s|@ZK_PORT@|$zk_port|g" -e "s|@MASTER_PORT@|$master_port|g" -e "s|@RS_PORT@|$port|g" \
-    -e "s|@RS_COUNT@|$nrs|g" "$here/hbase-site-cluster.xml.in" > "$conf/hbase-site.xml"
-  cp "$here/log4j2.properties" "$conf/log4j2.properties"
+# shellcheck source=render.sh
+source "$here/render.sh"
+
+# conf NAME RS_PORT: the process's own conf dir (hbase-site.xml, log4j2.properties).
+conf() {
+  local name=$1 port=$2
+  mkdir -p "$data/tmp-$name"
+  render "$here/hbase-site-cluster.xml.in" "$run/$name/conf/hbase-site.xml" DATA_DIR="$data" TMP_DIR="$data/tmp-$name" \
+    ZK_PORT="$zk_port" MASTER_PORT="$master_port" RS_PORT="$port" RS_COUNT="$nrs"
+  cp "$here/log4j2.properties" "$run/$name/conf/log4j2.properties"
 }
 
 # start_jvm NAME HEAP MAIN ARGS...: one JVM of the cluster, detached, its conf dir first on the
@@ -97,17 +105,7 @@ start_jvm() {
 
 start_zk() {
   mkdir -p "$run/zk/conf" "$data/zk" "$data/tmp-zk"
-  cat > "$run/zk/conf/zoo.cfg" <<CFG
-tickTime=2000
-dataDir=$data/zk
-clientPort=$zk_port
-clientPortAddress=127.0.0.1
-# HBase asks for 30 s sessions; ZooKeeper's default cap is 20 ticks (40 s): room for it.
-maxSessionTimeout=120000
-# No Jetty admin server on 8080; ruok for the readiness probe.
-admin.enableServer=false
-4lw.commands.whitelist=ruok,stat,srvr
-CFG
+  render "$here/zoo.cfg.in" "$run/zk/conf/zoo.cfg" DATA_DIR="$data" ZK_PORT="$zk_port" BIND_ADDRESS=127.0.0.1
   cp "$here/log4j2.properties" "$run/zk/conf/log4j2.properties"
   start_jvm zk 128m org.apache.zookeeper.server.quorum.QuorumPeerMain "$run/zk/conf/zoo.cfg"
 }
@@ -118,7 +116,7 @@ start_rs() {
   local n=$1 name=rs$1
   ours "$name" && { say "$name already running (pid $(cat "$(pidfile "$name")"))"; return 0; }
   port_busy "$(rs_port "$n")" && die "port $(rs_port "$n") of $name is taken by another process"
-  render "$name" "$(rs_port "$n")"
+  conf "$name" "$(rs_port "$n")"
   start_jvm "$name" "$rs_heap" org.apache.hadoop.hbase.regionserver.HRegionServer start
 }
 
@@ -142,7 +140,7 @@ restart_master() {
     ! ours master || die "the master did not stop"
   fi
   port_busy "$master_port" && die "port $master_port of the master is taken by another process"
-  render master "$rs_port0"
+  conf master "$rs_port0"
   start_jvm master "$master_heap" org.apache.hadoop.hbase.master.HMaster start
   wait_log master "Master has completed initialization" "master initialization"
 }
@@ -187,7 +185,7 @@ up() {
   done
   say "ZooKeeper $zk up after $(elapsed) s"
   # The master and the region servers start together: region servers retry until the master is up.
-  render master "$rs_port0"
+  conf master "$rs_port0"
   start_jvm master "$master_heap" org.apache.hadoop.hbase.master.HMaster start
   for n in $(seq "$nrs"); do start_rs "$n"; done
   say "started the master and $nrs region servers (logs under $run), waiting for them"
