@@ -2,9 +2,11 @@ package reliability_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +125,14 @@ func TestScanUnderFaults(t *testing.T) {
 						ropts = append(ropts, client.ResumeAfter(sh.after))
 					}
 					got, err := collect(tbl.Scan(context.Background(), sh.r, ropts...))
+					if strings.HasPrefix(sh.name, "inverted") {
+						// Refused before anything is read, whatever the faults: a descending scan is
+						// the ascending range and Reverse().
+						if len(got) != 0 || !errors.Is(err, client.ErrInvalidArgument) {
+							t.Fatalf("seed %d, %s: %d rows, %v; want ErrInvalidArgument", seed, sh.name, len(got), err)
+						}
+						continue
+					}
 					if cerr := checkScan(want, got, err); cerr != nil {
 						t.Fatalf("seed %d, %s: %v (scan error: %v)", seed, sh.name, cerr, err)
 					}
