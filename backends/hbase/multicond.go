@@ -208,10 +208,18 @@ func (b *Backend) sendConds(ctx context.Context, batch *condBatch, rows []int, s
 		if synced != nil {
 			b.syncFamilies.Delete(batch.table) // read the family again: the table may have been recreated
 		}
+		writes := call.writes.Load()
 		for j, i := range rows[:n] {
 			switch a := answers[j]; {
 			case err != nil:
 				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: %w", batch.table, err)
+			case a.err == nil && !a.processed && writes > 1:
+				// The condition failed on a call gohbase sent again after a connection failed: the
+				// first sending may have applied the row, and its own write failed the condition.
+				// The outcome is unknown, not "not applied" (a fresh row's put-if-absent was
+				// answered "not applied" so under the chaos test's SIGKILLs).
+				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: condition failed on a call sent %d times (a connection failed after it was written): this call may have applied the row: %w",
+					batch.table, writes, backends.ErrRetryable)
 			case a.err == nil && a.processed && synced != nil:
 				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: row applied, but the WAL sync after it failed: it may not be durable: %w",
 					batch.table, wrapErr("check and mutate batch", batch.table, synced))
@@ -242,6 +250,9 @@ type multiCond struct {
 	rows    []int
 	sent    atomic.Int64
 	barrier atomic.Bool // the request ends with a WAL sync barrier (condsync.go)
+	// writes counts the times gohbase wrote the call: more than once when a connection failed after
+	// the call was written (gohbase then sends it again, to wherever the region is by then).
+	writes atomic.Int32
 }
 
 func (c *multiCond) Name() string               { return "Multi" }
@@ -249,6 +260,7 @@ func (c *multiCond) Description() string        { return "Multi" }
 func (c *multiCond) NewResponse() proto.Message { return &pb.MultiResponse{} }
 
 func (c *multiCond) ToProto() proto.Message {
+	c.writes.Add(1)
 	n := rowsInRegion(c.region, c.batch.muts, c.rows)
 	c.sent.Store(int64(n))
 	deferred := c.batch.deferred
