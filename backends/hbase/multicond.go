@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tsuna/gohbase/filter"
+	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -208,18 +209,18 @@ func (b *Backend) sendConds(ctx context.Context, batch *condBatch, rows []int, s
 		if synced != nil {
 			b.syncFamilies.Delete(batch.table) // read the family again: the table may have been recreated
 		}
-		writes := call.writes.Load()
+		sends := call.sends.Load()
 		for j, i := range rows[:n] {
 			switch a := answers[j]; {
 			case err != nil:
 				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: %w", batch.table, err)
-			case a.err == nil && !a.processed && writes > 1:
-				// The condition failed on a call gohbase sent again after a connection failed: the
+			case a.err == nil && !a.processed && sends > 1:
+				// The condition failed on a call gohbase sent again after a sending failed: the
 				// first sending may have applied the row, and its own write failed the condition.
 				// The outcome is unknown, not "not applied" (a fresh row's put-if-absent was
 				// answered "not applied" so under the chaos test's SIGKILLs).
-				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: condition failed on a call sent %d times (a connection failed after it was written): this call may have applied the row: %w",
-					batch.table, writes, backends.ErrRetryable)
+				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: condition failed on a call sent %d times (an earlier sending failed, perhaps after the server had it): this call may have applied the row: %w",
+					batch.table, sends, backends.ErrRetryable)
 			case a.err == nil && a.processed && synced != nil:
 				batch.out.errs[i] = fmt.Errorf("hbase: check and mutate batch %q: row applied, but the WAL sync after it failed: it may not be durable: %w",
 					batch.table, wrapErr("check and mutate batch", batch.table, synced))
@@ -250,9 +251,15 @@ type multiCond struct {
 	rows    []int
 	sent    atomic.Int64
 	barrier atomic.Bool // the request ends with a WAL sync barrier (condsync.go)
-	// writes counts the times gohbase wrote the call: more than once when a connection failed after
-	// the call was written (gohbase then sends it again, to wherever the region is by then).
-	writes atomic.Int32
+	// sends counts the times gohbase routed the call to a region (SetRegion, once per sending):
+	// more than once when a sending failed, a connection that failed after the call was written
+	// among the causes (gohbase then sends it again, to wherever the region is by then).
+	sends atomic.Int32
+}
+
+func (c *multiCond) SetRegion(r hrpc.RegionInfo) {
+	c.sends.Add(1)
+	c.callBase.SetRegion(r)
 }
 
 func (c *multiCond) Name() string               { return "Multi" }
@@ -260,7 +267,6 @@ func (c *multiCond) Description() string        { return "Multi" }
 func (c *multiCond) NewResponse() proto.Message { return &pb.MultiResponse{} }
 
 func (c *multiCond) ToProto() proto.Message {
-	c.writes.Add(1)
 	n := rowsInRegion(c.region, c.batch.muts, c.rows)
 	c.sent.Store(int64(n))
 	deferred := c.batch.deferred

@@ -25,6 +25,7 @@ type resendClient struct {
 func (c *resendClient) SendRPC(call hrpc.Call) (proto.Message, error) {
 	var req *pb.MultiRequest
 	for range c.writes {
+		call.SetRegion(nil) // gohbase routes the call before each sending
 		req = call.ToProto().(*pb.MultiRequest)
 	}
 	resp := &pb.MultiResponse{}
