@@ -8,8 +8,8 @@
 #
 # HBASE_KEEP_DATA=1: stop for a restart on the same data (`HBASE_KEEP_DATA=1 up.sh`), and keep data/.
 # Then the stop is the cluster's own orderly shutdown, not a signal: Admin.shutdown() (the master's
-# shutdown RPC, sent by a one-file Java program on up.sh's cached classpath, configured by this
-# instance's own rendered hbase-site.xml so it can only reach this instance) makes the region server
+# shutdown RPC, sent by scripts/hbase/admin.sh's shutdown command to the ZooKeeper address up.sh
+# recorded for this instance in run/zk, so it can only reach this instance) makes the region server
 # flush and close every region while ZooKeeper is still up, then the master stops, then the JVM exits
 # by itself. Only if that RPC fails is SIGTERM sent; SIGKILL comes after HBASE_DOWN_GRACE (default 90
 # in this mode). Either way the WALs are on disk, and the next start replays whatever was not flushed.
@@ -27,7 +27,6 @@ source "$here/runtime.sh"
 rt=$(hbase_runtime) || exit 1
 [ "$rt" = docker ] && exec bash "$repo/scripts/docker/hbase.sh" standalone down
 base=$(realpath -m "${HBASE_BASE:-$repo/.hbase}") # absolute: hbase.rootdir is a file:// URL
-cache=$repo/.hbase/cache
 pidfile=$base/run/hbase.pid
 keep=${HBASE_KEEP_DATA:-0}
 if [ "$keep" = 1 ]; then
@@ -41,37 +40,12 @@ say() { echo "hbase-down: $*"; }
 # kill -0 still succeeds on it).
 running() { kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
-# shutdown_rpc asks the master of this instance (the one configured in $base/run/conf) to shut the
-# cluster down.
+# shutdown_rpc asks the master of this instance (its ZooKeeper address in $base/run/zk, written by
+# up.sh) to shut the cluster down in order: the admin tool's shutdown, as the Docker path sends it.
 shutdown_rpc() {
-  local java_home=${HBASE_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-  [ -x "$java_home/bin/java" ] || java_home=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
-  [ -s "$cache/classpath.txt" ] && [ -s "$base/run/conf/hbase-site.xml" ] || return 1
-  local src=$cache/shutdown/Shutdown.java
-  mkdir -p "$(dirname "$src")"
-  cat > "$src.tmp" <<'JAVA'
-import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
-
-/** Sends the master's shutdown RPC to the cluster of the hbase-site.xml on the classpath. */
-public final class Shutdown {
-  public static void main(String[] args) throws Exception {
-    var conf = HBaseConfiguration.create();
-    conf.setInt("hbase.client.retries.number", 3);
-    try (Connection c = ConnectionFactory.createConnection(conf); Admin a = c.getAdmin()) {
-      a.shutdown();
-    }
-  }
-}
-JAVA
-  mv "$src.tmp" "$src"
-  # shellcheck source=jvm-flags.sh
-  source "$here/jvm-flags.sh"
-  timeout 60 "$java_home/bin/java" -Xmx256m -XX:TieredStopAtLevel=1 "${HBASE_JVM_FLAGS[@]}" \
-    -Dlog4j2.configurationFile="$here/log4j2-admin.properties" \
-    -cp "$base/run/conf:$(cat "$cache/classpath.txt")" "$src" > "$base/run/shutdown.log" 2>&1
+  [ -s "$base/run/zk" ] || return 1
+  BRINE_HBASE_RUNTIME=jars timeout 90 bash "$here/admin.sh" -zk "$(cat "$base/run/zk")" -timeout 60 shutdown \
+    > "$base/run/shutdown.log" 2>&1
 }
 
 if [ -s "$pidfile" ]; then
