@@ -80,6 +80,10 @@ func TestScanRangeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	empty, err := c.CreateTable(ctx, "empty", client.TableConfig{Salter: salter})
+	if err != nil {
+		t.Fatal(err)
+	}
 	month, _ := client.ParsePeriod("month")
 	part, err := c.CreatePartitioned(ctx, "periods", client.PartitionedConfig{Period: month, Table: client.TableConfig{Salter: salter}})
 	if err != nil {
@@ -99,6 +103,9 @@ func TestScanRangeOrder(t *testing.T) {
 		},
 		"IndexedTable": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
 			return it.Scan(ctx, r, o...)
+		},
+		"ScanTables": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
+			return c.ScanTables(ctx, []*client.Table{empty, tbl}, r, o...)
 		},
 		"Partitioned": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
 			return part.Scan(ctx, r, o...)

@@ -145,49 +145,14 @@ func (p *Partitioned) Apply(ctx context.Context, muts []Mutation) (rowErrs []err
 // The periods are those this handle knows when the scan starts. A period dropped while the scan reads
 // it ends the scan with an error wrapping ErrPeriodExpired, after a prefix of the full result.
 func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	cfg := newReadConfig(printedKeys(p.keySchema, opts))
 	return func(yield func(Row, error) bool) {
-		ctx, c := p.c.tel.begin(ctx, "scan", p.name)
-		defer c.endScan(ctx)
-		if err := checkRange(p.name, r); err != nil {
-			c.fail(err)
-			yield(Row{}, err)
-			return
-		}
-		r := cfg.resume(r)
-		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
-			return
-		}
-		var parts []scanPart
-		total := 0
+		var tables []*Table
 		for _, pt := range p.overlapping(r) {
-			ranges, err := pt.t.salter.BucketRanges(r.Start, r.End)
-			if err != nil {
-				err = fmt.Errorf("scan %s: period %s: %w", p.name, pt.info.Table, err)
-				c.fail(err)
-				yield(Row{}, err)
-				return
-			}
-			total += pt.t.salter.Buckets()
-			wrap := func(rows iter.Seq2[Row, error]) iter.Seq2[Row, error] { return periodErrors(pt.info.Table, rows) }
-			for _, br := range ranges {
-				parts = append(parts, scanPart{t: pt.t, br: br, wrap: wrap})
-			}
+			tables = append(tables, pt.t)
 		}
-		c.scanBuckets(len(parts), total)
-		p.c.fanScan(ctx, c, p.name, cfg, parts, yield)
-	}
-}
-
-// periodErrors names the period in a stream's error, and marks a missing table as an expired period.
-func periodErrors(table string, src iter.Seq2[Row, error]) iter.Seq2[Row, error] {
-	return func(yield func(Row, error) bool) {
-		for row, err := range src {
-			switch {
-			case errors.Is(err, ErrTableNotFound):
-				err = fmt.Errorf("period %s: %w: %w", table, ErrPeriodExpired, err)
-			case err != nil:
-				err = fmt.Errorf("period %s: %w", table, err)
+		for row, err := range p.c.ScanTables(ctx, tables, r, opts...) {
+			if errors.Is(err, ErrTableNotFound) {
+				err = fmt.Errorf("%s: %w: %w", p.name, ErrPeriodExpired, err)
 			}
 			if !yield(row, err) || err != nil {
 				return
