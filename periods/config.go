@@ -82,7 +82,7 @@ func ParseRetention(s string) (Retention, error) {
 			err = errors.New("want keep=N or older=DURATION")
 		}
 		if err != nil {
-			return Retention{}, fmt.Errorf("periods: %w: retention %q: %s: %w", client.ErrInvalidArgument, s, part, err)
+			return Retention{}, fmt.Errorf("%w: retention %q: %s: %w", client.ErrInvalidArgument, s, part, err)
 		}
 	}
 	return r, nil

@@ -23,7 +23,7 @@ func ParseInterval(s string) (Interval, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < time.Second || d%time.Second != 0 {
-		return Interval{}, fmt.Errorf("periods: %w: interval %q: want day, week, month or a whole number of seconds (\"6h\")", client.ErrInvalidArgument, s)
+		return Interval{}, fmt.Errorf("%w: period %q: want day, week, month or a whole number of seconds (\"6h\")", client.ErrInvalidArgument, s)
 	}
 	return Interval{unit: "fixed", every: d}, nil
 }

@@ -186,7 +186,7 @@ func (t *Table) Drop(ctx context.Context) error {
 		return err
 	}
 	if err := t.c.DeleteTable(ctx, t.name); err != nil {
-		return fmt.Errorf("periods: %w", err)
+		return fmt.Errorf("period table: %w", err)
 	}
 	return nil
 }

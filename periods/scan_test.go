@@ -35,7 +35,7 @@ func TestScanErrors(t *testing.T) {
 		}
 		for _, opts := range [][]client.ReadOption{nil, {client.Reverse()}} {
 			for _, err := range p.Scan(ctx, reversed, opts...) {
-				if !errors.Is(err, client.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `periods: table "ev": `) {
+				if !errors.Is(err, client.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `period table "ev": `) {
 					t.Errorf("%d periods, reversed range: %v, want ErrInvalidArgument naming ev", len(p.Periods()), err)
 				}
 			}

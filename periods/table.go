@@ -45,13 +45,13 @@ type Table struct {
 // creates no period: call CreateAhead or CreatePeriod.
 func Create(ctx context.Context, c *client.Client, name string, cfg Config) (*Table, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("periods: create %q: %w", name, err)
+		return nil, fmt.Errorf("create period table %q: %w", name, err)
 	}
 	meta := cfg.meta()
 	maps.Copy(meta, cfg.Table.Meta) // tools' meta belongs to the logical table too
 	list, err := c.CreateTable(ctx, name, client.TableConfig{Salter: unsalted(), Meta: meta, KeySchema: cfg.Table.KeySchema})
 	if err != nil {
-		return nil, fmt.Errorf("periods: %w", err)
+		return nil, fmt.Errorf("period table: %w", err)
 	}
 	cfg.Table.KeySchema = list.KeySchema() // also when it came from Meta
 	return &Table{c: c, name: name, cfg: cfg, list: list}, nil
@@ -65,7 +65,7 @@ func Create(ctx context.Context, c *client.Client, name string, cfg Config) (*Ta
 func Open(ctx context.Context, c *client.Client, name string, want *Config) (*Table, error) {
 	meta, err := c.Backend().TableMeta(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("periods: open %q: %w", name, err)
+		return nil, fmt.Errorf("open period table %q: %w", name, err)
 	}
 	var timeOf func([]byte) (time.Time, error)
 	if want != nil {
@@ -73,23 +73,23 @@ func Open(ctx context.Context, c *client.Client, name string, want *Config) (*Ta
 	}
 	cfg, err := configFromMeta(meta, timeOf)
 	if err != nil {
-		return nil, fmt.Errorf("periods: open %q: %w", name, err)
+		return nil, fmt.Errorf("open period table %q: %w", name, err)
 	}
 	if want != nil {
 		if err := want.validate(); err != nil {
-			return nil, fmt.Errorf("periods: open %q: %w", name, err)
+			return nil, fmt.Errorf("open period table %q: %w", name, err)
 		}
 		got, exp := cfg.meta(), want.meta()
 		delete(got, metaFamilies) // families only shape tables created later
 		delete(exp, metaFamilies)
 		if !maps.Equal(got, exp) {
-			return nil, fmt.Errorf("periods: open %q: configured %v, stored %v: %w", name, exp, got, client.ErrSpecMismatch)
+			return nil, fmt.Errorf("open period table %q: configured %v, stored %v: %w", name, exp, got, client.ErrSpecMismatch)
 		}
 		cfg.Table = want.Table
 	}
 	list, err := c.OpenTable(ctx, name, unsalted())
 	if err != nil {
-		return nil, fmt.Errorf("periods: %w", err)
+		return nil, fmt.Errorf("period table: %w", err)
 	}
 	if cfg.Table.KeySchema == nil { // new periods keep the logical table's schema
 		cfg.Table.KeySchema = list.KeySchema()
@@ -180,7 +180,7 @@ func (t *Table) openPeriod(ctx context.Context, info Info) (period, error) {
 
 // errorf is an error about the logical table, named once.
 func (t *Table) errorf(format string, args ...any) error {
-	return fmt.Errorf("periods: table %q: "+format, append([]any{t.name}, args...)...)
+	return fmt.Errorf("period table %q: "+format, append([]any{t.name}, args...)...)
 }
 
 // keyText prints a key for an error as the logical table's key schema prints it, else quoted.
