@@ -22,7 +22,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 	if t.rt != nil {
 		return t.rt.scan(ctx, r, opts)
 	}
-	return t.c.merged(ctx, t.name, []*Table{t}, r, opts)
+	return t.c.merged(ctx, t.name, "scan "+t.name, []*Table{t}, r, opts)
 }
 
 // ScanTables returns the rows of the logical range r in every table of tables, merged into one stream
@@ -32,7 +32,7 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 // yielded once for each, in the order of tables. Limit and ResumeAfter apply to the merged stream, and
 // KeyRegexFilter matches keys as the first table with a key schema prints them. The tables may be of
 // other clients; c's scan settings (WithScanConcurrency, WithPrefetch) and telemetry apply to the
-// merge. An error names the table it came from.
+// merge. An error names the table it came from ("scan: table b: bucket 2: ...").
 func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
 	names := make([]string, len(tables))
 	for i, t := range tables {
@@ -44,11 +44,12 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 			break
 		}
 	}
-	return c.merged(ctx, strings.Join(names, ","), tables, r, opts)
+	return c.merged(ctx, strings.Join(names, ","), "scan", tables, r, opts)
 }
 
-// merged is the scan of tables as one stream, named name in errors and telemetry.
-func (c *Client) merged(ctx context.Context, name string, tables []*Table, r Range, opts []ReadOption) iter.Seq2[Row, error] {
+// merged is the scan of tables as one stream; name is its table in telemetry, and what, which starts
+// its errors, names the table too when it reads one ("scan t"), else each table's stream names it.
+func (c *Client) merged(ctx context.Context, name, what string, tables []*Table, r Range, opts []ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
 		ctx, tc := c.tel.begin(ctx, "scan", name)
@@ -57,7 +58,7 @@ func (c *Client) merged(ctx context.Context, name string, tables []*Table, r Ran
 			tc.fail(err)
 			yield(Row{}, err)
 		}
-		if err := checkRange(name, r); err != nil {
+		if err := checkRange(what, r); err != nil {
 			fail(err)
 			return
 		}
@@ -70,10 +71,10 @@ func (c *Client) merged(ctx context.Context, name string, tables []*Table, r Ran
 		for _, t := range tables {
 			tparts, n, err := t.scanParts(ctx, rr, r, opts)
 			if err != nil {
-				fail(fmt.Errorf("scan %s: %w", t.name, err))
+				fail(fmt.Errorf("%s: table %s: %w", what, t.name, err))
 				return
 			}
-			if len(tables) > 1 {
+			if what == "scan" {
 				for i := range tparts {
 					tparts[i].table = t.name
 				}
@@ -82,7 +83,7 @@ func (c *Client) merged(ctx context.Context, name string, tables []*Table, r Ran
 			read, total = read+len(tparts), total+n
 		}
 		tc.scanBuckets(read, total)
-		c.fanScan(ctx, tc, name, cfg, parts, yield)
+		c.fanScan(ctx, tc, what, cfg, parts, yield)
 	}
 }
 
@@ -115,10 +116,11 @@ func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) (
 
 // checkRange refuses a range whose start is after its end. Reverse() is how a scan reads
 // descending; its range is still given ascending. A range whose start equals its end is empty.
-func checkRange(name string, r Range) error {
+// what starts the error ("scan t").
+func checkRange(what string, r Range) error {
 	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) > 0 {
-		return fmt.Errorf("scan %s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
-			name, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
+		return fmt.Errorf("%s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
+			what, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
 	}
 	return nil
 }
@@ -134,10 +136,10 @@ type scanPart struct {
 
 // fanScan is the fan-out of Table.Scan and ScanTables: it checks the read before anything is
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
-// the parts in logical order, yielding at most one error, last, prefixed with the logical name.
-func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+// the parts in logical order, yielding at most one error, last, prefixed with what ("scan t").
+func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
 	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
-		err = fmt.Errorf("scan %s: %w", name, err)
+		err = fmt.Errorf("%s: %w", what, err)
 		tc.fail(err)
 		yield(Row{}, err)
 		return
@@ -175,7 +177,7 @@ func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readCon
 	})
 	for row, err := range merged {
 		if err != nil {
-			err = fmt.Errorf("scan %s: %w", name, err)
+			err = fmt.Errorf("%s: %w", what, err)
 			tc.fail(err)
 			yield(Row{}, err)
 			return

@@ -121,7 +121,7 @@ func TestScanTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := scanCount(c.ScanTables(ctx, both, client.Range{}))
-	if !errors.Is(err, client.ErrTableNotFound) || !strings.Contains(err.Error(), "table b:") {
+	if !errors.Is(err, client.ErrTableNotFound) || !strings.HasPrefix(err.Error(), "scan: ") || !strings.Contains(err.Error(), "table b: ") {
 		t.Errorf("scan with table b dropped: %v, want ErrTableNotFound naming b", err)
 	}
 }
