@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strings"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/fanout"
@@ -32,11 +31,12 @@ func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2
 // yielded once for each, in the order of tables. Limit and ResumeAfter apply to the merged stream, and
 // KeyRegexFilter matches keys as the first table with a key schema prints them. The tables may be of
 // other clients; c's scan settings (WithScanConcurrency, WithPrefetch) and telemetry apply to the
-// merge. An error names the table it came from ("scan: table b: bucket 2: ...").
+// merge, whose span names no table when it reads several (each bucket's span names its own). An
+// error names the table it came from ("scan: table b: bucket 2: ...").
 func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	names := make([]string, len(tables))
-	for i, t := range tables {
-		names[i] = t.name
+	name := "" // the call's span and metrics name no table when it reads several; its buckets' do
+	if len(tables) == 1 {
+		name = tables[0].name
 	}
 	for _, t := range tables {
 		if t.keySchema != nil {
@@ -44,11 +44,11 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 			break
 		}
 	}
-	return c.merged(ctx, strings.Join(names, ","), "scan", tables, r, opts)
+	return c.merged(ctx, name, "scan", tables, r, opts)
 }
 
-// merged is the scan of tables as one stream; name is its table in telemetry, and what, which starts
-// its errors, names the table too when it reads one ("scan t"), else each table's stream names it.
+// merged is the scan of tables as one stream. name is its table in telemetry ("": several); what
+// starts its errors and names the table when it reads one ("scan t"), else each stream names its own.
 func (c *Client) merged(ctx context.Context, name, what string, tables []*Table, r Range, opts []ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {

@@ -150,3 +150,32 @@ func TestScanTablesRebucket(t *testing.T) {
 		t.Errorf("after the rebucket: %d rows from %q, want %d from k099", len(got), got, len(all))
 	}
 }
+
+// TestScanTablesTelemetry: a scan of several tables is one call whose span names no table (the
+// conventions leave db.collection.name out for an operation on several), with every bucket's span
+// naming its own table, and the rows counted once.
+func TestScanTablesTelemetry(t *testing.T) {
+	ctx := context.Background()
+	o := newObserved(t, memory.New())
+	a, b, all := mergedTables(t, o.c)
+	if n, err := scanCount(o.c.ScanTables(ctx, []*client.Table{a, b}, client.Range{})); err != nil || n != len(all) {
+		t.Fatalf("%d rows, %v; want %d", n, err, len(all))
+	}
+	spans := o.spansNamed("scan")
+	if len(spans) != 1 {
+		t.Fatalf("%d spans named scan, want 1", len(spans))
+	}
+	kv := attrs(spans[0].Attributes())
+	if _, ok := kv["db.collection.name"]; ok {
+		t.Errorf("span of a scan of two tables has db.collection.name %v", kv["db.collection.name"])
+	}
+	if got := kv[client.AttrRows].AsInt64(); got != int64(len(all)) {
+		t.Errorf("span counts %d rows, want %d", got, len(all))
+	}
+	if got := kv[client.AttrBuckets].AsInt64(); got != 7 {
+		t.Errorf("span reads %d buckets, want 4+3", got)
+	}
+	if n := len(o.spansNamed("scan a bucket 0")) + len(o.spansNamed("scan b bucket 0")); n != 2 {
+		t.Errorf("%d bucket-0 spans naming a and b, want 2", n)
+	}
+}
