@@ -284,8 +284,7 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-// plainTable is a handle on one physical table with no routing: a partitioned table's period list,
-// and a router's own views.
+// plainTable is a handle on one physical table with no routing: a router's own views.
 func (c *Client) plainTable(name string, s salting.Salter) *Table {
 	return &Table{c: c, name: name, salter: s}
 }

@@ -53,9 +53,6 @@ func metaKeySchema(meta map[string]string) (*keys.Schema, error) {
 // KeyRegexFilter matches the key as the schema prints it.
 func (t *Table) KeySchema() *keys.Schema { return t.keySchema }
 
-// KeySchema is the key schema stored with the partitioned table, as Table.KeySchema.
-func (p *Partitioned) KeySchema() *keys.Schema { return p.keySchema }
-
 // printedKeys returns opts that make a RowFilter's KeyRegexFilter leaves match keys as ks prints them
 // (keys.Schema.Format), failing keys ks cannot decode; with no schema, opts as they are.
 func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {

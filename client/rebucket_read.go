@@ -104,7 +104,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 
 func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		if err := checkRange(r.logical, rg); err != nil {
+		if err := checkRange("scan "+r.logical, rg); err != nil {
 			yield(Row{}, err)
 			return
 		}

@@ -1,18 +1,15 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -292,149 +289,6 @@ func (t *Table) runBatches(ctx context.Context, buckets []int, valid []bool, sen
 	}
 	_ = g.Wait()
 }
-
-// Scan returns the rows of the logical range r in logical key order (descending with Reverse). It
-// scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
-// most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
-// A range whose start is after its end fails with ErrInvalidArgument (Reverse takes the ascending
-// range); one whose start equals its end holds no key and returns no rows.
-func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	opts = printedKeys(t.keySchema, opts)
-	if t.rt != nil {
-		return t.rt.scan(ctx, r, opts)
-	}
-	cfg := newReadConfig(opts)
-	return func(yield func(Row, error) bool) {
-		ctx, c := t.c.tel.begin(ctx, "scan", t.name)
-		defer c.endScan(ctx)
-		if err := checkRange(t.name, r); err != nil {
-			c.fail(err)
-			yield(Row{}, err)
-			return
-		}
-		r := cfg.resume(r)
-		if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
-			return // empty range: nothing to read
-		}
-		ranges, err := t.salter.BucketRanges(r.Start, r.End)
-		if err != nil {
-			err = fmt.Errorf("scan %s: %w", t.name, err)
-			c.fail(err)
-			yield(Row{}, err)
-			return
-		}
-		c.scanBuckets(len(ranges), t.salter.Buckets())
-		parts := make([]scanPart, len(ranges))
-		for i, br := range ranges {
-			parts[i] = scanPart{t: t, br: br}
-		}
-		t.c.fanScan(ctx, c, t.name, cfg, parts, yield)
-	}
-}
-
-// checkRange refuses a range whose start is after its end. Reverse() is how a scan reads
-// descending; its range is still given ascending. A range whose start equals its end is empty.
-func checkRange(name string, r Range) error {
-	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) > 0 {
-		return fmt.Errorf("scan %s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
-			name, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
-	}
-	return nil
-}
-
-// scanPart is one stream of a fan-out scan: one bucket range of one physical table, and what wraps
-// its errors (nil: nothing).
-type scanPart struct {
-	t    *Table
-	br   salting.BucketRange
-	wrap func(iter.Seq2[Row, error]) iter.Seq2[Row, error]
-}
-
-// fanScan is the fan-out of Table.Scan and Partitioned.Scan: it checks the read before anything is
-// sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
-// the parts in logical order, yielding at most one error, last, prefixed with the logical name.
-func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
-		err = fmt.Errorf("scan %s: %w", name, err)
-		tc.fail(err)
-		yield(Row{}, err)
-		return
-	}
-	sopts := backends.ScanOptions{
-		ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
-		FirstBatch: cfg.firstBatch(len(parts)),
-	}
-	var local *Filter
-	if sopts.Filter, local = splitFilter(cfg.read.Filter); local != nil {
-		// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
-		sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
-	}
-	cmp := compareKeys
-	if cfg.reverse {
-		cmp = compareKeysDesc
-	}
-	open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
-		p := parts[i]
-		rows := p.t.bucketScan(sctx, p.br, sopts, local)
-		if p.wrap != nil {
-			rows = p.wrap(rows)
-		}
-		return rows
-	}
-	merged := fanout.MergeOpen(ctx, len(parts), open, cmp, fanout.Options{
-		Concurrency: c.scanConcurrency, // 0: every bucket at once, whatever WithConcurrency says
-		Prefetch:    cfg.prefetch(c.prefetch, len(parts)),
-		Limit:       cfg.limit,
-	})
-	for row, err := range merged {
-		if err != nil {
-			err = fmt.Errorf("scan %s: %w", name, err)
-			tc.fail(err)
-			yield(Row{}, err)
-			return
-		}
-		tc.addRow()
-		if !yield(row, nil) {
-			return
-		}
-	}
-}
-
-// bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
-// bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
-// on logical keys, nil for none) fails.
-func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
-	return func(yield func(Row, error) bool) {
-		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
-		defer bc.end(ctx)
-		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
-			if err != nil {
-				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
-				bc.fail(err)
-				yield(Row{}, err)
-				return
-			}
-			bc.row(row.Key, row.Cells)
-			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
-			if err != nil {
-				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
-				bc.fail(err)
-				yield(Row{}, err)
-				return
-			}
-			row.Key = logical
-			if row.Cells = local.ApplyRow(logical, row.Cells); len(row.Cells) == 0 {
-				continue
-			}
-			if !yield(row, nil) {
-				return
-			}
-		}
-	}
-}
-
-func compareKeys(a, b Row) int     { return bytes.Compare(a.Key, b.Key) }
-func compareKeysDesc(a, b Row) int { return bytes.Compare(b.Key, a.Key) }
 
 // CountByBucket counts the rows stored in each bucket, reading keys only where the store allows. It is
 // what shows a hotspot (one bucket holding everything) or its absence.

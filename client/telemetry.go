@@ -146,19 +146,25 @@ type call struct {
 // callKey marks a context as inside a client call, so that the calls it makes know they are steps.
 type callKey struct{}
 
-// begin starts the span and clock of a client call; op is the db.operation.name.
+// begin starts the span and clock of a client call; op is the db.operation.name, table the
+// db.collection.name, "" for a call on several tables (not captured then, as the conventions ask).
 func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Context, *call) {
 	if tel == nil {
 		return ctx, nil
 	}
 	kv := make([]attribute.KeyValue, 0, len(tel.store)+2)
 	kv = append(kv, tel.store...)
-	kv = append(kv, semconv.DBOperationName(op), semconv.DBCollectionName(table))
+	kv = append(kv, semconv.DBOperationName(op))
+	spanName := op
+	if table != "" {
+		kv = append(kv, semconv.DBCollectionName(table))
+		spanName += " " + table
+	}
 	inner := ctx.Value(callKey{}) != nil
 	if !inner {
 		ctx = context.WithValue(ctx, callKey{}, true)
 	}
-	ctx, span := tel.tracer.Start(ctx, op+" "+table, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
+	ctx, span := tel.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
 	return ctx, &call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...)), inner: inner}
 }
 

@@ -13,9 +13,10 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/periodtest"
+	"github.com/brine-kv/brine/periods"
 )
 
-// TestPeriodsHBase runs the partitioned-table suite on the real HBase, on the layout whose periods
+// TestPeriodsHBase runs the period-table suite on the real HBase, on the layout whose periods
 // interleave in key order only and without the metadata test: every period is a table, and HBase
 // creates and drops one in about a second (about 13 s in all; the CLI's year on HBase, in
 // cmd/brine, about 14 s more).
@@ -37,7 +38,7 @@ func TestPeriodsHBase(t *testing.T) {
 	})
 }
 
-// TestPeriodsTablestore runs the partitioned-table suite on the local Tablestore server (and a live
+// TestPeriodsTablestore runs the period-table suite on the local Tablestore server (and a live
 // instance when configured).
 func TestPeriodsTablestore(t *testing.T) {
 	tsTargets(t, func(t *testing.T, tg *tsTarget) {
@@ -61,13 +62,13 @@ func TestPeriodsTablestore(t *testing.T) {
 func TestPeriodsHBaseFamilySettings(t *testing.T) {
 	e := openHBase(t)
 	ctx := testCtx(t, 2*time.Minute)
-	month, err := client.ParsePeriod("month")
+	month, err := periods.ParseInterval("month")
 	if err != nil {
 		t.Fatal(err)
 	}
 	name := hbasetest.Table("per_fam")
-	p, err := e.client.CreatePartitioned(ctx, name, client.PartitionedConfig{
-		Period: month, TimeField: 0, Table: client.TableConfig{Salter: mustSpec(t, "hash:2")},
+	p, err := periods.Create(ctx, e.client, name, periods.Config{
+		Interval: month, TimeField: 0, Table: client.TableConfig{Salter: mustSpec(t, "hash:2")},
 	})
 	if err != nil {
 		t.Fatal(err)

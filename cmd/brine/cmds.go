@@ -116,7 +116,7 @@ type tableCommand struct {
 	storeFlags
 	salt string // --salt: the spec of a table brine did not create (checked against a stored one)
 	c    *client.Client
-	t    rowTable // a salted table, or a partitioned one by its logical name
+	t    rowTable // a salted table, or a period table by its logical name
 	kf   keyFormat
 	pos  []string
 }
@@ -154,7 +154,7 @@ func (tc *tableCommand) open(ctx context.Context, env *cliEnv, fs *flag.FlagSet,
 		return err
 	}
 	tc.c = c
-	if tc.t, err = partitionedOrTable(ctx, c, tc.table, t); err != nil {
+	if tc.t, err = periodsOrTable(ctx, c, tc.table, t); err != nil {
 		c.Close()
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/periods"
 )
 
 // exportTSColumn is the column an export gives each row's cell timestamp (ms), which
@@ -29,7 +30,7 @@ var exportFormats = []string{"jsonl", "csv", "cells"}
 // exportPeriod streams one period's rows to DIR/TABLE.FORMAT (written under a temporary name and
 // renamed once synced, so a file with the final name is always whole) and prints its row count and
 // SHA-256.
-func exportPeriod(ctx context.Context, env *cliEnv, p *client.Partitioned, info client.PeriodInfo, dir, format string, kf keyFormat) error {
+func exportPeriod(ctx context.Context, env *cliEnv, p *periods.Table, info periods.Info, dir, format string, kf keyFormat) error {
 	t, err := p.PeriodTable(info.Table)
 	if err != nil {
 		return err

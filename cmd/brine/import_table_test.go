@@ -29,9 +29,9 @@ func TestCLIImportStoredSchema(t *testing.T) {
 	}
 }
 
-// TestCLIImportPartitioned: brine import writes a partitioned table's rows to their periods, with
+// TestCLIImportPeriods: brine import writes a period table's rows to their periods, with
 // the failure report of any import (a row outside every period fails alone) and its duplicate rule.
-func TestCLIImportPartitioned(t *testing.T) {
+func TestCLIImportPeriods(t *testing.T) {
 	c := newCLI(t)
 	c.ok("periods", "declare", "ev", "--store", c.store, "--period", "month", "--time-field", "1", "--salt", "hash:4", "--key", typedKey)
 	c.ok("periods", "create-ahead", "ev", "--store", c.store, "--now", "2026-01-01T00:00:00Z", "--ahead", "2")
@@ -42,7 +42,7 @@ func TestCLIImportPartitioned(t *testing.T) {
 		t.Fatal("import with a row outside every period: no error")
 	}
 	if r := parseImportReport(t, out); r != (importReport{Read: 5, Written: 4, Failed: 1, Duplicates: 1}) {
-		t.Fatalf("import into a partitioned table: %+v\n%s", r, out)
+		t.Fatalf("import into a period table: %+v\n%s", r, out)
 	}
 	report, rerr := os.ReadFile(in + ".failed.csv")
 	if rerr != nil || string(report) != fmt.Sprintf("host,ts,v\nlate,%d,4\n", ms(6, 5)) {

@@ -36,7 +36,7 @@ func (f *importFlags) keySchema(ctx context.Context, env *cliEnv) (*keys.Schema,
 	return stored, nil
 }
 
-// importTarget is a table an import writes: a salted table, or a partitioned one by its logical name.
+// importTarget is a table an import writes: a salted table, or a period table by its logical name.
 type importTarget interface {
 	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
 }
@@ -53,7 +53,7 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *key
 			c.Close()
 			return nil, nil, fmt.Errorf("--key %q: table %s was created with key schema %q", schema, f.table, stored)
 		}
-		p, err := openPartitioned(ctx, c, f.table)
+		p, err := openPeriods(ctx, c, f.table)
 		if err != nil {
 			c.Close()
 			return nil, nil, err

@@ -13,10 +13,11 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
 
-// rowTable is what put, get, delete and scan need of a table: a salted table or a partitioned one.
+// rowTable is what put, get, delete and scan need of a table: a salted table or a period table.
 type rowTable interface {
 	Put(ctx context.Context, key []byte, cells ...client.Cell) error
 	Get(ctx context.Context, key []byte, opts ...client.ReadOption) (client.Row, error)
@@ -25,38 +26,38 @@ type rowTable interface {
 	KeySchema() *keys.Schema
 }
 
-// partitionedOrTable returns the partitioned table name when it is one, else t: the row commands
-// then read and write a partitioned table by its logical name.
-func partitionedOrTable(ctx context.Context, c *client.Client, name string, t rowTable) (rowTable, error) {
-	p, err := openPartitioned(ctx, c, name)
+// periodsOrTable returns the period table name when it is one, else t: the row commands
+// then read and write a period table by its logical name.
+func periodsOrTable(ctx context.Context, c *client.Client, name string, t rowTable) (rowTable, error) {
+	p, err := openPeriods(ctx, c, name)
 	if err != nil || p == nil {
 		return t, err
 	}
 	return p, nil
 }
 
-// openPartitioned opens the table name as a partitioned table, or returns nil when it is not one.
-func openPartitioned(ctx context.Context, c *client.Client, name string) (*client.Partitioned, error) {
+// openPeriods opens the table name as a period table, or returns nil when it is not one.
+func openPeriods(ctx context.Context, c *client.Client, name string) (*periods.Table, error) {
 	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return nil, err
 	}
-	if !client.IsPartitioned(meta) {
+	if !periods.IsTable(meta) {
 		return nil, nil
 	}
-	return c.OpenPartitioned(ctx, name, nil)
+	return periods.Open(ctx, c, name, nil)
 }
 
-// dropTableOrPeriods drops a table, or a partitioned table with every period.
+// dropTableOrPeriods drops a table, or a period table with every period.
 func dropTableOrPeriods(ctx context.Context, c *client.Client, name string) error {
 	meta, err := c.Backend().TableMeta(ctx, servingTable(ctx, c, name))
 	if err != nil {
 		return err
 	}
-	if !client.IsPartitioned(meta) {
+	if !periods.IsTable(meta) {
 		return c.DeleteTable(ctx, name)
 	}
-	p, err := c.OpenPartitioned(ctx, name, nil)
+	p, err := periods.Open(ctx, c, name, nil)
 	if err != nil {
 		return err
 	}
@@ -85,14 +86,14 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 	var sf storeFlags
 	sf.register(fs)
 	now := fs.String("now", "", "the time retention and create-ahead count from, RFC 3339 (default: the clock)")
-	// run gets the partitioned table and, for tune, the period's table (the second argument).
-	var run func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error
+	// run gets the period table and, for tune, the period's table (the second argument).
+	var run func(ctx context.Context, c *client.Client, p *periods.Table, at time.Time, period string) error
 	nargs := 1
 	switch sub {
 	case "declare":
 		return runPeriodsDeclare(ctx, env, fs, &sf, args)
 	case "list":
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+		run = func(ctx context.Context, c *client.Client, p *periods.Table, at time.Time, _ string) error {
 			return periodsList(env, p, at)
 		}
 	case "create-ahead":
@@ -101,7 +102,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		ttl := fs.Duration("ttl", 0, "data TTL of the new periods (HBase: per family; Tablestore: the table's), e.g. 2160h")
 		compression := fs.String("compression", "", "store-file compression of the new periods' families (HBase): GZ, SNAPPY, LZ4, ZSTD...")
 		tune := registerTuning(fs)
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+		run = func(ctx context.Context, c *client.Client, p *periods.Table, at time.Time, _ string) error {
 			tn := *tune
 			if *ttl > 0 {
 				tn.TTL = *ttl
@@ -112,7 +113,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		tune := registerTuning(fs)
 		ttl := fs.Duration("ttl", -1, "data TTL of the period's table (Tablestore), 0: forever")
 		nargs = 2
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, period string) error {
+		run = func(ctx context.Context, c *client.Client, p *periods.Table, at time.Time, period string) error {
 			if _, err := p.PeriodTable(period); err != nil {
 				return err
 			}
@@ -128,7 +129,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		dir := fs.String("export", "", "directory to export each expired period to before it is dropped")
 		format := fs.String("format", "jsonl", "export format: jsonl or csv (rows as brine import reads them: import back with --ts-column "+exportTSColumn+"), or cells (every cell, values in base64)")
 		var kf keyFormat
-		run = func(ctx context.Context, c *client.Client, p *client.Partitioned, at time.Time, _ string) error {
+		run = func(ctx context.Context, c *client.Client, p *periods.Table, at time.Time, _ string) error {
 			return periodsExpire(ctx, env, c, p, at, *dir, *format, kf)
 		}
 		fs.BoolVar(&kf.hex, "hex", false, "write keys in hex (default: with the table's key schema, else as text)")
@@ -154,7 +155,7 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer c.Close()
-	p, err := c.OpenPartitioned(ctx, pos[0], nil)
+	p, err := periods.Open(ctx, c, pos[0], nil)
 	if err != nil {
 		return err
 	}
@@ -175,14 +176,14 @@ func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *s
 	if len(pos) != 1 {
 		return errors.New(periodsUsage)
 	}
-	cfg := client.PartitionedConfig{TimeField: *field, Table: client.TableConfig{Families: strings.Split(*families, ",")}}
-	if cfg.Period, err = client.ParsePeriod(*period); err != nil {
+	cfg := periods.Config{TimeField: *field, Table: client.TableConfig{Families: strings.Split(*families, ",")}}
+	if cfg.Interval, err = periods.ParseInterval(*period); err != nil {
 		return fmt.Errorf("--period: %w", err)
 	}
 	if cfg.Table.Salter, err = salting.ParseSpec(*salt); err != nil {
 		return fmt.Errorf("--salt: %w", err)
 	}
-	if cfg.Retention, err = client.ParseRetention(*retain); err != nil {
+	if cfg.Retention, err = periods.ParseRetention(*retain); err != nil {
 		return fmt.Errorf("--retain: %w", err)
 	}
 	if *keySpec != "" {
@@ -201,15 +202,15 @@ func runPeriodsDeclare(ctx context.Context, env *cliEnv, fs *flag.FlagSet, sf *s
 	}
 	c := client.New(b, client.WithLogger(env.logger))
 	defer c.Close()
-	if _, err := c.CreatePartitioned(ctx, pos[0], cfg); err != nil {
+	if _, err := periods.Create(ctx, c, pos[0], cfg); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "declared %s: a table per %s, time in key field %d, salt %s, retention %q\n",
-		pos[0], cfg.Period, cfg.TimeField, cfg.Table.Salter.Spec(), cfg.Retention.String())
+		pos[0], cfg.Interval, cfg.TimeField, cfg.Table.Salter.Spec(), cfg.Retention.String())
 	return nil
 }
 
-func periodsList(env *cliEnv, p *client.Partitioned, now time.Time) error {
+func periodsList(env *cliEnv, p *periods.Table, now time.Time) error {
 	expired := map[string]bool{}
 	for _, info := range p.Expired(now) {
 		expired[info.Table] = true
@@ -238,7 +239,7 @@ func registerTuning(fs *flag.FlagSet) *client.Tuning {
 	return &t
 }
 
-func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, ahead int, salt string, ttl time.Duration, compression string, tune client.Tuning) error {
+func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *periods.Table, now time.Time, ahead int, salt string, ttl time.Duration, compression string, tune client.Tuning) error {
 	if ahead < 0 {
 		return fmt.Errorf("--ahead %d: want 0 or more", ahead)
 	}
@@ -279,7 +280,7 @@ func periodsCreateAhead(ctx context.Context, env *cliEnv, c *client.Client, p *c
 	return nil
 }
 
-func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *client.Partitioned, now time.Time, dir, format string, kf keyFormat) error {
+func periodsExpire(ctx context.Context, env *cliEnv, c *client.Client, p *periods.Table, now time.Time, dir, format string, kf keyFormat) error {
 	if !slices.Contains(exportFormats, format) {
 		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(exportFormats, ", "))
 	}

@@ -135,7 +135,7 @@ func checkCLIPeriods(t *testing.T, c *cli) {
 	if log, err := os.ReadFile(early + ".failed.csv.errors"); err != nil || !strings.Contains(string(log), "no live period") {
 		t.Errorf("import of a row outside every period: error log %q, %v", log, err)
 	}
-	// drop takes the periods with the partitioned table.
+	// drop takes the periods with the period table.
 	c.ok("drop", "--store", c.store, tab)
 	if out := c.ok("tables", "--store", c.store); strings.Contains(out, tab) {
 		t.Errorf("tables after drop:\n%s", out)

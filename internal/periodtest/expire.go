@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
 // testExpireDuringScan drops a period (through another handle, as another process would) while a
@@ -26,9 +27,9 @@ func testExpireDuringScan(t *testing.T, s Store) {
 				t.Fatal(err)
 			}
 			base := tableName(s, "expire", lt)
-			p := newPartitioned(t, c, base, lt.field)
+			p := newTable(t, c, base, lt.field)
 			ref := months(t, p, sch, lt, time.April, 6)
-			other, err := c.OpenPartitioned(ctx, base, nil)
+			other, err := periods.Open(ctx, c, base, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ func testExpireDuringScan(t *testing.T, s Store) {
 				if !slices.Equal(got, ref) {
 					t.Errorf("scan finished without error but with %d rows, want all %d", len(got), len(ref))
 				}
-			case errors.Is(scanErr, client.ErrPeriodExpired):
+			case errors.Is(scanErr, periods.ErrExpired):
 				if len(got) > len(ref) || !slices.Equal(got, ref[:len(got)]) {
 					t.Errorf("scan failed (%v) after %d rows that are not a prefix of the result", scanErr, len(got))
 				}
@@ -74,7 +75,7 @@ func testExpireDuringScan(t *testing.T, s Store) {
 			}
 
 			// The stale handle still routes reads to February: a clear error, not a silent gap.
-			if _, err := collect(p.Scan(ctx, client.Range{})); !errors.Is(err, client.ErrPeriodExpired) {
+			if _, err := collect(p.Scan(ctx, client.Range{})); !errors.Is(err, periods.ErrExpired) {
 				t.Errorf("scan by a stale handle: %v, want ErrPeriodExpired", err)
 			}
 			if err := p.Refresh(ctx); err != nil {
@@ -94,7 +95,7 @@ func testExpireDuringScan(t *testing.T, s Store) {
 			if got, err := collect(p.Scan(ctx, client.Range{})); err != nil || !slices.Equal(got, want) {
 				t.Errorf("scan after Refresh: %d rows, %v; want %d", len(got), err, len(want))
 			}
-			if err := p.Put(ctx, lt.key(sch, "a", date(2026, 2, 15)), cells("v")...); !errors.Is(err, client.ErrNoPeriod) {
+			if err := p.Put(ctx, lt.key(sch, "a", date(2026, 2, 15)), cells("v")...); !errors.Is(err, periods.ErrNoPeriod) {
 				t.Errorf("Put into the dropped period: %v, want ErrNoPeriod", err)
 			}
 		})

@@ -9,16 +9,17 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
-// testMetadata checks what is stored with a partitioned table: the declaration, checked on open; the
+// testMetadata checks what is stored with a period table: the declaration, checked on open; the
 // period list, shared by every handle; retention.
 func testMetadata(t *testing.T, s Store) {
 	ctx := ctxFor(t)
 	c := client.New(s.Open(t))
 	t.Cleanup(func() { c.Close() })
 	base := name(s, "meta")
-	p := newPartitioned(t, c, base, 1)
+	p := newTable(t, c, base, 1)
 	if _, err := p.CreateAhead(ctx, date(2026, 1, 10), 4, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func testMetadata(t *testing.T, s Store) {
 		t.Fatalf("%d periods, want 5", n)
 	}
 
-	q, err := c.OpenPartitioned(ctx, base, nil)
+	q, err := periods.Open(ctx, c, base, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,27 +40,27 @@ func testMetadata(t *testing.T, s Store) {
 	good := p.Config()
 	for _, tc := range []struct {
 		name string
-		mod  func(*client.PartitionedConfig)
+		mod  func(*periods.Config)
 	}{
-		{"period", func(c *client.PartitionedConfig) { c.Period, _ = client.ParsePeriod("week") }},
-		{"field", func(c *client.PartitionedConfig) { c.TimeField = 0 }},
-		{"salt", func(c *client.PartitionedConfig) { c.Table.Salter = salter(t, "hash:8") }},
-		{"retention", func(c *client.PartitionedConfig) { c.Retention.Keep = 4 }},
+		{"period", func(c *periods.Config) { c.Interval, _ = periods.ParseInterval("week") }},
+		{"field", func(c *periods.Config) { c.TimeField = 0 }},
+		{"salt", func(c *periods.Config) { c.Table.Salter = salter(t, "hash:8") }},
+		{"retention", func(c *periods.Config) { c.Retention.Keep = 4 }},
 	} {
 		want := good
 		tc.mod(&want)
-		if _, err := c.OpenPartitioned(ctx, base, &want); !errors.Is(err, client.ErrSpecMismatch) {
+		if _, err := periods.Open(ctx, c, base, &want); !errors.Is(err, client.ErrSpecMismatch) {
 			t.Errorf("open with another %s: %v, want ErrSpecMismatch", tc.name, err)
 		}
 	}
-	if _, err := c.OpenPartitioned(ctx, base, &good); err != nil {
+	if _, err := periods.Open(ctx, c, base, &good); err != nil {
 		t.Errorf("open with the stored declaration: %v", err)
 	}
-	// A period table is an ordinary salted table, not a partitioned one.
-	if _, err := c.OpenPartitioned(ctx, base+"_2026_01", nil); !errors.Is(err, client.ErrSpecMismatch) {
-		t.Errorf("open a period table as partitioned: %v, want ErrSpecMismatch", err)
+	// One period's table is an ordinary salted table, not a period table.
+	if _, err := periods.Open(ctx, c, base+"_2026_01", nil); !errors.Is(err, client.ErrSpecMismatch) {
+		t.Errorf("open one period's table as a period table: %v, want ErrSpecMismatch", err)
 	}
-	if _, err := c.OpenPartitioned(ctx, base+"_nothing", nil); !errors.Is(err, backends.ErrTableNotFound) {
+	if _, err := periods.Open(ctx, c, base+"_nothing", nil); !errors.Is(err, backends.ErrTableNotFound) {
 		t.Errorf("open a missing table: %v, want ErrTableNotFound", err)
 	}
 
@@ -94,13 +95,13 @@ func testMetadata(t *testing.T, s Store) {
 
 	// A table that finds a key's time with a function must be opened with one.
 	fnBase := name(s, "metafn")
-	per, _ := client.ParsePeriod("day")
-	cfg := client.PartitionedConfig{Period: per, Table: client.TableConfig{Salter: salter(t, "hash:2")},
+	per, _ := periods.ParseInterval("day")
+	cfg := periods.Config{Interval: per, Table: client.TableConfig{Salter: salter(t, "hash:2")},
 		TimeOf: func(key []byte) (time.Time, error) {
 			ms, err := keys.Int64At(key, 0)
 			return time.UnixMilli(ms), err
 		}}
-	fp, err := c.CreatePartitioned(ctx, fnBase, cfg)
+	fp, err := periods.Create(ctx, c, fnBase, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +110,10 @@ func testMetadata(t *testing.T, s Store) {
 			t.Errorf("drop %s: %v", fnBase, err)
 		}
 	})
-	if _, err := c.OpenPartitioned(ctx, fnBase, nil); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := periods.Open(ctx, c, fnBase, nil); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Errorf("open without TimeOf: %v, want ErrInvalidArgument", err)
 	}
-	if _, err := c.OpenPartitioned(ctx, fnBase, &cfg); err != nil {
+	if _, err := periods.Open(ctx, c, fnBase, &cfg); err != nil {
 		t.Errorf("open with TimeOf: %v", err)
 	}
 	if _, err := fp.CreateAhead(ctx, date(2026, 11, 23), 0, nil); err != nil {

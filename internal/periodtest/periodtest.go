@@ -1,4 +1,4 @@
-// Package periodtest is the one statement of how a partitioned table (client.Partitioned) behaves,
+// Package periodtest is the one statement of how a period table (periods.Table) behaves,
 // run by every store: the embedded ones in client's tests, HBase and the local Tablestore server in
 // the integration tests.
 package periodtest
@@ -15,6 +15,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -27,7 +28,7 @@ type Store struct {
 	Layouts []string
 	// NoMetadata leaves out the metadata test, for HBase, whose time budget goes to the tests of
 	// what differs per store (routing, scans, a drop during a scan); the HBase CLI test declares,
-	// reopens, lists and expires a partitioned table there.
+	// reopens, lists and expires a period table there.
 	NoMetadata bool
 }
 
@@ -45,7 +46,7 @@ func (s Store) layouts() []layout {
 	return out
 }
 
-// Run runs every partitioned-table test against the store.
+// Run runs every period-table test against the store.
 func Run(t *testing.T, s Store) {
 	t.Run("Routing", func(t *testing.T) { testRouting(t, s) })
 	t.Run("Scans", func(t *testing.T) { testScans(t, s) })
@@ -127,20 +128,20 @@ func salter(t *testing.T, spec string) salting.Salter {
 	return s
 }
 
-// newPartitioned creates a monthly partitioned table named prefix+name, dropped at the end.
-func newPartitioned(t *testing.T, c *client.Client, name string, field int) *client.Partitioned {
+// newTable creates a monthly period table named prefix+name, dropped at the end.
+func newTable(t *testing.T, c *client.Client, name string, field int) *periods.Table {
 	t.Helper()
 	ctx := ctxFor(t)
-	per, _ := client.ParsePeriod("month")
-	p, err := c.CreatePartitioned(ctx, name, client.PartitionedConfig{
-		Period: per, TimeField: field, Table: client.TableConfig{Salter: salter(t, "hash:4")},
-		Retention: client.Retention{Keep: 3},
+	per, _ := periods.ParseInterval("month")
+	p, err := periods.Create(ctx, c, name, periods.Config{
+		Interval: per, TimeField: field, Table: client.TableConfig{Salter: salter(t, "hash:4")},
+		Retention: periods.Retention{Keep: 3},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		q, err := c.OpenPartitioned(context.Background(), name, nil)
+		q, err := periods.Open(context.Background(), c, name, nil)
 		if err == nil {
 			err = q.Drop(context.Background())
 		}

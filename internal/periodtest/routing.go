@@ -8,6 +8,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
 func tableName(s Store, base string, lt layout) string {
@@ -27,7 +28,7 @@ func testRouting(t *testing.T, s Store) {
 				t.Fatal(err)
 			}
 			base := tableName(s, "route", lt)
-			p := newPartitioned(t, c, base, lt.field)
+			p := newTable(t, c, base, lt.field)
 			created, err := p.CreateAhead(ctx, date(2026, 10, 15), 1, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +67,7 @@ func testRouting(t *testing.T, s Store) {
 				key := lt.key(sch, "put", tc.ts)
 				err := p.Put(ctx, key, cells("v")...)
 				if tc.table == "" {
-					if !errors.Is(err, client.ErrNoPeriod) {
+					if !errors.Is(err, periods.ErrNoPeriod) {
 						t.Errorf("Put at %s: %v, want ErrNoPeriod", tc.ts, err)
 					}
 					continue
@@ -94,7 +95,7 @@ func testRouting(t *testing.T, s Store) {
 					rowErr = rowErrs[i]
 				}
 				if tc.table == "" {
-					if !errors.Is(rowErr, client.ErrNoPeriod) {
+					if !errors.Is(rowErr, periods.ErrNoPeriod) {
 						t.Errorf("Apply row %d at %s: %v, want ErrNoPeriod", i, tc.ts, rowErr)
 					}
 					continue

@@ -10,12 +10,13 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
 // months creates the monthly periods of 2026 up to last (December with another bucket count), at
 // once as a program creating a year ahead may, and writes perMonth rows per host into each,
 // returning every key in logical order.
-func months(t *testing.T, p *client.Partitioned, sch *keys.Schema, lt layout, last time.Month, perMonth int) []string {
+func months(t *testing.T, p *periods.Table, sch *keys.Schema, lt layout, last time.Month, perMonth int) []string {
 	t.Helper()
 	ctx := ctxFor(t)
 	var g errgroup.Group
@@ -95,7 +96,7 @@ func testScans(t *testing.T, s Store) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := newPartitioned(t, c, tableName(s, "scan", lt), lt.field)
+			p := newTable(t, c, tableName(s, "scan", lt), lt.field)
 			ref := months(t, p, sch, lt, time.December, 3)
 			ranges := []struct {
 				name    string

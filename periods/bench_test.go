@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"path/filepath"
@@ -10,12 +10,13 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
 // BenchmarkScanDayOfYear scans one day of a year of rows (one every 15 minutes from each of 4 hosts,
 // keys [ts][host], 140,160 rows) from a year of monthly tables and from one table with the same
-// salting: the partitioned table reads the buckets of one month's table, the single table the same
-// buckets of a table twelve times larger. `go test -run '^$' -bench ScanDayOfYear ./client/`.
+// salting: the period table reads the buckets of one month's table, the single table the same
+// buckets of a table twelve times larger. `go test -run '^$' -bench ScanDayOfYear ./periods/`.
 func BenchmarkScanDayOfYear(b *testing.B) {
 	stores := []struct {
 		name string
@@ -57,8 +58,8 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 			c := client.New(st.open(b))
 			defer c.Close()
 			salter := mustSalter(b, "hash:8")
-			month, _ := client.ParsePeriod("month")
-			p, err := c.CreatePartitioned(ctx, "periods", client.PartitionedConfig{Period: month, Table: client.TableConfig{Salter: salter}})
+			month, _ := periods.ParseInterval("month")
+			p, err := periods.Create(ctx, c, "periods", periods.Config{Interval: month, Table: client.TableConfig{Salter: salter}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"context"
@@ -9,21 +9,22 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
 
 // One logical table over a table per month: keys [host][ts], the time in field 1; writes go to the
 // month of their time, a scan reads only the months its range can hold, and retention drops whole
 // tables.
-func ExampleClient_CreatePartitioned() {
+func ExampleCreate() {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	month, _ := client.ParsePeriod("month")
+	month, _ := periods.ParseInterval("month")
 	salter, _ := salting.ParseSpec("hash:8")
-	orders, err := c.CreatePartitioned(ctx, "orders", client.PartitionedConfig{
-		Period: month, TimeField: 1, Table: client.TableConfig{Salter: salter},
-		Retention: client.Retention{Keep: 2},
+	orders, err := periods.Create(ctx, c, "orders", periods.Config{
+		Interval: month, TimeField: 1, Table: client.TableConfig{Salter: salter},
+		Retention: periods.Retention{Keep: 2},
 	})
 	if err != nil {
 		panic(err)
@@ -42,7 +43,7 @@ func ExampleClient_CreatePartitioned() {
 	}
 	late, _ := schema.Encode("web1", time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC).UnixMilli())
 	err = orders.Put(ctx, late, client.Cell{Family: "d", Qualifier: "total", Value: []byte("1")})
-	fmt.Println("December has no period yet:", errors.Is(err, client.ErrNoPeriod))
+	fmt.Println("December has no period yet:", errors.Is(err, periods.ErrNoPeriod))
 
 	// November only: one period of two is read.
 	from, _ := schema.Encode("web1", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli())

@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"path/filepath"
@@ -12,9 +12,9 @@ import (
 	"github.com/brine-kv/brine/internal/periodtest"
 )
 
-// TestPartitioned runs the partitioned-table suite on the embedded stores; the integration tests run
+// TestSuite runs the period-table suite on the embedded stores; the integration tests run
 // it on HBase and the local Tablestore server.
-func TestPartitioned(t *testing.T) {
+func TestSuite(t *testing.T) {
 	stores := []struct {
 		name string
 		open func(t *testing.T) backends.Backend

@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
-// TestPartitionedPruneRandomRanges checks period pruning against a filter of every key: random
+// TestPruneRandomRanges checks period pruning against a filter of every key: random
 // ranges whose bounds are whole keys, keys a millisecond off, cut keys, successors and prefixes of
 // leading fields (fixed seeds, so a failure reproduces) must return exactly the keys they hold,
 // in both directions.
-func TestPartitionedPruneRandomRanges(t *testing.T) {
+func TestPruneRandomRanges(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		schema string
@@ -35,8 +36,8 @@ func TestPartitionedPruneRandomRanges(t *testing.T) {
 			}
 			c := client.New(memory.New())
 			defer c.Close()
-			month, _ := client.ParsePeriod("month")
-			p, err := c.CreatePartitioned(ctx, "p", client.PartitionedConfig{Period: month, TimeField: tc.field,
+			month, _ := periods.ParseInterval("month")
+			p, err := periods.Create(ctx, c, "p", periods.Config{Interval: month, TimeField: tc.field,
 				Table: client.TableConfig{Salter: mustSalter(t, "hash:3")}})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package client
+package periods
 
 import (
 	"errors"
@@ -7,25 +7,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
 )
 
-// Errors of partitioned tables.
+// Errors of period tables.
 var (
-	// ErrNoPeriod: a key's time lies in no live period of a partitioned table (not created yet, or
-	// expired). Nothing was sent for that key.
-	ErrNoPeriod = errors.New("brine: key's time is in no live period")
-	// ErrPeriodExpired: a period's table was dropped while a read used it (retention ran during a
-	// scan). The rows yielded before the error are a prefix of the full result.
-	ErrPeriodExpired = errors.New("brine: period expired during the read")
+	// ErrNoPeriod: a key's time lies in no live period (not created yet, or expired). Nothing was
+	// sent for that key.
+	ErrNoPeriod = errors.New("periods: key's time is in no live period")
+	// ErrExpired: a period's table was dropped while a read used it (retention ran during a scan).
+	// The rows yielded before the error are a prefix of the full result.
+	ErrExpired = errors.New("periods: period expired during the read")
 )
 
-// Keys of a partitioned table's meta. The partitioned table is one small table of its own (named as
-// the logical table) whose meta holds the declaration and whose rows list the periods, one row per
-// period; each period is a salted table like any other, whose own meta holds its spec.
+// Keys of a period table's meta. The period table is one small table of its own (named as the
+// logical table) whose meta holds the declaration and whose rows list the periods, one row per
+// period; each period is a salted table like any other, whose own meta holds its spec. The names
+// predate this package and stay, so that tables declared before it open.
 const (
-	metaPeriod    = "brine.partitioned.period"
+	metaInterval  = "brine.partitioned.period"
 	metaTime      = "brine.partitioned.time"
 	metaSalt      = "brine.partitioned.salt"
 	metaRetain    = "brine.partitioned.retain"
@@ -81,17 +82,17 @@ func ParseRetention(s string) (Retention, error) {
 			err = errors.New("want keep=N or older=DURATION")
 		}
 		if err != nil {
-			return Retention{}, fmt.Errorf("%w: retention %q: %s: %v", backends.ErrInvalidArgument, s, part, err)
+			return Retention{}, fmt.Errorf("%w: retention %q: %s: %w", client.ErrInvalidArgument, s, part, err)
 		}
 	}
 	return r, nil
 }
 
-// PartitionedConfig declares a partitioned table: one logical table over one physical table per
-// period, each with its own salting spec.
-type PartitionedConfig struct {
-	// Period is how much time one physical table holds; required.
-	Period Period
+// Config declares a period table: one logical table over one table per period, each with its own
+// salting spec.
+type Config struct {
+	// Interval is how much time one period's table holds; required.
+	Interval Interval
 	// TimeField is the index of the key field (package keys) that holds the row's time: an Int64 of
 	// milliseconds since the Unix epoch, ascending or descending. It need not be the first field.
 	TimeField int
@@ -99,27 +100,27 @@ type PartitionedConfig struct {
 	// stored with the table: it records "func", and every open must pass TimeOf again.
 	TimeOf func(key []byte) (time.Time, error)
 	// Table is what each period's table is created with unless CreatePeriod is given another;
-	// Table.Salter is required. Table.Meta is stored with the partitioned table as well.
-	Table TableConfig
+	// Table.Salter is required. Table.Meta and Table.KeySchema are stored with the period table too.
+	Table client.TableConfig
 	// Retention is which periods Expire drops.
 	Retention Retention
 }
 
-func (cfg PartitionedConfig) timeSpec() string {
+func (cfg Config) timeSpec() string {
 	if cfg.TimeOf != nil {
 		return timeFuncName
 	}
 	return "field:" + strconv.Itoa(cfg.TimeField)
 }
 
-func (cfg PartitionedConfig) meta() map[string]string {
+// meta is the declaration as stored in the period table's meta.
+func (cfg Config) meta() map[string]string {
 	fams := cfg.Table.Families
 	if len(fams) == 0 {
-		fams = []string{DefaultFamily}
+		fams = []string{client.DefaultFamily}
 	}
 	return map[string]string{
-		MetaSaltSpec: "none", // the partitioned table's own rows are the unsalted period list
-		metaPeriod:   cfg.Period.String(),
+		metaInterval: cfg.Interval.String(),
 		metaTime:     cfg.timeSpec(),
 		metaSalt:     cfg.Table.Salter.Spec(),
 		metaRetain:   cfg.Retention.String(),
@@ -127,45 +128,42 @@ func (cfg PartitionedConfig) meta() map[string]string {
 	}
 }
 
-func (cfg PartitionedConfig) validate() error {
+func (cfg Config) validate() error {
 	switch {
-	case cfg.Period.IsZero():
-		return fmt.Errorf("%w: no period", backends.ErrInvalidArgument)
+	case cfg.Interval.IsZero():
+		return fmt.Errorf("%w: no interval", client.ErrInvalidArgument)
 	case cfg.Table.Salter == nil:
-		return fmt.Errorf("%w: no salter for the periods", backends.ErrInvalidArgument)
+		return fmt.Errorf("%w: no salter for the periods", client.ErrInvalidArgument)
 	case cfg.TimeOf == nil && cfg.TimeField < 0:
-		return fmt.Errorf("%w: time field %d", backends.ErrInvalidArgument, cfg.TimeField)
+		return fmt.Errorf("%w: time field %d", client.ErrInvalidArgument, cfg.TimeField)
 	case cfg.Retention.Keep < 0 || cfg.Retention.OlderThan < 0:
-		return fmt.Errorf("%w: negative retention", backends.ErrInvalidArgument)
-	}
-	if _, err := cfg.Table.keySchema(); err != nil {
-		return err
+		return fmt.Errorf("%w: negative retention", client.ErrInvalidArgument)
 	}
 	for k := range cfg.Table.Meta {
-		if k == MetaSaltSpec || strings.HasPrefix(k, "brine.partitioned.") || strings.HasPrefix(k, "brine.period.") {
-			return fmt.Errorf("%w: Meta key %q is reserved", backends.ErrInvalidArgument, k)
+		if k == client.MetaSaltSpec || strings.HasPrefix(k, "brine.partitioned.") || strings.HasPrefix(k, "brine.period.") {
+			return fmt.Errorf("%w: Meta key %q is reserved", client.ErrInvalidArgument, k)
 		}
 	}
 	return nil
 }
 
-// IsPartitioned reports whether a table's meta is that of a partitioned table (OpenPartitioned opens
-// it by its logical name).
-func IsPartitioned(meta map[string]string) bool {
-	_, ok := meta[metaPeriod]
+// IsTable reports whether a table's meta is that of a period table (Open opens it by its logical
+// name).
+func IsTable(meta map[string]string) bool {
+	_, ok := meta[metaInterval]
 	return ok
 }
 
-// configFromMeta rebuilds a declaration from the partitioned table's meta.
-func configFromMeta(meta map[string]string, timeOf func([]byte) (time.Time, error)) (PartitionedConfig, error) {
-	var cfg PartitionedConfig
-	ps, ok := meta[metaPeriod]
+// configFromMeta rebuilds a declaration from the period table's meta.
+func configFromMeta(meta map[string]string, timeOf func([]byte) (time.Time, error)) (Config, error) {
+	var cfg Config
+	ps, ok := meta[metaInterval]
 	if !ok {
-		return cfg, fmt.Errorf("%w: not a partitioned table (no %s in its meta)", ErrSpecMismatch, metaPeriod)
+		return cfg, fmt.Errorf("%w: not a period table (no %s in its meta)", client.ErrSpecMismatch, metaInterval)
 	}
 	var err error
-	if cfg.Period, err = ParsePeriod(ps); err != nil {
-		return cfg, fmt.Errorf("stored period: %w", err)
+	if cfg.Interval, err = ParseInterval(ps); err != nil {
+		return cfg, fmt.Errorf("stored interval: %w", err)
 	}
 	if cfg.Table.Salter, err = salting.ParseSpec(meta[metaSalt]); err != nil {
 		return cfg, fmt.Errorf("stored salting spec: %w", err)
@@ -176,7 +174,7 @@ func configFromMeta(meta map[string]string, timeOf func([]byte) (time.Time, erro
 	cfg.Table.Families = strings.Split(meta[metaFamilies], ",")
 	switch ts := meta[metaTime]; {
 	case ts == timeFuncName && timeOf == nil:
-		return cfg, fmt.Errorf("%w: the table finds a key's time with a Go function: pass TimeOf", backends.ErrInvalidArgument)
+		return cfg, fmt.Errorf("%w: the table finds a key's time with a Go function: pass TimeOf", client.ErrInvalidArgument)
 	case ts == timeFuncName:
 		cfg.TimeOf = timeOf
 	case strings.HasPrefix(ts, "field:"):

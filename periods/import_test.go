@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"context"
@@ -13,17 +13,18 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
-// TestPartitionedImport: an import into a partitioned table routes each row to its period, reports
+// TestImport: an import into a period table routes each row to its period, reports
 // a row outside every period and an input error with their positions in the whole input, counts a
 // repeated key once per input whatever the periods, and sums its stats over the periods.
-func TestPartitionedImport(t *testing.T) {
+func TestImport(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	month, _ := client.ParsePeriod("month")
-	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:4")}})
+	month, _ := periods.ParseInterval("month")
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:4")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestPartitionedImport(t *testing.T) {
 	if stats.Read != 7 || stats.Written != 5 || stats.Failed != 2 || stats.Duplicates != 1 {
 		t.Errorf("stats %+v, want read 7, written 5, failed 2, duplicates 1", stats)
 	}
-	if len(failed) != 2 || !errors.Is(failed[3], client.ErrNoPeriod) || failed[4] == nil {
+	if len(failed) != 2 || !errors.Is(failed[3], periods.ErrNoPeriod) || failed[4] == nil {
 		t.Errorf("failures %v, want input row 3 (no period) and 4 (input error)", failed)
 	}
 	if len(progress) == 0 || progress[len(progress)-1] != stats {
@@ -93,15 +94,15 @@ func TestPartitionedImport(t *testing.T) {
 	}
 }
 
-// TestPartitionedImportCancel: an import whose context ends stops pulling rows, and every row it
+// TestImportCancel: an import whose context ends stops pulling rows, and every row it
 // pulled is written or reported.
-func TestPartitionedImportCancel(t *testing.T) {
+func TestImportCancel(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	month, _ := client.ParsePeriod("month")
-	p, err := c.CreatePartitioned(ctx, "ev", client.PartitionedConfig{Period: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:2")}})
+	month, _ := periods.ParseInterval("month")
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:2")}})
 	if err != nil {
 		t.Fatal(err)
 	}

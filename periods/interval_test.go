@@ -1,4 +1,4 @@
-package client_test
+package periods_test
 
 import (
 	"errors"
@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/periods"
 )
 
-func TestPeriod(t *testing.T) {
+func TestInterval(t *testing.T) {
 	at := func(s string) time.Time {
 		tm, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
@@ -33,7 +33,7 @@ func TestPeriod(t *testing.T) {
 		// Before the epoch, a fixed period still starts at or before the time.
 		{"1h", "1969-12-31T23:30:00Z", "1969-12-31T23:00:00Z", "1970-01-01T00:00:00Z", "o_19691231_2300"},
 	} {
-		p, err := client.ParsePeriod(tc.period)
+		p, err := periods.ParseInterval(tc.period)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,33 +47,33 @@ func TestPeriod(t *testing.T) {
 		if got := p.TableName("o", tm); got != tc.table {
 			t.Errorf("%s TableName(%s) = %s, want %s", tc.period, tc.at, got, tc.table)
 		}
-		if back, err := client.ParsePeriod(p.String()); err != nil || back != p {
-			t.Errorf("ParsePeriod(%q) = %v, %v; want %v", p.String(), back, err, p)
+		if back, err := periods.ParseInterval(p.String()); err != nil || back != p {
+			t.Errorf("ParseInterval(%q) = %v, %v; want %v", p.String(), back, err, p)
 		}
 	}
 	for _, bad := range []string{"", "year", "500ms", "1.5s", "-1h"} {
-		if _, err := client.ParsePeriod(bad); !errors.Is(err, backends.ErrInvalidArgument) {
-			t.Errorf("ParsePeriod(%q): %v, want ErrInvalidArgument", bad, err)
+		if _, err := periods.ParseInterval(bad); !errors.Is(err, backends.ErrInvalidArgument) {
+			t.Errorf("ParseInterval(%q): %v, want ErrInvalidArgument", bad, err)
 		}
 	}
 	for _, tc := range []struct {
 		in   string
-		want client.Retention
+		want periods.Retention
 		ok   bool
 	}{
-		{"", client.Retention{}, true},
-		{"keep=12", client.Retention{Keep: 12}, true},
-		{"keep=3,older=720h", client.Retention{Keep: 3, OlderThan: 720 * time.Hour}, true},
-		{"keep=-1", client.Retention{}, false},
-		{"older=soon", client.Retention{}, false},
-		{"drop=1", client.Retention{}, false},
+		{"", periods.Retention{}, true},
+		{"keep=12", periods.Retention{Keep: 12}, true},
+		{"keep=3,older=720h", periods.Retention{Keep: 3, OlderThan: 720 * time.Hour}, true},
+		{"keep=-1", periods.Retention{}, false},
+		{"older=soon", periods.Retention{}, false},
+		{"drop=1", periods.Retention{}, false},
 	} {
-		got, err := client.ParseRetention(tc.in)
+		got, err := periods.ParseRetention(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("ParseRetention(%q) = %+v, %v", tc.in, got, err)
 		}
 		if tc.ok {
-			if back, err := client.ParseRetention(got.String()); err != nil || back != got {
+			if back, err := periods.ParseRetention(got.String()); err != nil || back != got {
 				t.Errorf("ParseRetention(String()) = %+v, %v; want %+v", back, err, got)
 			}
 		}

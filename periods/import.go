@@ -1,4 +1,4 @@
-package client
+package periods
 
 import (
 	"context"
@@ -7,23 +7,26 @@ import (
 	"iter"
 	"sync"
 	"time"
+
+	"github.com/brine-kv/brine/client"
 )
 
-// Import writes a stream of rows as Table.Import does, each into the period of its key's time: the
-// input is read once and each row handed to its period's import, which batches and writes with opts
-// (so each period written to has its own opts.Workers writers). Table.Import's rules hold for the
-// whole input: every row read is written or reported to OnFailure, with its position in the input (a
-// key outside every live period fails alone with ErrNoPeriod, as Put does); a key always falls in
-// one period, so OnDuplicate sees every repeat; when ctx ends, Import stops pulling rows. OnFailure
-// and Progress are called from one goroutine at a time; Progress gets the sums over the periods.
-func (p *Partitioned) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
+// Import writes a stream of rows as client.Table.Import does, each into the period of its key's
+// time: the input is read once and each row handed to its period's import, which batches and writes
+// with opts (so each period written to has its own opts.Workers writers). client.Table.Import's rules
+// hold for the whole input: every row read is written or reported to OnFailure, with its position in
+// the input (a key outside every live period fails alone with ErrNoPeriod, as Put does); a key always
+// falls in one period, so OnDuplicate sees every repeat; when ctx ends, Import stops pulling rows.
+// OnFailure and Progress are called from one goroutine at a time; Progress gets the sums over the
+// periods.
+func (t *Table) Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (stats client.ImportStats, err error) {
 	began := time.Now()
 	if opts.Timestamp.IsZero() {
 		opts.Timestamp = began // one stamp for every period: a repeat is stamped from it wherever it goes
 	}
-	agg := &importSums{opts: opts, latest: map[string]ImportStats{}}
+	agg := &importSums{opts: opts, latest: map[string]client.ImportStats{}}
 	sub := opts
-	sub.OnFailure = func(fr FailedRow) {
+	sub.OnFailure = func(fr client.FailedRow) {
 		src := fr.Row.Source.(routedSource)
 		fr.Index, fr.Row.Source = src.index, src.source
 		agg.fail(fr, false)
@@ -37,25 +40,25 @@ func (p *Partitioned) Import(ctx context.Context, rows iter.Seq2[ImportRow, erro
 		i := index
 		index++
 		if rerr != nil {
-			agg.fail(FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, rerr)}, true)
+			agg.fail(client.FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, rerr)}, true)
 			continue
 		}
-		t, rerr := p.route(ctx, r.Key, &refreshed)
+		pt, rerr := t.route(ctx, r.Key, &refreshed)
 		if rerr != nil {
-			agg.fail(FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, rerr)}, true)
+			agg.fail(client.FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, rerr)}, true)
 			continue
 		}
-		pi := periods[t.Name()]
+		pi := periods[pt.Name()]
 		if pi == nil {
-			pi = &periodImport{name: t.Name(), rows: make(chan ImportRow), done: make(chan struct{})}
-			periods[t.Name()] = pi
+			pi = &periodImport{name: pt.Name(), rows: make(chan client.ImportRow), done: make(chan struct{})}
+			periods[pt.Name()] = pi
 			popts := sub
 			if opts.Progress != nil {
-				popts.Progress = func(s ImportStats) { agg.progress(pi.name, s) }
+				popts.Progress = func(s client.ImportStats) { agg.progress(pi.name, s) }
 			}
 			wg.Go(func() {
 				defer close(pi.done)
-				pi.stats, pi.err = t.Import(ctx, pi.pull, popts)
+				pi.stats, pi.err = pt.Import(ctx, pi.pull, popts)
 			})
 		}
 		routed := r
@@ -63,7 +66,7 @@ func (p *Partitioned) Import(ctx context.Context, rows iter.Seq2[ImportRow, erro
 		select {
 		case pi.rows <- routed:
 		case <-pi.done: // the period's import stopped pulling, which it does only when ctx ends
-			agg.fail(FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, context.Cause(ctx))}, true)
+			agg.fail(client.FailedRow{Index: i, Row: r, Err: fmt.Errorf("input row %d: %w", i, context.Cause(ctx))}, true)
 		}
 		if ctx.Err() != nil {
 			break
@@ -77,7 +80,7 @@ func (p *Partitioned) Import(ctx context.Context, rows iter.Seq2[ImportRow, erro
 	var errs []error
 	for _, pi := range periods {
 		agg.latest[pi.name] = pi.stats // every period's import has returned: nothing else touches agg
-		if pi.err != nil && !errors.Is(pi.err, ErrRowsFailed) && !errors.Is(pi.err, ctx.Err()) {
+		if pi.err != nil && !errors.Is(pi.err, client.ErrRowsFailed) && !errors.Is(pi.err, ctx.Err()) {
 			errs = append(errs, pi.err)
 		}
 	}
@@ -92,7 +95,7 @@ func (p *Partitioned) Import(ctx context.Context, rows iter.Seq2[ImportRow, erro
 	case len(errs) > 0:
 		return stats, errors.Join(errs...)
 	case stats.Failed > 0:
-		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", p.name, stats.Failed, stats.Read, ErrRowsFailed)
+		return stats, t.errorf("import: %d of %d rows failed: %w", stats.Failed, stats.Read, client.ErrRowsFailed)
 	}
 	return stats, nil
 }
@@ -104,16 +107,16 @@ type routedSource struct {
 	source any
 }
 
-// periodImport is the import of one period's rows, fed by Partitioned.Import.
+// periodImport is the import of one period's rows, fed by Table.Import.
 type periodImport struct {
 	name  string
-	rows  chan ImportRow // unbuffered: a row handed over is the period's import's to write or report
+	rows  chan client.ImportRow // unbuffered: a row handed over is the period's import's to write or report
 	done  chan struct{}
-	stats ImportStats
+	stats client.ImportStats
 	err   error
 }
 
-func (pi *periodImport) pull(yield func(ImportRow, error) bool) {
+func (pi *periodImport) pull(yield func(client.ImportRow, error) bool) {
 	for r := range pi.rows {
 		if !yield(r, nil) {
 			return
@@ -124,14 +127,14 @@ func (pi *periodImport) pull(yield func(ImportRow, error) bool) {
 // importSums adds up the periods' imports and the rows that never reached one, and serializes the
 // caller's callbacks.
 type importSums struct {
-	opts   ImportOptions
+	opts   client.ImportOptions
 	mu     sync.Mutex
-	own    ImportStats            // rows failed before reaching a period
-	latest map[string]ImportStats // each period's import's last reported stats
+	own    client.ImportStats            // rows failed before reaching a period
+	latest map[string]client.ImportStats // each period's import's last reported stats
 }
 
 // fail reports a failed row; own says whether it failed here, before reaching a period.
-func (a *importSums) fail(fr FailedRow, own bool) {
+func (a *importSums) fail(fr client.FailedRow, own bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if own {
@@ -144,20 +147,20 @@ func (a *importSums) fail(fr FailedRow, own bool) {
 }
 
 // progress records the stats a period's import reported and passes the sums on.
-func (a *importSums) progress(period string, s ImportStats) {
+func (a *importSums) progress(period string, s client.ImportStats) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.latest[period] = s
 	a.opts.Progress(a.sumLocked())
 }
 
-func (a *importSums) sum() ImportStats {
+func (a *importSums) sum() client.ImportStats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.sumLocked()
 }
 
-func (a *importSums) sumLocked() ImportStats {
+func (a *importSums) sumLocked() client.ImportStats {
 	s := a.own
 	for _, p := range a.latest {
 		s.Read += p.Read

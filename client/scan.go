@@ -1,0 +1,240 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/salting"
+)
+
+// Scan returns the rows of the logical range r in logical key order (descending with Reverse). It
+// scans every bucket that may hold rows of r in parallel and merges the streams; the sequence yields at
+// most one error, last. Breaking out of the loop stops every bucket scan before Scan's iterator returns.
+// A range whose start is after its end fails with ErrInvalidArgument (Reverse takes the ascending
+// range); one whose start equals its end holds no key and returns no rows.
+func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	opts = printedKeys(t.keySchema, opts)
+	if t.rt != nil {
+		return t.rt.scan(ctx, r, opts)
+	}
+	return t.c.merged(ctx, t.name, "scan "+t.name, []*Table{t}, r, opts)
+}
+
+// ScanTables returns the rows of the logical range r in every table of tables, merged into one stream
+// in logical key order (descending with Reverse): it is Table.Scan over several tables, with one k-way
+// merge over every bucket of every table, so tables whose keys interleave come out in order too (such
+// as one table per month whose keys do not start with the time). A key held by several tables is
+// yielded once for each, in the order of tables. Limit and ResumeAfter apply to the merged stream, and
+// KeyRegexFilter matches keys as the first table with a key schema prints them. The tables may be of
+// other clients; c's scan settings (WithScanConcurrency, WithPrefetch) and telemetry apply to the
+// merge, whose span names no table when it reads several (each bucket's span names its own). An
+// error names the table it came from ("scan: table b: bucket 2: ...").
+func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	name := "" // the call's span and metrics name no table when it reads several; its buckets' do
+	if len(tables) == 1 {
+		name = tables[0].name
+	}
+	for _, t := range tables {
+		if t.keySchema != nil {
+			opts = printedKeys(t.keySchema, opts)
+			break
+		}
+	}
+	return c.merged(ctx, name, "scan", tables, r, opts)
+}
+
+// merged is the scan of tables as one stream. name is its table in telemetry ("": several); what
+// starts its errors and names the table when it reads one ("scan t"), else each stream names its own.
+func (c *Client) merged(ctx context.Context, name, what string, tables []*Table, r Range, opts []ReadOption) iter.Seq2[Row, error] {
+	cfg := newReadConfig(opts)
+	return func(yield func(Row, error) bool) {
+		ctx, tc := c.tel.begin(ctx, "scan", name)
+		defer tc.endScan(ctx)
+		fail := func(err error) {
+			tc.fail(err)
+			yield(Row{}, err)
+		}
+		if err := checkRange(what, r); err != nil {
+			fail(err)
+			return
+		}
+		rr := cfg.resume(r)
+		if len(rr.End) > 0 && bytes.Compare(rr.Start, rr.End) >= 0 {
+			return // empty range: nothing to read
+		}
+		var parts []scanPart
+		read, total := 0, 0
+		for _, t := range tables {
+			tparts, n, err := t.scanParts(ctx, rr, r, opts)
+			if err != nil {
+				fail(fmt.Errorf("%s: table %s: %w", what, t.name, err))
+				return
+			}
+			if what == "scan" {
+				for i := range tparts {
+					tparts[i].table = t.name
+				}
+			}
+			parts = append(parts, tparts...)
+			read, total = read+len(tparts), total+n
+		}
+		tc.scanBuckets(read, total)
+		c.fanScan(ctx, tc, what, cfg, parts, yield)
+	}
+}
+
+// scanParts returns the streams that read t's rows of rr (r resumed by opts), and t's bucket count:
+// one stream per bucket range of the physical table serving t, or, while a rebucket moves t's rows
+// between two tables, t's own Scan of r whole, which merges the two.
+func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) ([]scanPart, int, error) {
+	pt := t
+	if t.rt != nil {
+		v, err := t.rt.get(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		if v.row.state != stateServing && v.row.state != statePause {
+			whole := func(ctx context.Context) iter.Seq2[Row, error] { return t.Scan(ctx, r, opts...) }
+			return []scanPart{{scan: whole}}, 1, nil
+		}
+		pt = v.old
+	}
+	ranges, err := pt.salter.BucketRanges(rr.Start, rr.End)
+	if err != nil {
+		return nil, 0, err
+	}
+	parts := make([]scanPart, len(ranges))
+	for i, br := range ranges {
+		parts[i] = scanPart{t: pt, br: br}
+	}
+	return parts, pt.salter.Buckets(), nil
+}
+
+// checkRange refuses a range whose start is after its end. Reverse() is how a scan reads
+// descending; its range is still given ascending. A range whose start equals its end is empty.
+// what starts the error ("scan t").
+func checkRange(what string, r Range) error {
+	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) > 0 {
+		return fmt.Errorf("%s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
+			what, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
+	}
+	return nil
+}
+
+// scanPart is one stream of a fan-out scan: one bucket range of one physical table, or a whole table
+// read by scan; table, when set, names the table in the stream's error.
+type scanPart struct {
+	t     *Table
+	br    salting.BucketRange
+	scan  func(ctx context.Context) iter.Seq2[Row, error]
+	table string
+}
+
+// fanScan is the fan-out of Table.Scan and ScanTables: it checks the read before anything is
+// sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
+// the parts in logical order, yielding at most one error, last, prefixed with what ("scan t").
+func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+		err = fmt.Errorf("%s: %w", what, err)
+		tc.fail(err)
+		yield(Row{}, err)
+		return
+	}
+	sopts := backends.ScanOptions{
+		ReadOptions: cfg.read, Reverse: cfg.reverse, Limit: cfg.limit, BatchSize: cfg.batchSize,
+		FirstBatch: cfg.firstBatch(len(parts)),
+	}
+	var local *Filter
+	if sopts.Filter, local = splitFilter(cfg.read.Filter); local != nil {
+		// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
+		sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
+	}
+	cmp := compareKeys
+	if cfg.reverse {
+		cmp = compareKeysDesc
+	}
+	open := func(sctx context.Context, i int) iter.Seq2[Row, error] {
+		p := parts[i]
+		var rows iter.Seq2[Row, error]
+		if p.scan != nil {
+			rows = p.scan(sctx)
+		} else {
+			rows = p.t.bucketScan(sctx, p.br, sopts, local)
+		}
+		if p.table != "" {
+			rows = tableErrors(p.table, rows)
+		}
+		return rows
+	}
+	merged := fanout.MergeOpen(ctx, len(parts), open, cmp, fanout.Options{
+		Concurrency: c.scanConcurrency, // 0: every bucket at once, whatever WithConcurrency says
+		Prefetch:    cfg.prefetch(c.prefetch, len(parts)),
+		Limit:       cfg.limit,
+	})
+	for row, err := range merged {
+		if err != nil {
+			err = fmt.Errorf("%s: %w", what, err)
+			tc.fail(err)
+			yield(Row{}, err)
+			return
+		}
+		tc.addRow()
+		if !yield(row, nil) {
+			return
+		}
+	}
+}
+
+// bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
+// bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
+// on logical keys, nil for none) fails.
+func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
+		defer bc.end(ctx)
+		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
+			if err != nil {
+				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				bc.fail(err)
+				yield(Row{}, err)
+				return
+			}
+			bc.row(row.Key, row.Cells)
+			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
+			if err != nil {
+				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
+				bc.fail(err)
+				yield(Row{}, err)
+				return
+			}
+			row.Key = logical
+			if row.Cells = local.ApplyRow(logical, row.Cells); len(row.Cells) == 0 {
+				continue
+			}
+			if !yield(row, nil) {
+				return
+			}
+		}
+	}
+}
+
+func compareKeys(a, b Row) int     { return bytes.Compare(a.Key, b.Key) }
+func compareKeysDesc(a, b Row) int { return bytes.Compare(b.Key, a.Key) }
+
+// tableErrors names the table in a stream's error.
+func tableErrors(table string, src iter.Seq2[Row, error]) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		for row, err := range src {
+			if err != nil {
+				err = fmt.Errorf("table %s: %w", table, err)
+			}
+			if !yield(row, err) || err != nil {
+				return
+			}
+		}
+	}
+}
