@@ -388,7 +388,7 @@ func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readCon
 	})
 	for row, err := range merged {
 		if err != nil {
-			err = fmt.Errorf("scan %s: %w", name, err)
+			err = fmt.Errorf("scan %s: %w", name, sameInEveryBucket(err))
 			tc.fail(err)
 			yield(Row{}, err)
 			return
@@ -409,7 +409,9 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 		defer bc.end(ctx)
 		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
-				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				if !errors.Is(err, backends.ErrInvalidArgument) {
+					err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				}
 				bc.fail(err)
 				yield(Row{}, err)
 				return
@@ -476,4 +478,15 @@ func (t *Table) CountByBucket(ctx context.Context) ([]int64, error) {
 		return nil, err
 	}
 	return counts, nil
+}
+
+// sameInEveryBucket drops the merge's stream number from an error that every bucket gives alike,
+// bad input such as an unknown column family: the user's error names the table and the input once,
+// not a bucket that changes from run to run (bucketScan leaves those errors without its bucket).
+func sameInEveryBucket(err error) error {
+	var se *fanout.StreamError
+	if errors.As(err, &se) && errors.Is(se.Err, backends.ErrInvalidArgument) {
+		return se.Err
+	}
+	return err
 }

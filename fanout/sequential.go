@@ -48,7 +48,7 @@ func MergeSequential[T any](ctx context.Context, streams []iter.Seq2[T, error], 
 			c := &m.cur[i]
 			v, err, ok := nexts[i]()
 			if err != nil {
-				return fmt.Errorf("stream %d: %w", i, err)
+				return &StreamError{Stream: i, Err: err}
 			}
 			if !ok {
 				// A source may end quietly when ctx ends; that end must not pass for a real one.
