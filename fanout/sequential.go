@@ -2,7 +2,6 @@ package fanout
 
 import (
 	"context"
-	"fmt"
 	"iter"
 )
 
@@ -90,7 +89,7 @@ func single[T any](ctx context.Context, src iter.Seq2[T, error], limit int, yiel
 	for v, err := range src {
 		if err != nil {
 			if ctx.Err() == nil {
-				err = fmt.Errorf("stream 0: %w", err)
+				err = &StreamError{Stream: 0, Err: err}
 			} else {
 				err = ctx.Err()
 			}
