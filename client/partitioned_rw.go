@@ -149,7 +149,7 @@ func (p *Partitioned) Scan(ctx context.Context, r Range, opts ...ReadOption) ite
 	return func(yield func(Row, error) bool) {
 		ctx, c := p.c.tel.begin(ctx, "scan", p.name)
 		defer c.endScan(ctx)
-		if err := checkRange(p.name, r); err != nil {
+		if err := checkRange(p.name, r, keyText); err != nil {
 			c.fail(err)
 			yield(Row{}, err)
 			return
