@@ -35,7 +35,7 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 	if t.rt != nil {
 		pt, families, err := t.rt.prepareAtomic(ctx, m.Key)
 		if err != nil {
-			return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+			return false, fmt.Errorf("check and mutate %s: %w", t.printKey(m.Key), err)
 		}
 		return pt.CheckAndMutate(ctx, cond, keepMark(m, families))
 	}
@@ -53,7 +53,7 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 	m.Key = pk
 	applied, err = ra.CheckAndMutate(ctx, t.name, cond, m)
 	if err != nil {
-		return false, fmt.Errorf("check and mutate %s: %w", keyText(logical), err)
+		return false, fmt.Errorf("check and mutate %s: %w", t.printKey(logical), err)
 	}
 	return applied, nil
 }
@@ -66,7 +66,7 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_
 	if t.rt != nil {
 		pt, _, err := t.rt.prepareAtomic(ctx, key)
 		if err != nil {
-			return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+			return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
 		}
 		return pt.Increment(ctx, key, incs...)
 	}
@@ -82,7 +82,7 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_
 	}
 	cells, err := ra.Increment(ctx, t.name, pk, incs)
 	if err != nil {
-		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+		return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
 	}
 	return cells, nil
 }

@@ -23,7 +23,7 @@ func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutati
 	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
 	if err != nil {
 		for i := range errs {
-			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(keys[i]), err)
+			errs[i] = fmt.Errorf("check and mutate %s: %w", t.printKey(keys[i]), err)
 		}
 		return applied, errs
 	}
@@ -31,7 +31,7 @@ func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutati
 	var at []int
 	for i, m := range ms {
 		if prep[i] != nil {
-			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(keys[i]), prep[i])
+			errs[i] = fmt.Errorf("check and mutate %s: %w", t.printKey(keys[i]), prep[i])
 			continue
 		}
 		m.Mut = keepMark(m.Mut, families)
@@ -61,7 +61,7 @@ func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutat
 	for i, m := range ms {
 		pk, b, err := t.physical(m.Mut.Key)
 		if err != nil {
-			errs[i] = fmt.Errorf("check and mutate %s: %w", keyText(m.Mut.Key), err)
+			errs[i] = fmt.Errorf("check and mutate %s: %w", t.printKey(m.Mut.Key), err)
 			continue
 		}
 		m.Mut.Key = pk

@@ -157,7 +157,7 @@ func (c *Client) keyedTable(ctx context.Context, name string, s salting.Salter, 
 	if err != nil {
 		return nil, err
 	}
-	t.keySchema = ks
+	t.setKeySchema(ks)
 	return t, nil
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"strings"
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/fanout"
 )
 
 // Every sentinel a caller branches on is reachable from client, as the same value as backends'.
@@ -147,4 +149,43 @@ func collectIndex(seq iter.Seq2[client.IndexRow, error]) (n int, err error) {
 		n++
 	}
 	return n, nil
+}
+
+// Bad input that every bucket refuses alike gives one error naming the table and the input, the
+// same in every run: no bucket or merge-stream number, which would vary with whichever bucket
+// answered first.
+func TestScanBadFamilyNamedOnce(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:8"), Families: []string{"d"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		if err := tbl.Put(ctx, []byte(k), cell("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first string
+	for i := range 20 {
+		_, err := scanCount(tbl.Scan(ctx, client.InfiniteRange(nil), client.Families("x")))
+		if !errors.Is(err, client.ErrInvalidArgument) {
+			t.Fatalf("scan of family x: %v, want ErrInvalidArgument", err)
+		}
+		if se := (*fanout.StreamError)(nil); errors.As(err, &se) {
+			t.Fatalf("scan of family x: %v names merge stream %d", err, se.Stream)
+		}
+		if i == 0 {
+			first = err.Error()
+			if n := strings.Count(first, `"x"`); n != 1 {
+				t.Errorf("error %q names the family %d times, want once", first, n)
+			}
+			if n := strings.Count(first, "orders"); n < 1 {
+				t.Errorf("error %q does not name the table", first)
+			}
+		} else if err.Error() != first {
+			t.Fatalf("run %d: error %q, run 0: %q", i, err, first)
+		}
+	}
 }

@@ -308,7 +308,7 @@ func fullest(pending map[int][]importRow) int {
 func (im *importer) prepare(index int64, r ImportRow) (importRow, int, error) {
 	ir := importRow{index: index, row: r}
 	if !r.Delete && len(r.Cells) == 0 {
-		return ir, 0, fmt.Errorf("input row %d (key %s): %w: no cells", index, keyText(r.Key), backends.ErrInvalidArgument)
+		return ir, 0, fmt.Errorf("input row %d (key %s): %w: no cells", index, im.t.printKey(r.Key), backends.ErrInvalidArgument)
 	}
 	pk, bucket, err := im.t.physical(r.Key)
 	if err != nil {
@@ -344,7 +344,7 @@ func (im *importer) repeat(ir *importRow) error {
 	}
 	im.dups.Add(1)
 	if im.opts.OnDuplicate == DuplicateError {
-		return fmt.Errorf("input row %d (key %s): %w (%d earlier row(s) had it)", ir.index, keyText(ir.row.Key), ErrDuplicateKey, n)
+		return fmt.Errorf("input row %d (key %s): %w (%d earlier row(s) had it)", ir.index, im.t.printKey(ir.row.Key), ErrDuplicateKey, n)
 	}
 	if ir.phys.Delete {
 		return nil // a delete removes every version: there is nothing to order by
@@ -409,7 +409,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 				retry = append(retry, r)
 				lastErr = e
 			default:
-				im.fail([]importRow{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.index, keyText(r.row.Key), attempt, e))
+				im.fail([]importRow{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.index, im.t.printKey(r.row.Key), attempt, e))
 			}
 		}
 		im.call.countImport(ctx, wrote, 0)

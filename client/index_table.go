@@ -205,7 +205,7 @@ func (it *IndexedTable) CountByBucket(ctx context.Context) ([]int64, error) {
 
 // Put writes cells to one row; see the package documentation for how the indexes are kept.
 func (it *IndexedTable) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	m, err := putMutation(key, cells)
+	m, err := it.t.putMutation(key, cells)
 	if err != nil {
 		return err
 	}

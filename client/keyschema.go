@@ -73,3 +73,27 @@ func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {
 
 // KeySchema is the key schema stored with the table, or nil.
 func (it *IndexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
+
+// printKey is keyText for a key of a table with key schema ks: the key as the schema prints it (the
+// CLI's form, "u,999" rather than "u\x00\x00\x00\x00\x00\x00\x03\xe7"); with no schema, or for a
+// key the schema cannot read, the quoted bytes.
+func printKey(ks *keys.Schema, k []byte) string {
+	if ks != nil {
+		if s, err := ks.Format(k); err == nil {
+			return keyText([]byte(s))
+		}
+	}
+	return keyText(k)
+}
+
+// printKey is printKey for a key of this table.
+func (t *Table) printKey(k []byte) string { return printKey(t.keySchema, k) }
+
+// setKeySchema gives the handle its table's key schema, and a routed handle's physical views too
+// (their errors print keys). Called while the handle is opened, before anyone else holds it.
+func (t *Table) setKeySchema(ks *keys.Schema) {
+	t.keySchema = ks
+	if t.rt != nil {
+		t.rt.setKeySchema(ks)
+	}
+}

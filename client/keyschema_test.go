@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
@@ -154,5 +155,55 @@ func TestCreateTableKeySchema(t *testing.T) {
 			}
 		}
 		c.Close()
+	}
+}
+
+// Errors about a key of a table with a key schema print the key as the schema prints it (the CLI's
+// form), not its encoded bytes; keys the schema cannot read, and tables without one, print bytes.
+func TestErrorsPrintKeysBySchema(t *testing.T) {
+	ctx := context.Background()
+	ks, err := keys.ParseSchema("id,n:int64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.New(memory.New())
+	defer c.Close()
+	typed, err := c.CreateTable(ctx, "typed", client.TableConfig{Salter: mustSalter(t, "hash:4"), KeySchema: ks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.CreateTable(ctx, "raw", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k999, err := ks.Encode("u", int64(999))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, err := ks.Encode("u", int64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"get, typed", func() error { _, err := typed.Get(ctx, k999); return err }(), `get "u,999": ` + client.ErrNotFound.Error()},
+		{"get, not of the schema", func() error { _, err := typed.Get(ctx, []byte("x")); return err }(), `get "x": ` + client.ErrNotFound.Error()},
+		{"get, no schema", func() error { _, err := raw.Get(ctx, []byte("x")); return err }(), `get "x": ` + client.ErrNotFound.Error()},
+		{"put without cells", typed.Put(ctx, k999), `put "u,999": ` + client.ErrInvalidArgument.Error() + `: no cells`},
+	}
+	for _, tc := range tests {
+		if tc.err == nil || tc.err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
+		}
+	}
+	_, err = scanCount(typed.Scan(ctx, client.RowRange(k999, k1)))
+	if !errors.Is(err, client.ErrInvalidArgument) {
+		t.Fatalf("reversed scan: %v, want ErrInvalidArgument", err)
+	}
+	if want := `range start "u,999" is after its end "u,1"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("reversed scan: %v, want it to say %s", err, want)
 	}
 }

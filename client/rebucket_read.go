@@ -104,7 +104,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 
 func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		if err := checkRange("scan "+r.logical, rg); err != nil {
+		if err := checkRange("scan "+r.logical, rg, r.printKey); err != nil {
 			yield(Row{}, err)
 			return
 		}
@@ -219,7 +219,7 @@ func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, e
 func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row, error) {
 	v, err := r.get(ctx)
 	if err != nil {
-		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
+		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), err)
 	}
 	if v.row.state == stateServing || v.row.state == statePause {
 		return v.old.Get(ctx, key, opts...)
@@ -229,7 +229,7 @@ func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row
 		return Row{}, fmt.Errorf("get: %w", err)
 	}
 	if len(rows[0].Cells) == 0 {
-		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), ErrNotFound)
 	}
 	return rows[0], nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/wait"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -37,8 +38,9 @@ func markCell() Cell { return Cell{Family: markFamily, Qualifier: markQualifier,
 // router follows a logical table through rebuckets: it holds the handle's view of the directory row
 // and reads it again once it is older than the refresh interval, before the call that needs it.
 type router struct {
-	c       *Client
-	logical string
+	c         *Client
+	logical   string
+	keySchema *keys.Schema // the logical table's, given to every view's tables (setKeySchema)
 
 	mu   sync.Mutex
 	view *routeView
@@ -69,12 +71,14 @@ func (r *router) build(row dirRow, s salting.Salter) (*routeView, error) {
 		}
 	}
 	v := &routeView{row: row, old: r.c.plainTable(row.phys, s)}
+	v.old.keySchema = r.keySchema
 	if row.state != stateServing {
 		ns, err := salting.ParseSpec(row.targetSpec)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: directory target spec: %w", r.logical, err)
 		}
 		v.new = r.c.plainTable(row.target, ns)
+		v.new.keySchema = r.keySchema
 	}
 	return v, nil
 }
@@ -173,7 +177,7 @@ func (r *router) apply(ctx context.Context, muts []Mutation) ([]error, error) {
 	sent := make([]int, 0, len(idx))
 	for j, i := range idx {
 		if markErrs[j] != nil {
-			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), markErrs[j])
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, r.printKey(muts[i].Key), markErrs[j])
 			continue
 		}
 		send, sent = append(send, keepMark(muts[i], v.row.families)), append(sent, i)
@@ -310,7 +314,10 @@ func (c *Client) openRouted(ctx context.Context, name string, s salting.Salter) 
 	if ok {
 		meta, err := c.backend.TableMeta(ctx, t.rt.view.old.name)
 		if err == nil {
-			t.keySchema, err = metaKeySchema(meta)
+			var ks *keys.Schema
+			if ks, err = metaKeySchema(meta); err == nil {
+				t.setKeySchema(ks)
+			}
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("open table %q: %w", name, err)
@@ -337,7 +344,7 @@ func (c *Client) lazyRoutedTable(name string, s salting.Salter) *Table {
 func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
 	v, err := r.writeView(ctx)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+		return fmt.Errorf("%s %s: %w", op, r.printKey(m.Key), err)
 	}
 	switch v.row.state {
 	case stateServing:
@@ -350,7 +357,7 @@ func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
 		err = rowErrs[0]
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+		return fmt.Errorf("%s %s: %w", op, r.printKey(m.Key), err)
 	}
 	return nil
 }
@@ -417,3 +424,19 @@ func (t *Table) pausedNow(ctx context.Context) bool {
 	v, err := t.rt.get(ctx)
 	return err == nil && v.row.state == statePause
 }
+
+// setKeySchema sets the logical table's key schema on the router and on its current views' tables;
+// views built later get it from build.
+func (r *router) setKeySchema(ks *keys.Schema) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.keySchema = ks
+	for _, t := range []*Table{r.view.old, r.view.new} {
+		if t != nil {
+			t.keySchema = ks
+		}
+	}
+}
+
+// printKey is printKey for a key of the logical table.
+func (r *router) printKey(k []byte) string { return printKey(r.keySchema, k) }

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -58,7 +59,11 @@ func (c *Client) merged(ctx context.Context, name, what string, tables []*Table,
 			tc.fail(err)
 			yield(Row{}, err)
 		}
-		if err := checkRange(what, r); err != nil {
+		printKey := keyText
+		if len(tables) == 1 {
+			printKey = tables[0].printKey
+		}
+		if err := checkRange(what, r, printKey); err != nil {
 			fail(err)
 			return
 		}
@@ -116,11 +121,11 @@ func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) (
 
 // checkRange refuses a range whose start is after its end. Reverse() is how a scan reads
 // descending; its range is still given ascending. A range whose start equals its end is empty.
-// what starts the error ("scan t").
-func checkRange(what string, r Range) error {
+// what starts the error ("scan t"); printKey prints the bounds (keyText, or a table's printKey).
+func checkRange(what string, r Range, printKey func([]byte) string) error {
 	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) > 0 {
 		return fmt.Errorf("%s: %w: range start %s is after its end %s (a descending scan takes the ascending range and Reverse())",
-			what, ErrInvalidArgument, keyText(r.Start), keyText(r.End))
+			what, ErrInvalidArgument, printKey(r.Start), printKey(r.End))
 	}
 	return nil
 }
@@ -177,7 +182,7 @@ func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readCon
 	})
 	for row, err := range merged {
 		if err != nil {
-			err = fmt.Errorf("%s: %w", what, err)
+			err = fmt.Errorf("%s: %w", what, sameInEveryBucket(err))
 			tc.fail(err)
 			yield(Row{}, err)
 			return
@@ -198,7 +203,9 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 		defer bc.end(ctx)
 		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
-				err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				if !errors.Is(err, backends.ErrInvalidArgument) {
+					err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
+				}
 				bc.fail(err)
 				yield(Row{}, err)
 				return
@@ -237,4 +244,15 @@ func tableErrors(table string, src iter.Seq2[Row, error]) iter.Seq2[Row, error] 
 			}
 		}
 	}
+}
+
+// sameInEveryBucket drops the merge's stream number from an error that every bucket gives alike,
+// bad input such as an unknown column family: the user's error names the table and the input once,
+// not a bucket that changes from run to run (bucketScan leaves those errors without its bucket).
+func sameInEveryBucket(err error) error {
+	var se *fanout.StreamError
+	if errors.As(err, &se) && errors.Is(se.Err, backends.ErrInvalidArgument) {
+		return se.Err
+	}
+	return err
 }

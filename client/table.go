@@ -49,7 +49,7 @@ func (t *Table) physical(key []byte) ([]byte, int, error) {
 
 // Put writes cells to one row.
 func (t *Table) Put(ctx context.Context, key []byte, cells ...Cell) error {
-	m, err := putMutation(key, cells)
+	m, err := t.putMutation(key, cells)
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,9 @@ func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error
 }
 
 // putMutation is Put's mutation; a put without cells fails before anything is sent.
-func putMutation(key []byte, cells []Cell) (Mutation, error) {
+func (t *Table) putMutation(key []byte, cells []Cell) (Mutation, error) {
 	if len(cells) == 0 {
-		return Mutation{}, fmt.Errorf("put %s: %w: no cells", keyText(key), backends.ErrInvalidArgument)
+		return Mutation{}, fmt.Errorf("put %s: %w: no cells", t.printKey(key), backends.ErrInvalidArgument)
 	}
 	return Mutation{Key: key, Cells: cells}, nil
 }
@@ -95,7 +95,7 @@ func (t *Table) applyOne(ctx context.Context, op string, m Mutation) (err error)
 		err = rowErrs[0]
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, keyText(logical), err)
+		return fmt.Errorf("%s %s: %w", op, t.printKey(logical), err)
 	}
 	return nil
 }
@@ -120,14 +120,14 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 	cfg.read.Filter, local = splitFilter(cfg.read.Filter)
 	rows, err := t.c.backend.Read(ctx, t.name, [][]byte{pk}, cfg.read)
 	if err != nil {
-		return Row{}, fmt.Errorf("get %s: %w", keyText(key), err)
+		return Row{}, fmt.Errorf("get %s: %w", t.printKey(key), err)
 	}
 	if len(rows) != 1 {
 		// A driver that breaks its contract is a bug to report, not a missing row.
-		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", keyText(key), len(rows))
+		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", t.printKey(key), len(rows))
 	}
 	if rows[0].Cells = local.ApplyRow(key, rows[0].Cells); len(rows[0].Cells) == 0 {
-		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+		return Row{}, fmt.Errorf("get %s: %w", t.printKey(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
 }
@@ -172,9 +172,9 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 		for j, i := range idx {
 			switch {
 			case err != nil:
-				errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err)
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, t.printKey(muts[i].Key), err)
 			case batchErrs != nil && batchErrs[j] != nil:
-				errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), batchErrs[j])
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, t.printKey(muts[i].Key), batchErrs[j])
 			}
 		}
 		mu.Lock()
@@ -259,7 +259,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 	})
 	for i, e := range errs {
 		if e != nil {
-			return nil, fmt.Errorf("get many: row %d (key %s): %w", i, keyText(keys[i]), e)
+			return nil, fmt.Errorf("get many: row %d (key %s): %w", i, t.printKey(keys[i]), e)
 		}
 	}
 	return rows, nil

@@ -2,7 +2,6 @@ package fanout
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"sync/atomic"
 
@@ -314,7 +313,7 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 		release(sem)
 	}
 	if srcErr != nil {
-		return fmt.Errorf("stream %d: %w", i, srcErr)
+		return &StreamError{Stream: i, Err: srcErr}
 	}
 	// Stopped by us, or the source may have ended quietly because ctx ended: either way this is not
 	// the stream's end, and marking it ended would let the merge end short without an error. The

@@ -94,6 +94,9 @@ func TestMergeStreamError(t *testing.T) {
 		if want := fmt.Sprintf("stream %d: boom", bad); err.Error() != want {
 			t.Errorf("error %q, want %q", err, want)
 		}
+		if se := (*StreamError)(nil); !errors.As(err, &se) || se.Stream != bad {
+			t.Errorf("error %v: want a *StreamError for stream %d", err, bad)
+		}
 		if !slices.Equal(got, want[:len(got)]) {
 			t.Fatalf("elements before the error are not a prefix of the merge: first difference at %d", firstDiff(got, want))
 		}

@@ -2,7 +2,6 @@ package fanout
 
 import (
 	"context"
-	"fmt"
 	"iter"
 )
 
@@ -48,7 +47,7 @@ func MergeSequential[T any](ctx context.Context, streams []iter.Seq2[T, error], 
 			c := &m.cur[i]
 			v, err, ok := nexts[i]()
 			if err != nil {
-				return fmt.Errorf("stream %d: %w", i, err)
+				return &StreamError{Stream: i, Err: err}
 			}
 			if !ok {
 				// A source may end quietly when ctx ends; that end must not pass for a real one.
@@ -90,7 +89,7 @@ func single[T any](ctx context.Context, src iter.Seq2[T, error], limit int, yiel
 	for v, err := range src {
 		if err != nil {
 			if ctx.Err() == nil {
-				err = fmt.Errorf("stream 0: %w", err)
+				err = &StreamError{Stream: 0, Err: err}
 			} else {
 				err = ctx.Err()
 			}

@@ -246,7 +246,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 		if s, err := local.Open(path, local.WithLockTimeout(50*time.Millisecond)); err == nil {
 			s.Close()
 			t.Error("the local store opened while the child had it open")
-		} else if !strings.Contains(err.Error(), "another process has it open") {
+		} else if !errors.Is(err, local.ErrLocked) {
 			t.Errorf("opening the local store the child holds: %v", err)
 		}
 	})

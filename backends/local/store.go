@@ -72,6 +72,10 @@ var (
 	ErrReadOnly = errors.New("local: store opened read-only")
 	// ErrNotStore means the file is a bbolt database that brine did not create, or of a newer format.
 	ErrNotStore = errors.New("local: not a brine local store")
+	// ErrLocked is returned by Open when another process has the file open past the lock timeout:
+	// the embedded store is single-process (bbolt's file lock), so a second process must wait, or
+	// the program must share one Store, or use a store many processes share (HBase, Tablestore).
+	ErrLocked = errors.New("local: the store file is open in another process, and the embedded store is single-process")
 )
 
 const (
@@ -185,7 +189,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	})
 	if err != nil {
 		if errors.Is(err, bberrors.ErrTimeout) {
-			return nil, fmt.Errorf("local: open %s: another process has it open: %w", path, err)
+			return nil, fmt.Errorf("local: open %s: %w (waited %v: %w)", path, ErrLocked, cfg.lockTimeout, err)
 		}
 		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}

@@ -141,17 +141,20 @@ func (kf keyFormat) keyText(k []byte) ([]byte, bool) {
 	return []byte(kf.format(k)), true
 }
 
-// keyErr shows key in err as the CLI prints it: the client quotes a logical key's bytes, which with
-// a key schema are its encoded form (tag bytes and all), or with --hex not the form the user gave.
+// keyErr shows key in err as the CLI prints it, shell-quoted so that it can be pasted back: the
+// client quotes a key as its table's key schema prints it (Go-quoted), or its bytes where the table
+// has no schema (the form the user gave unless --hex, or a --key given for a table without one).
 func (kf keyFormat) keyErr(key []byte, err error) error {
 	if err == nil || (kf.schema == nil && !kf.hex) {
 		return err
 	}
-	quoted, text := strconv.Quote(string(key)), err.Error()
-	if !strings.Contains(text, quoted) {
-		return err
+	text := err.Error()
+	for _, quoted := range []string{strconv.Quote(kf.format(key)), strconv.Quote(string(key))} {
+		if strings.Contains(text, quoted) {
+			return &keyError{err: err, text: strings.ReplaceAll(text, quoted, shellQuote(kf.format(key)))}
+		}
 	}
-	return &keyError{err: err, text: strings.ReplaceAll(text, quoted, shellQuote(kf.format(key)))}
+	return err
 }
 
 // keyError is an error with its keys shown as the CLI prints them; errors.Is sees the original.

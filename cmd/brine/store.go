@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	bberrors "go.etcd.io/bbolt/errors"
-
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/backends/local"
@@ -87,7 +85,7 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 			}
 		}
 		st, err := local.Open(path, opts...)
-		if errors.Is(err, bberrors.ErrTimeout) {
+		if errors.Is(err, local.ErrLocked) {
 			return nil, fmt.Errorf("store %q: %w\n%s", raw, err, localBusyHelp)
 		}
 		return st, err

@@ -13,7 +13,7 @@ import (
 )
 
 // A local:// store another process has open fails with an error that says the embedded store is
-// single-process and what to use instead, still wrapping bbolt's timeout.
+// single-process and what to use instead: local.ErrLocked, still wrapping bbolt's timeout.
 func TestLocalStoreBusy(t *testing.T) {
 	c := newCLI(t)
 	path := filepath.Join(c.dir, "busy.db")
@@ -26,8 +26,8 @@ func TestLocalStoreBusy(t *testing.T) {
 	if err == nil {
 		t.Fatal("a second open of a held local store succeeded")
 	}
-	if !errors.Is(err, bberrors.ErrTimeout) {
-		t.Errorf("error %v does not wrap bbolt's ErrTimeout", err)
+	if !errors.Is(err, local.ErrLocked) || !errors.Is(err, bberrors.ErrTimeout) {
+		t.Errorf("error %v: want local.ErrLocked, wrapping bbolt's ErrTimeout", err)
 	}
 	for _, want := range []string{"single-process", "hbase://", "tablestore://"} {
 		if !strings.Contains(err.Error(), want) {
