@@ -2,12 +2,10 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/proccpu"
 	"github.com/brine-kv/brine/salting"
@@ -57,9 +55,6 @@ func (r *runner) rebucket(ctx context.Context) error {
 	}
 	to, err := salting.ParseSpec(rebucketTo)
 	if err != nil {
-		return err
-	}
-	if err := r.noteDir(ctx); err != nil {
 		return err
 	}
 	c := client.New(ab, append([]client.Option{client.WithLogger(r.log), client.WithRouteRefresh(rebucketRefresh)}, r.cfg.ClientOptions...)...)
@@ -170,35 +165,6 @@ func (r *runner) createIn(ctx context.Context, c *client.Client, kind string, s 
 	}
 	r.viaClient = append(r.viaClient, name)
 	return t, nil
-}
-
-// noteDir notes whether the store has a rebucket directory yet: a rebucket creates one, and the
-// run's cleanup deletes it again only when the run created it and left it empty.
-func (r *runner) noteDir(ctx context.Context) error {
-	_, err := r.store.Backend.TableMeta(ctx, client.DirTable)
-	switch {
-	case errors.Is(err, backends.ErrTableNotFound):
-		r.madeDir = true
-		return nil
-	case err != nil:
-		return fmt.Errorf("bench: %w", err)
-	}
-	return nil
-}
-
-// dropDir deletes the rebucket directory the run created, unless another program has put a row in
-// it meanwhile.
-func (r *runner) dropDir(ctx context.Context) error {
-	if !r.madeDir {
-		return nil
-	}
-	for _, err := range r.store.Backend.Scan(ctx, client.DirTable, backends.Range{}, backends.ScanOptions{Limit: 1}) {
-		if err != nil {
-			return err
-		}
-		return nil // a row: someone else's rebucket uses it
-	}
-	return r.store.Backend.DeleteTable(ctx, client.DirTable)
 }
 
 func (b *RebucketResult) markdown(p func(format string, args ...any)) {

@@ -53,8 +53,6 @@ type runner struct {
 	// viaClient are tables deleted through the client, so that their index tables, or what a
 	// rebucket made of them, go too.
 	viaClient []string
-	// madeDir: the run's rebucket created the store's rebucket directory (rebucket.go).
-	madeDir bool
 
 	plain  string // unsalted, pre-split at the salter's boundaries: the raw side
 	salted *client.Table
@@ -146,7 +144,10 @@ func newRunner(store *Store, cfg Config) *runner {
 	return r
 }
 
-// cleanup deletes every table the run created, even when ctx has ended.
+// cleanup deletes every table the run created, even when ctx has ended, but the store's rebucket
+// directory (client.DirTable), which the rebucket section may have created: it is the store's, not
+// the run's, and another program's rebucket may be starting on it (deleting it then would fail that
+// rebucket's first directory write). Deleting the run's rebucketed tables removes their rows in it.
 func (r *runner) cleanup(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
@@ -154,9 +155,6 @@ func (r *runner) cleanup(ctx context.Context) {
 		if err := r.client.DeleteTable(dctx, t); err != nil {
 			r.log.Warn("bench: could not delete table", "table", t, "err", err)
 		}
-	}
-	if err := r.dropDir(dctx); err != nil {
-		r.log.Warn("bench: could not delete the rebucket directory", "table", client.DirTable, "err", err)
 	}
 	for _, t := range r.tables {
 		if err := r.store.Backend.DeleteTable(dctx, t); err != nil {
