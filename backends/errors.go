@@ -17,10 +17,6 @@ var (
 	// and Increment on a driver that does not implement RowAtomic (every driver of this module does), a
 	// cell filter under Or or Not, a request the drop-ins cannot rewrite onto salted keys.
 	ErrUnsupported = errors.New("brine: unsupported")
-	// ErrIndexedTable: a handle that would write a table with indexes around the index protocol (a
-	// plain client.Table, a drop-in's write) was refused; only client.IndexedTable writes such tables.
-	// Nothing was sent.
-	ErrIndexedTable = errors.New("brine: the table has indexes")
 	// ErrClosed: the backend was closed; every later call fails with it. Drivers wrap it with their
 	// package prefix ("memory: backend closed: ...").
 	ErrClosed = errors.New("brine: backend closed")

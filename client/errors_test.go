@@ -9,6 +9,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indexproto"
 )
 
 // Every sentinel a caller branches on is reachable from client, as the same value as backends'.
@@ -25,7 +26,7 @@ func TestSentinelsReexported(t *testing.T) {
 		{"ErrUnsupported", client.ErrUnsupported, backends.ErrUnsupported},
 		{"ErrRetryable", client.ErrRetryable, backends.ErrRetryable},
 		{"ErrNotTunable", client.ErrNotTunable, backends.ErrNotTunable},
-		{"ErrIndexedTable", client.ErrIndexedTable, backends.ErrIndexedTable},
+		{"ErrIndexedTable", client.ErrIndexedTable, indexproto.ErrIndexedTable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
