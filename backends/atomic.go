@@ -1,7 +1,6 @@
 package backends
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 )
@@ -22,19 +21,6 @@ type Increment struct {
 	Family    string
 	Qualifier string
 	Delta     int64
-}
-
-// RowAtomic is implemented by drivers with atomic single-row operations. Package client uses it for
-// Table.CheckAndMutate and Table.Increment, and fails with ErrUnsupported on a driver without it.
-type RowAtomic interface {
-	// CheckAndMutate applies m (a put or a delete, as in Apply) to its row if cond holds there,
-	// atomically; applied reports whether it did. Bad input (key, families, a put without cells) fails
-	// before anything is sent.
-	CheckAndMutate(ctx context.Context, table string, cond Condition, m Mutation) (applied bool, err error)
-	// Increment adds each delta to its counter atomically, stamps the new values with the store's
-	// clock, and returns them, one cell per Increment in the order given. A column holding anything
-	// but 8 bytes fails with ErrInvalidArgument and changes nothing.
-	Increment(ctx context.Context, table string, key []byte, incs []Increment) ([]Cell, error)
 }
 
 // CounterValue decodes a counter cell's value; ok is false when it is not 8 bytes.

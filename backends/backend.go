@@ -139,7 +139,9 @@ type TableOptions struct {
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller
-// must branch on wrap the sentinel errors of this package.
+// must branch on wrap the sentinel errors of this package. Every method is required: the conformance
+// suite (backends/backendtest) tests each one on every driver. The capabilities only some stores have
+// are the optional interfaces RegionLister and Tuner.
 type Backend interface {
 	// CreateTable creates a table; ErrTableExists if it is there already.
 	CreateTable(ctx context.Context, table string, opts TableOptions) error
@@ -147,6 +149,13 @@ type Backend interface {
 	DeleteTable(ctx context.Context, table string) error
 	// TableMeta returns the Meta stored at creation; ErrTableNotFound if the table is not there.
 	TableMeta(ctx context.Context, table string) (map[string]string, error)
+	// RewriteTableMeta replaces table's Meta with newMeta if the stored Meta equals old (key for key;
+	// nil and empty are equal), atomically with respect to every other RewriteTableMeta: of two
+	// rewrites from the same old, one fails with ErrMetaChanged. TableMeta returns newMeta from then
+	// on, until the table is deleted (a table created again under the name starts from its own
+	// Meta). ErrTableNotFound if the table is not there. It is how a table gains or loses an index
+	// while it is in use.
+	RewriteTableMeta(ctx context.Context, table string, old, newMeta map[string]string) error
 	// Tables returns the names of the tables there are, sorted: every table a brine program can open,
 	// whoever created it, and none of the driver's own bookkeeping tables.
 	Tables(ctx context.Context) ([]string, error)
@@ -161,13 +170,41 @@ type Backend interface {
 	// consumer stops or ctx is done; it yields at most one error, as its last element.
 	Scan(ctx context.Context, table string, r Range, opts ScanOptions) iter.Seq2[Row, error]
 
+	// The atomic single-row operations, which the index protocol and the rebucket copy are built on
+	// (HBase's checkAndMutate and increment, Tablestore's conditional update, a lock or transaction
+	// on the embedded stores).
+
+	// CheckAndMutate applies m (a put or a delete, as in Apply) to its row if cond holds there,
+	// atomically; applied reports whether it did. Bad input (key, families, a put without cells) fails
+	// before anything is sent.
+	CheckAndMutate(ctx context.Context, table string, cond Condition, m Mutation) (applied bool, err error)
+	// CheckAndMutateBatch does CheckAndMutate for each of ms: each row atomically, not the batch as a
+	// whole; a store sends them together where it can (HBase: one Multi RPC per region, one
+	// conditional action per row). applied[i] reports whether ms[i] was applied. rowErrs is nil when
+	// every row got an answer; otherwise rowErrs[i] is the error of ms[i] (nil for the rows
+	// answered), and such a row may have been applied when the error is a lost reply. err reports a
+	// failure of the whole call (missing table, bad input, ctx done before any answer), with applied
+	// and rowErrs nil.
+	//
+	// Input that cannot be sent as given fails the whole call before anything is sent: an empty or
+	// too long key, a put without cells, a negative timestamp, two mutations of one row (the
+	// driverkit package's CheckBatch). A family the table does not have, in the mutation or the
+	// condition, fails that row alone with ErrInvalidArgument (HBase learns it from the server).
+	CheckAndMutateBatch(ctx context.Context, table string, ms []CondMutation) (applied []bool, rowErrs []error, err error)
+	// Increment adds each delta to its counter atomically, stamps the new values with the store's
+	// clock, and returns them, one cell per Increment in the order given. A column holding anything
+	// but 8 bytes fails with ErrInvalidArgument and changes nothing.
+	Increment(ctx context.Context, table string, key []byte, incs []Increment) ([]Cell, error)
+
 	// Close releases the driver's resources.
 	Close() error
 }
 
 // RegionLister is implemented by drivers that can say how a table is split on the server, so tools can
-// report how rows spread over regions/partitions.
+// report how rows spread over regions/partitions. It is optional (Tablestore has no such call): tools
+// fall back on the split keys, and the conformance suite skips its tests on a driver without it.
 type RegionLister interface {
 	// Regions returns the start keys of the table's regions, sorted; the first is empty.
+	// ErrTableNotFound if the table is not there.
 	Regions(ctx context.Context, table string) ([][]byte, error)
 }

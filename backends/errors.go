@@ -13,13 +13,15 @@ var (
 	ErrInvalidKey = errors.New("brine: invalid key")
 	// ErrInvalidArgument: a request that cannot be sent as given (bad column name, value too large, ...).
 	ErrInvalidArgument = errors.New("brine: invalid argument")
-	// ErrUnsupported: what was asked cannot be done faithfully here, and nothing was sent: CheckAndMutate
-	// and Increment on a driver that does not implement RowAtomic (every driver of this module does), a
-	// cell filter under Or or Not, a request the drop-ins cannot rewrite onto salted keys.
+	// ErrUnsupported: what was asked cannot be done faithfully here, and nothing was sent: a cell
+	// filter under Or or Not, a request the drop-ins cannot rewrite onto salted keys.
 	ErrUnsupported = errors.New("brine: unsupported")
 	// ErrClosed: the backend was closed; every later call fails with it. Drivers wrap it with their
 	// package prefix ("memory: backend closed: ...").
 	ErrClosed = errors.New("brine: backend closed")
+	// ErrMetaChanged: RewriteTableMeta found a table's stored meta other than the one the caller read;
+	// read it again and redo the change.
+	ErrMetaChanged = errors.New("brine: table meta changed by another writer")
 	// ErrRetryable marks a transient failure (server busy, region moving, throttled): the same request
 	// may succeed if sent again. Test with IsRetryable.
 	ErrRetryable = errors.New("brine: retryable")

@@ -104,7 +104,7 @@ func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMu
 			for j, i := range idx {
 				batch[j] = ms[i]
 			}
-			a, rowErrs, err := backends.CheckAndMutateBatch(ctx, t.c.backend, t.name, batch)
+			a, rowErrs, err := t.c.backend.CheckAndMutateBatch(ctx, t.name, batch)
 			for j, i := range idx {
 				switch {
 				case err != nil:

@@ -16,16 +16,6 @@ var atomicTests = []test{
 	{"IncrementIsAtomic", testIncrementIsAtomic},
 }
 
-// rowAtomic returns the backend's atomic operations; every driver has them.
-func (e *env) rowAtomic() backends.RowAtomic {
-	e.Helper()
-	ra, ok := e.b.(backends.RowAtomic)
-	if !ok {
-		e.Fatalf("%T does not implement backends.RowAtomic", e.b)
-	}
-	return ra
-}
-
 func absent(fam, qual string) backends.Condition {
 	return backends.Condition{Family: fam, Qualifier: qual}
 }
@@ -35,7 +25,7 @@ func equals(fam, qual, val string) backends.Condition {
 }
 
 func testCheckAndMutate(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	steps := []struct {
 		name    string
@@ -74,7 +64,7 @@ func testCheckAndMutate(e *env) {
 }
 
 func testCheckAndMutateBadInput(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	e.apply(name, put("r", cell("d", "a", "v", e.ts)))
 	tests := []struct {
@@ -101,7 +91,7 @@ func testCheckAndMutateBadInput(e *env) {
 
 // testCheckAndMutateIsAtomic: concurrent compare-and-set increments lose no update.
 func testCheckAndMutateIsAtomic(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	e.apply(name, put("n", cell("d", "n", "0", e.ts)))
 	const workers, each = 4, 10
@@ -143,7 +133,7 @@ func counterCell(fam, qual string, n int64) backends.Cell {
 }
 
 func testIncrement(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	got, err := ra.Increment(e.ctx, name, []byte("r"), []backends.Increment{{Family: "d", Qualifier: "n", Delta: 5}, {Family: "x", Qualifier: "m", Delta: -2}})
 	if err != nil {
@@ -188,7 +178,7 @@ func testIncrement(e *env) {
 }
 
 func testIncrementIsAtomic(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	const workers, each = 4, 10
 	var wg sync.WaitGroup

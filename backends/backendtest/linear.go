@@ -104,7 +104,7 @@ func linPartition(history []porcupine.Operation) [][]porcupine.Operation {
 // store that stamps a write before it takes its turn to apply it breaks this: a put stamped T and
 // applied after a check-and-put stamped T+1 succeeds, yet reads keep the older write's value.
 func testLinearizable(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	CheckLinearizable(e.T, e.ctx, Registers{
 		Get: func(ctx context.Context, key []byte) (string, error) {

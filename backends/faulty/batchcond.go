@@ -7,10 +7,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
-// CheckAndMutateBatch forwards to the wrapped backend (backends.CheckAndMutateBatch: its native batch
-// call or one CheckAndMutate per row), after OpAtomic faults. A batch is the one atomic call with
+// CheckAndMutateBatch forwards to the wrapped backend, after OpAtomic faults. A batch is the one atomic call with
 // several rows, so RowError and AfterWrite rules with OpAtomic strike it as they strike Apply: a
 // RowError row is not sent and gets the injected error, an AfterWrite fails the call after its rows
 // were tested and applied (a lost reply; the rows applied are in the Event).
@@ -26,7 +23,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		return nil, nil, err
 	}
 	if !f.active.Load() {
-		return backends.CheckAndMutateBatch(ctx, f.inner, table, ms)
+		return f.inner.CheckAndMutateBatch(ctx, table, ms)
 	}
 	rowErrs := f.rowFaults(OpAtomic, table, keys)
 	pass, idx := make([]backends.CondMutation, 0, len(ms)), make([]int, 0, len(ms))
@@ -39,7 +36,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	applied := make([]bool, len(ms))
 	var written [][]byte
 	if len(pass) > 0 {
-		innerApplied, innerErrs, err := backends.CheckAndMutateBatch(ctx, f.inner, table, pass)
+		innerApplied, innerErrs, err := f.inner.CheckAndMutateBatch(ctx, table, pass)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,8 +12,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.RowAtomic = (*Backend)(nil)
-
 // CheckAndMutate sends HBase's CheckAndMutate: the server tests cond and applies m under the row's
 // lock. A delete is stamped as Apply stamps it (deleteRow), or with the server's clock when it finds
 // nothing to delete.

@@ -30,8 +30,6 @@ const (
 	regionActionResProcessed protowire.Number = 3
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
 // CheckAndMutateBatch sends the rows as Multi calls of one region each (at most 1,000 rows, 4 MiB),
 // Options.Concurrency at a time. A row the server answers with an exception that says its region
 // moved or was busy was not applied; it is sent again alone, as CheckAndMutate, which gohbase

@@ -10,8 +10,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.RowAtomic = (*Store)(nil)
-
 // CheckAndMutate tests cond and applies m in one write transaction, which stamps m's cells of
 // timestamp 0.
 func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {

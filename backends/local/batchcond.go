@@ -10,8 +10,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.BatchRowAtomic = (*Store)(nil)
-
 // CheckAndMutateBatch tests and applies every row in one write transaction: one disk sync for the
 // batch, where CheckAndMutate per row costs one each.
 func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {

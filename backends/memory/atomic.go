@@ -8,8 +8,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.RowAtomic = (*Backend)(nil)
-
 // CheckAndMutate tests cond and applies m under the table's write lock.
 func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends.Condition, m backends.Mutation) (bool, error) {
 	t, err := b.atomicTable(ctx, "check and mutate", name)

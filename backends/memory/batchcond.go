@@ -7,8 +7,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
 // CheckAndMutateBatch tests and applies every row under one hold of the table's write lock: each row
 // is atomic, as CheckAndMutate makes it, and the batch costs one lock.
 func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []backends.CondMutation) ([]bool, []error, error) {

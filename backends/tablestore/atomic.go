@@ -11,8 +11,6 @@ import (
 	"github.com/brine-kv/brine/internal/wait"
 )
 
-var _ backends.RowAtomic = (*Backend)(nil)
-
 // codeConditionFailed is the service's answer to a write whose condition does not hold.
 const codeConditionFailed = "OTSConditionCheckFail"
 

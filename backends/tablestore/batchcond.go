@@ -11,8 +11,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
 // CheckAndMutateBatch sends the rows as BatchWriteRow requests (at most 200 rows and 4 MB each,
 // Options.Concurrency at a time), each row change with its column condition, which the service tests
 // and applies per row; a row whose condition fails comes back as OTSConditionCheckFail: not applied.
