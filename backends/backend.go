@@ -1,7 +1,13 @@
 // Package backends is the contract between brine's user API (package client) and the store drivers
-// below it (backends/local, backends/hbase, backends/tablestore), in the way database/sql/driver sits
-// below database/sql: small, stable, and free of salting. A driver sees physical keys only; it never
-// learns how they were salted.
+// below it (backends/local, backends/memory, backends/hbase, backends/tablestore), in the way
+// database/sql/driver sits below database/sql: small, stable, and free of salting. A driver sees
+// physical keys only; it never learns how they were salted.
+//
+// It holds the contract and nothing else: the Backend interface every driver implements, the
+// optional interfaces RegionLister and Tuner, the types they take and return, and the sentinel errors
+// callers branch on. The rules drivers share in applying it (key checks, version rules, filter
+// evaluation, paging) are in backends/driverkit; the conformance suite that states it is
+// backends/backendtest.
 package backends
 
 import (
@@ -51,34 +57,14 @@ func (r Range) Contains(key []byte) bool {
 	return len(r.End) == 0 || string(key) < string(r.End)
 }
 
-// Clamp returns the range of keys of at most maxLen bytes that r holds, with bounds of at most maxLen
-// bytes, for a store that takes no longer keys: a range that holds a key can then always be scanned,
-// even when a bound is past the limit (the single-row range of the longest key ends one byte beyond
-// it). ok is false when r holds no such key.
-func (r Range) Clamp(maxLen int) (_ Range, ok bool) {
-	// A key k of at most maxLen bytes lies at or above a longer bound b exactly when it lies above
-	// p = b[:maxLen], that is at or above the first key after every key starting with p.
-	after := func(b []byte) []byte {
-		p := b[:maxLen]
-		for i := len(p) - 1; i >= 0; i-- {
-			if p[i] != 0xFF {
-				next := append([]byte(nil), p[:i+1]...)
-				next[i]++
-				return next
-			}
-		}
-		return nil // p is all 0xFF: no key of at most maxLen bytes comes after it
-	}
-	if len(r.Start) > maxLen {
-		if r.Start = after(r.Start); r.Start == nil {
-			return Range{}, false
-		}
-	}
-	if len(r.End) > maxLen {
-		r.End = after(r.End) // nil: every key up to the limit lies below End
-	}
-	return r, len(r.End) == 0 || string(r.Start) < string(r.End)
+// TimeRange selects versions by timestamp: From <= Timestamp < To. A zero To means no upper bound;
+// the zero TimeRange selects every version.
+type TimeRange struct {
+	From, To int64
 }
+
+// Contains reports whether ts lies in r.
+func (r TimeRange) Contains(ts int64) bool { return ts >= r.From && (r.To == 0 || ts < r.To) }
 
 // ReadOptions select what a read returns.
 type ReadOptions struct {
@@ -91,7 +77,7 @@ type ReadOptions struct {
 	// TimeRange keeps all. A row with no cell left is not returned by a scan, and has no cells in a
 	// read.
 	TimeRange TimeRange
-	// Filter, when not nil, keeps only the rows it passes (see Filter); drivers check it with CheckRead.
+	// Filter, when not nil, keeps only the rows it passes (see Filter); drivers check it with driverkit.CheckRead.
 	Filter *Filter
 }
 
@@ -134,7 +120,7 @@ type TableOptions struct {
 	MaxVersions int
 	// FamilyOptions are per-family settings, keyed by a name in Families; a family without an entry
 	// gets the driver's defaults (and MaxVersions). Drivers without families ignore them; client.CreateTable checks them
-	// (CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
+	// (driverkit.CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
 	FamilyOptions map[string]FamilyOptions
 }
 
@@ -187,8 +173,8 @@ type Backend interface {
 	// and rowErrs nil.
 	//
 	// Input that cannot be sent as given fails the whole call before anything is sent: an empty or
-	// too long key, a put without cells, a negative timestamp, two mutations of one row (the
-	// driverkit package's CheckBatch). A family the table does not have, in the mutation or the
+	// too long key, a put without cells, a negative timestamp, two mutations of one row
+	// (driverkit.CheckBatch). A family the table does not have, in the mutation or the
 	// condition, fails that row alone with ErrInvalidArgument (HBase learns it from the server).
 	CheckAndMutateBatch(ctx context.Context, table string, ms []CondMutation) (applied []bool, rowErrs []error, err error)
 	// Increment adds each delta to its counter atomically, stamps the new values with the store's

@@ -23,22 +23,7 @@ var (
 	// read it again and redo the change.
 	ErrMetaChanged = errors.New("brine: table meta changed by another writer")
 	// ErrRetryable marks a transient failure (server busy, region moving, throttled): the same request
-	// may succeed if sent again. Test with IsRetryable.
+	// may succeed if sent again. Drivers mark such errors with driverkit.Retryable, which keeps
+	// their message; callers test with errors.Is (or client.IsRetryable).
 	ErrRetryable = errors.New("brine: retryable")
 )
-
-// IsRetryable reports whether err is transient and the operation may be retried as is.
-func IsRetryable(err error) bool { return errors.Is(err, ErrRetryable) }
-
-// Retryable wraps err so that IsRetryable reports true while errors.Is/As still see err.
-func Retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	return retryableError{err}
-}
-
-type retryableError struct{ err error }
-
-func (e retryableError) Error() string   { return e.err.Error() }
-func (e retryableError) Unwrap() []error { return []error{e.err, ErrRetryable} }

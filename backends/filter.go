@@ -158,7 +158,7 @@ func (f *Filter) check(cols []Column, keys, top bool) error {
 		if f.Column.Family == "" || f.Column.Qualifier == "" {
 			return fmt.Errorf("%w: filter on column %q:%q: family and qualifier are both needed", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
 		}
-		if !Selected(cols, f.Column.Family, f.Column.Qualifier) {
+		if !selects(cols, f.Column) {
 			return fmt.Errorf("%w: filter on column %s:%s, which the read does not select", ErrInvalidArgument, f.Column.Family, f.Column.Qualifier)
 		}
 		if f.Kind == FilterCompare && (f.Op < Equal || f.Op > GreaterOrEqual) {
@@ -190,14 +190,6 @@ func checkRegex(f *Filter) error {
 		return fmt.Errorf("%w: filter: %w", ErrInvalidArgument, err)
 	}
 	return fmt.Errorf("%w: filter: regex leaf not built by NewRegexFilter or NewKeyRegexFilter", ErrInvalidArgument)
-}
-
-// CheckRead validates a read's columns and filter against a table's families (nil: any family).
-func CheckRead(families map[string]bool, opts ReadOptions) error {
-	if err := CheckColumnFamilies(families, opts.Columns); err != nil {
-		return err
-	}
-	return opts.Filter.Check(opts.Columns)
 }
 
 // Has reports whether a filter has a leaf of this kind (some stores cannot send regexes to the
@@ -289,4 +281,17 @@ func newest(cells []Cell, col Column) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// selects reports whether a read limited to cols (none: every column) returns col.
+func selects(cols []Column, col Column) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	for _, c := range cols {
+		if c.Family == col.Family && (c.Qualifier == "" || c.Qualifier == col.Qualifier) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Condition and Increment are the driver contract's; see backends.Condition and backends.Increment.
@@ -72,4 +73,4 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_
 }
 
 // CounterValue decodes a counter cell's value; ok is false when it is not an 8-byte counter.
-func CounterValue(c Cell) (n int64, ok bool) { return backends.CounterValue(c.Value) }
+func CounterValue(c Cell) (n int64, ok bool) { return driverkit.CounterValue(c.Value) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indexproto"
@@ -35,8 +36,8 @@ func TestSentinelsReexported(t *testing.T) {
 			}
 		})
 	}
-	if !client.IsRetryable(backends.Retryable(errors.New("x"))) || client.IsRetryable(errors.New("x")) {
-		t.Error("client.IsRetryable disagrees with backends.IsRetryable")
+	if !client.IsRetryable(driverkit.Retryable(errors.New("x"))) || client.IsRetryable(errors.New("x")) {
+		t.Error("client.IsRetryable disagrees with driverkit.Retryable, which drivers mark transient errors with")
 	}
 }
 

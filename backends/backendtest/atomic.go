@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 var atomicTests = []test{
@@ -129,7 +130,7 @@ func testCheckAndMutateIsAtomic(e *env) {
 }
 
 func counterCell(fam, qual string, n int64) backends.Cell {
-	return backends.Cell{Family: fam, Qualifier: qual, Value: backends.CounterBytes(n), Timestamp: anyTS}
+	return backends.Cell{Family: fam, Qualifier: qual, Value: driverkit.CounterBytes(n), Timestamp: anyTS}
 }
 
 func testIncrement(e *env) {
@@ -148,7 +149,7 @@ func testIncrement(e *env) {
 	e.wantCells("row read back", e.readOne(name, []byte("r")).Cells, []backends.Cell{counterCell("d", "n", 6), counterCell("x", "m", 8)})
 
 	// A counter written by a put of 8 bytes counts on; anything else is refused, changing nothing.
-	e.apply(name, put("p", cell("d", "n", string(backends.CounterBytes(40)), e.ts), cell("d", "s", "text", e.ts)))
+	e.apply(name, put("p", cell("d", "n", string(driverkit.CounterBytes(40)), e.ts), cell("d", "s", "text", e.ts)))
 	if got, err := ra.Increment(e.ctx, name, []byte("p"), []backends.Increment{{Family: "d", Qualifier: "n", Delta: 2}}); err != nil ||
 		!cellsEqual(got, []backends.Cell{counterCell("d", "n", 42)}) {
 		e.Fatalf("Increment of a put counter = %s, %v; want 42", fmtCells(got), err)

@@ -15,6 +15,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 var linearTests = []test{
@@ -218,7 +219,7 @@ func CheckLinearizable(t testing.TB, ctx context.Context, r Registers) {
 				ret := since()
 				switch {
 				case err == nil:
-				case !backends.IsRetryable(err):
+				case !driverkit.IsRetryable(err):
 					t.Errorf("client %d: %s: %v", c, linModel.DescribeOperation(in, out), err)
 					return
 				case in.kind == 'g':

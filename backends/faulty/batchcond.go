@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // CheckAndMutateBatch forwards to the wrapped backend, after OpAtomic faults. A batch is the one atomic call with
@@ -12,7 +13,7 @@ import (
 // RowError row is not sent and gets the injected error, an AfterWrite fails the call after its rows
 // were tested and applied (a lost reply; the rows applied are in the Event).
 func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
-	if err := backends.CheckBatch(ms, 0); err != nil {
+	if err := driverkit.CheckBatch(ms, 0); err != nil {
 		return nil, nil, fmt.Errorf("faulty: check and mutate batch %q: %w", table, err)
 	}
 	keys := make([][]byte, len(ms))
@@ -53,7 +54,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	if err := f.afterWriteFault(OpAtomic, table, keys, written); err != nil {
 		return nil, nil, err
 	}
-	return backends.BatchOutcome(ctx, table, applied, rowErrs)
+	return driverkit.BatchOutcome(ctx, table, applied, rowErrs)
 }
 
 // rowFaults rolls the RowError rules for each key of a call: the error of each row struck, nil for
