@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
@@ -114,7 +115,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err == nil {
-		err = cfg.read.Filter.CheckLogical(cfg.read.Columns)
+		err = driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns)
 	}
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
@@ -129,7 +130,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 		// A driver that breaks its contract is a bug to report, not a missing row.
 		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", keyText(key), len(rows))
 	}
-	if rows[0].Cells = local.ApplyRow(key, rows[0].Cells); len(rows[0].Cells) == 0 {
+	if rows[0].Cells = driverkit.ApplyRow(local, key, rows[0].Cells); len(rows[0].Cells) == 0 {
 		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
@@ -226,7 +227,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 	ctx, c := t.c.tel.begin(ctx, "get_many", t.name)
 	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		return nil, fmt.Errorf("get many: %w", err)
 	}
 	var local *Filter
@@ -257,7 +258,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 				errs[i] = err
 				continue
 			}
-			rows[i] = Row{Key: keys[i], Cells: local.ApplyRow(keys[i], got[j].Cells)}
+			rows[i] = Row{Key: keys[i], Cells: driverkit.ApplyRow(local, keys[i], got[j].Cells)}
 		}
 	})
 	for i, e := range errs {
@@ -354,7 +355,7 @@ type scanPart struct {
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
 // the parts in logical order, yielding at most one error, last, prefixed with the logical name.
 func (c *Client) fanScan(ctx context.Context, tc *call, name string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		err = fmt.Errorf("scan %s: %w", name, err)
 		tc.fail(err)
 		yield(Row{}, err)
@@ -423,7 +424,7 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 				return
 			}
 			row.Key = logical
-			if row.Cells = local.ApplyRow(logical, row.Cells); len(row.Cells) == 0 {
+			if row.Cells = driverkit.ApplyRow(local, logical, row.Cells); len(row.Cells) == 0 {
 				continue
 			}
 			if !yield(row, nil) {

@@ -32,7 +32,7 @@ func serverFilters(f *backends.Filter, versions int) (filter.Filter, []backends.
 	if f == nil {
 		return nil, nil
 	}
-	rows, cells := f.SplitCells()
+	rows, cells := driverkit.SplitCells(f)
 	if len(cells) == 0 {
 		return serverFilter(f), nil
 	}

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Limits on names and keys. HBase itself takes row keys up to 32767 bytes (a Java short holds the
@@ -152,7 +153,7 @@ func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, []backends
 	if opts.MaxVersions < 0 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
 		return nil, nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
-	if err := opts.Filter.Check(opts.Columns); err != nil {
+	if err := driverkit.CheckFilter(opts.Filter, opts.Columns); err != nil {
 		return nil, nil, fmt.Errorf("hbase: %w", err)
 	}
 	var out []func(hrpc.Call) error

@@ -346,7 +346,7 @@ func (s *scanState) emit(res *pb.Result) {
 	s.lastKey = key
 	row := rowFromCells(key, res.Cell)
 	if s.trim != nil {
-		if row.Cells = backends.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
+		if row.Cells = driverkit.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
 			return // trimmed away: not yielded, not counted towards the limit
 		}
 	}

@@ -273,7 +273,7 @@ func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, e
 			Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
 		})
 	}
-	cells := opts.Filter.Apply(cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)])
+	cells := driverkit.Apply(opts.Filter, cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)])
 	if len(cells) == 0 {
 		cp.cellBuf = cp.cellBuf[:start]
 		return nil, nil

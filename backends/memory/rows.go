@@ -92,7 +92,7 @@ func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 		}
 	}
 	out = driverkit.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
-	return opts.Filter.Apply(out)
+	return driverkit.Apply(opts.Filter, out)
 }
 
 // copyCells returns copies of the cells a read with opts returns; stored values are never handed out.

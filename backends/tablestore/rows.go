@@ -116,7 +116,7 @@ func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	slices.SortStableFunc(out, func(a, b backends.Cell) int {
 		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier), cmp.Compare(b.Timestamp, a.Timestamp))
 	})
-	return sel.filter.Apply(out)
+	return driverkit.Apply(sel.filter, out)
 }
 
 // valueBytes turns an attribute value into bytes. brine writes BINARY; values of other types (tables
