@@ -3,6 +3,7 @@ package backendtest
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/brine-kv/brine/backends"
@@ -23,30 +24,21 @@ var tunerTests = []test{
 	{"MissingTable", testTuneMissing},
 }
 
-// regionLister returns the backend as a RegionLister, or skips the test.
-func (e *env) regionLister() backends.RegionLister {
+// optional returns the backend as the optional interface I, or skips the test: the one place the
+// suite skips anything.
+func optional[I any](e *env) I {
 	e.Helper()
-	rl, ok := e.b.(backends.RegionLister)
+	i, ok := e.b.(I)
 	if !ok {
-		e.Skipf("%T does not implement the optional backends.RegionLister", e.b)
+		e.Skipf("%T does not implement the optional %v", e.b, reflect.TypeFor[I]())
 	}
-	return rl
-}
-
-// tuner returns the backend as a Tuner, or skips the test.
-func (e *env) tuner() backends.Tuner {
-	e.Helper()
-	tn, ok := e.b.(backends.Tuner)
-	if !ok {
-		e.Skipf("%T does not implement the optional backends.Tuner", e.b)
-	}
-	return tn
+	return i
 }
 
 // testRegionsSplitKeys: Regions of a pre-split table starts with the empty key and is sorted; with
 // Options.SplitKeysAreRegions it is exactly the split keys.
 func testRegionsSplitKeys(e *env) {
-	rl := e.regionLister()
+	rl := optional[backends.RegionLister](e)
 	splits := [][]byte{[]byte("g"), []byte("p"), {0xF0}}
 	name := e.createTable(backends.TableOptions{SplitKeys: splits})
 	regions, err := rl.Regions(e.ctx, name)
@@ -77,7 +69,7 @@ func testRegionsSplitKeys(e *env) {
 // testRegionsMissing: Regions of a table never created, and of one deleted, fails with
 // ErrTableNotFound, as every Backend method does (missing.go).
 func testRegionsMissing(e *env) {
-	rl := e.regionLister()
+	rl := optional[backends.RegionLister](e)
 	gone := e.createTable(backends.TableOptions{})
 	if err := e.b.DeleteTable(e.ctx, gone); err != nil {
 		e.Fatalf("DeleteTable: %v", err)
@@ -93,7 +85,7 @@ func testRegionsMissing(e *env) {
 // and one tuned with Keep still hold what was written. Throughput is left alone, since a live store
 // limits how often it may change.
 func testTuneKeepsRows(e *env) {
-	tn := e.tuner()
+	tn := optional[backends.Tuner](e)
 	name := e.createTable(backends.TableOptions{})
 	want := []backends.Cell{cell("d", "a", "v", e.ts)}
 	e.apply(name, put("k", want...))
@@ -109,7 +101,7 @@ func testTuneKeepsRows(e *env) {
 
 // testTuneBadInput: a TTL that is not whole seconds fails with ErrInvalidArgument.
 func testTuneBadInput(e *env) {
-	tn := e.tuner()
+	tn := optional[backends.Tuner](e)
 	name := e.createTable(backends.TableOptions{})
 	bad := backends.Keep
 	bad.TTL = 1500 * time.Millisecond
@@ -121,7 +113,7 @@ func testTuneBadInput(e *env) {
 // testTuneMissing: a Tune that changes a setting of a table that is not there fails with
 // ErrTableNotFound.
 func testTuneMissing(e *env) {
-	tn := e.tuner()
+	tn := optional[backends.Tuner](e)
 	forever := backends.Keep
 	forever.TTL = 0
 	if err := tn.Tune(e.ctx, e.tableName(), forever); !errors.Is(err, backends.ErrTableNotFound) {

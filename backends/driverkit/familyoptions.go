@@ -10,6 +10,8 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
+// The codec and bloom filter names HBase takes. Package client checks them whatever the store, so
+// that every store refuses the same table definition.
 var (
 	compressions = []string{"NONE", "GZ", "SNAPPY", "LZ4", "LZO", "ZSTD", "BZIP2", "LZMA"}
 	blooms       = []string{"NONE", "ROW", "ROWCOL"}

@@ -134,7 +134,7 @@ func MatchRow(f *backends.Filter, key []byte, cells []backends.Cell) bool {
 		if f.Kind == backends.FilterRegex {
 			return f.Regexp().Match(v)
 		}
-		return compare(bytes.Compare(v, f.Value), f.Op)
+		return Satisfies(f.Op, bytes.Compare(v, f.Value))
 	case backends.FilterAnd:
 		for i := range f.Subs {
 			if !MatchRow(&f.Subs[i], key, cells) {
@@ -157,8 +157,10 @@ func MatchRow(f *backends.Filter, key []byte, cells []backends.Cell) bool {
 	return false
 }
 
-// compare reports whether op holds for a value that bytes.Compare put at c against the operand.
-func compare(c int, op backends.CompareOp) bool {
+// Satisfies reports whether a value that compares as c with a leaf's operand (-1, 0 or +1, as
+// bytes.Compare returns) passes op; false for an unknown op. The CLI, which compares typed values
+// where a store compares bytes, uses it too, so that both read an op the same way.
+func Satisfies(op backends.CompareOp, c int) bool {
 	switch op {
 	case backends.Equal:
 		return c == 0

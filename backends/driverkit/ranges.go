@@ -2,10 +2,10 @@ package driverkit
 
 import "github.com/brine-kv/brine/backends"
 
-// ClampRange returns the range of keys of at most maxLen bytes that r holds, with bounds of at most maxLen
-// bytes, for a store that takes no longer keys: a range that holds a key can then always be scanned,
-// even when a bound is past the limit (the single-row range of the longest key ends one byte beyond
-// it). ok is false when r holds no such key.
+// ClampRange returns the range of keys of at most maxLen bytes that r holds, with bounds of at most
+// maxLen bytes, for a store that takes no longer keys (HBase): a range that holds a key can then
+// always be scanned, even when a bound is past the limit (the single-row range of the longest key
+// ends one byte beyond it). ok is false when r holds no such key.
 func ClampRange(r backends.Range, maxLen int) (_ backends.Range, ok bool) {
 	// A key k of at most maxLen bytes lies at or above a longer bound b exactly when it lies above
 	// p = b[:maxLen], that is at or above the first key after every key starting with p.

@@ -6,8 +6,9 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// The row rules the embedded stores (local, memory) apply themselves, where a server applies its own:
-// one copy, so that the two cannot drift apart. The version rules are in versions.go.
+// The row rules the embedded stores (local, memory) apply themselves, where a server applies its own,
+// and the family checks every store that knows a table's families makes: one copy, so that the
+// stores cannot drift apart. The version rules are in versions.go.
 
 // CheckKey refuses an empty key and one longer than limit bytes (ErrInvalidKey).
 func CheckKey(k []byte, limit int) error {

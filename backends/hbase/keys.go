@@ -35,12 +35,10 @@ const (
 	metaEmptyPrefix = "brine.meta-empty."
 )
 
+// checkKey refuses a key HBase would not take (driverkit.CheckKey's rule, with HBase's limit).
 func checkKey(key []byte) error {
-	switch {
-	case len(key) == 0:
-		return fmt.Errorf("hbase: %w: empty row key", backends.ErrInvalidKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("hbase: %w: row key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(key), MaxKeyLen)
+	if err := driverkit.CheckKey(key, MaxKeyLen); err != nil {
+		return fmt.Errorf("hbase: %w", err)
 	}
 	return nil
 }

@@ -214,19 +214,7 @@ func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
 		tl.bad++
 		return false
 	}
-	switch f.Op {
-	case client.Equal:
-		return cmp == 0
-	case client.NotEqual:
-		return cmp != 0
-	case client.Less:
-		return cmp < 0
-	case client.LessOrEqual:
-		return cmp <= 0
-	case client.Greater:
-		return cmp > 0
-	}
-	return cmp >= 0
+	return driverkit.Satisfies(f.Op, cmp)
 }
 
 // compare compares v with the literal; false when v is not of the literal's kind.
