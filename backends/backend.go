@@ -1,7 +1,13 @@
 // Package backends is the contract between brine's user API (package client) and the store drivers
-// below it (backends/local, backends/hbase, backends/tablestore), in the way database/sql/driver sits
-// below database/sql: small, stable, and free of salting. A driver sees physical keys only; it never
-// learns how they were salted.
+// below it (backends/local, backends/memory, backends/hbase, backends/tablestore), in the way
+// database/sql/driver sits below database/sql: small, stable, and free of salting. A driver sees
+// physical keys only; it never learns how they were salted.
+//
+// It holds the contract and nothing else: the Backend interface every driver implements, the
+// optional interfaces RegionLister and Tuner, the types they take and return, and the sentinel errors
+// callers branch on. The rules drivers share in applying it (key checks, version rules, filter
+// evaluation, paging) are in backends/driverkit; the conformance suite that states it is
+// backends/backendtest.
 package backends
 
 import (
@@ -51,34 +57,14 @@ func (r Range) Contains(key []byte) bool {
 	return len(r.End) == 0 || string(key) < string(r.End)
 }
 
-// Clamp returns the range of keys of at most maxLen bytes that r holds, with bounds of at most maxLen
-// bytes, for a store that takes no longer keys: a range that holds a key can then always be scanned,
-// even when a bound is past the limit (the single-row range of the longest key ends one byte beyond
-// it). ok is false when r holds no such key.
-func (r Range) Clamp(maxLen int) (_ Range, ok bool) {
-	// A key k of at most maxLen bytes lies at or above a longer bound b exactly when it lies above
-	// p = b[:maxLen], that is at or above the first key after every key starting with p.
-	after := func(b []byte) []byte {
-		p := b[:maxLen]
-		for i := len(p) - 1; i >= 0; i-- {
-			if p[i] != 0xFF {
-				next := append([]byte(nil), p[:i+1]...)
-				next[i]++
-				return next
-			}
-		}
-		return nil // p is all 0xFF: no key of at most maxLen bytes comes after it
-	}
-	if len(r.Start) > maxLen {
-		if r.Start = after(r.Start); r.Start == nil {
-			return Range{}, false
-		}
-	}
-	if len(r.End) > maxLen {
-		r.End = after(r.End) // nil: every key up to the limit lies below End
-	}
-	return r, len(r.End) == 0 || string(r.Start) < string(r.End)
+// TimeRange selects versions by timestamp: From <= Timestamp < To. A zero To means no upper bound;
+// the zero TimeRange selects every version.
+type TimeRange struct {
+	From, To int64
 }
+
+// Contains reports whether ts lies in r.
+func (r TimeRange) Contains(ts int64) bool { return ts >= r.From && (r.To == 0 || ts < r.To) }
 
 // ReadOptions select what a read returns.
 type ReadOptions struct {
@@ -91,7 +77,7 @@ type ReadOptions struct {
 	// TimeRange keeps all. A row with no cell left is not returned by a scan, and has no cells in a
 	// read.
 	TimeRange TimeRange
-	// Filter, when not nil, keeps only the rows it passes (see Filter); drivers check it with CheckRead.
+	// Filter, when not nil, keeps only the rows it passes (see Filter); drivers check it with driverkit.CheckRead.
 	Filter *Filter
 }
 
@@ -134,12 +120,14 @@ type TableOptions struct {
 	MaxVersions int
 	// FamilyOptions are per-family settings, keyed by a name in Families; a family without an entry
 	// gets the driver's defaults (and MaxVersions). Drivers without families ignore them; client.CreateTable checks them
-	// (CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
+	// (driverkit.CheckFamilyOptions) whatever the store, so every store refuses the same bad input.
 	FamilyOptions map[string]FamilyOptions
 }
 
 // Backend is what a store driver implements. Methods are safe for concurrent use. Errors that a caller
-// must branch on wrap the sentinel errors of this package.
+// must branch on wrap the sentinel errors of this package. Every method is required: the conformance
+// suite (backends/backendtest) tests each one on every driver. The capabilities only some stores have
+// are the optional interfaces RegionLister and Tuner.
 type Backend interface {
 	// CreateTable creates a table; ErrTableExists if it is there already.
 	CreateTable(ctx context.Context, table string, opts TableOptions) error
@@ -147,6 +135,13 @@ type Backend interface {
 	DeleteTable(ctx context.Context, table string) error
 	// TableMeta returns the Meta stored at creation; ErrTableNotFound if the table is not there.
 	TableMeta(ctx context.Context, table string) (map[string]string, error)
+	// RewriteTableMeta replaces table's Meta with newMeta if the stored Meta equals old (key for key;
+	// nil and empty are equal), atomically with respect to every other RewriteTableMeta: of two
+	// rewrites from the same old, one fails with ErrMetaChanged. TableMeta returns newMeta from then
+	// on, until the table is deleted (a table created again under the name starts from its own
+	// Meta). ErrTableNotFound if the table is not there. It is how a table gains or loses an index
+	// while it is in use.
+	RewriteTableMeta(ctx context.Context, table string, old, newMeta map[string]string) error
 	// Tables returns the names of the tables there are, sorted: every table a brine program can open,
 	// whoever created it, and none of the driver's own bookkeeping tables.
 	Tables(ctx context.Context) ([]string, error)
@@ -161,13 +156,41 @@ type Backend interface {
 	// consumer stops or ctx is done; it yields at most one error, as its last element.
 	Scan(ctx context.Context, table string, r Range, opts ScanOptions) iter.Seq2[Row, error]
 
+	// The atomic single-row operations, which the index protocol and the rebucket copy are built on
+	// (HBase's checkAndMutate and increment, Tablestore's conditional update, a lock or transaction
+	// on the embedded stores).
+
+	// CheckAndMutate applies m (a put or a delete, as in Apply) to its row if cond holds there,
+	// atomically; applied reports whether it did. Bad input (key, families, a put without cells) fails
+	// before anything is sent.
+	CheckAndMutate(ctx context.Context, table string, cond Condition, m Mutation) (applied bool, err error)
+	// CheckAndMutateBatch does CheckAndMutate for each of ms: each row atomically, not the batch as a
+	// whole; a store sends them together where it can (HBase: one Multi RPC per region, one
+	// conditional action per row). applied[i] reports whether ms[i] was applied. rowErrs is nil when
+	// every row got an answer; otherwise rowErrs[i] is the error of ms[i] (nil for the rows
+	// answered), and such a row may have been applied when the error is a lost reply. err reports a
+	// failure of the whole call (missing table, bad input, ctx done before any answer), with applied
+	// and rowErrs nil.
+	//
+	// Input that cannot be sent as given fails the whole call before anything is sent: an empty or
+	// too long key, a put without cells, a negative timestamp, two mutations of one row
+	// (driverkit.CheckBatch). A family the table does not have, in the mutation or the
+	// condition, fails that row alone with ErrInvalidArgument (HBase learns it from the server).
+	CheckAndMutateBatch(ctx context.Context, table string, ms []CondMutation) (applied []bool, rowErrs []error, err error)
+	// Increment adds each delta to its counter atomically, stamps the new values with the store's
+	// clock, and returns them, one cell per Increment in the order given. A column holding anything
+	// but 8 bytes fails with ErrInvalidArgument and changes nothing.
+	Increment(ctx context.Context, table string, key []byte, incs []Increment) ([]Cell, error)
+
 	// Close releases the driver's resources.
 	Close() error
 }
 
 // RegionLister is implemented by drivers that can say how a table is split on the server, so tools can
-// report how rows spread over regions/partitions.
+// report how rows spread over regions/partitions. It is optional (Tablestore has no such call): tools
+// fall back on the split keys, and the conformance suite skips its tests on a driver without it.
 type RegionLister interface {
 	// Regions returns the start keys of the table's regions, sorted; the first is empty.
+	// ErrTableNotFound if the table is not there.
 	Regions(ctx context.Context, table string) ([][]byte, error)
 }

@@ -13,34 +13,17 @@ var (
 	ErrInvalidKey = errors.New("brine: invalid key")
 	// ErrInvalidArgument: a request that cannot be sent as given (bad column name, value too large, ...).
 	ErrInvalidArgument = errors.New("brine: invalid argument")
-	// ErrUnsupported: what was asked cannot be done faithfully here, and nothing was sent: CheckAndMutate
-	// and Increment on a driver that does not implement RowAtomic (every driver of this module does), a
-	// cell filter under Or or Not, a request the drop-ins cannot rewrite onto salted keys.
+	// ErrUnsupported: what was asked cannot be done faithfully here, and nothing was sent: a cell
+	// filter under Or or Not, a request the drop-ins cannot rewrite onto salted keys.
 	ErrUnsupported = errors.New("brine: unsupported")
-	// ErrIndexedTable: a handle that would write a table with indexes around the index protocol (a
-	// plain client.Table, a drop-in's write) was refused; only client.IndexedTable writes such tables.
-	// Nothing was sent.
-	ErrIndexedTable = errors.New("brine: the table has indexes")
 	// ErrClosed: the backend was closed; every later call fails with it. Drivers wrap it with their
 	// package prefix ("memory: backend closed: ...").
 	ErrClosed = errors.New("brine: backend closed")
+	// ErrMetaChanged: RewriteTableMeta found a table's stored meta other than the one the caller read;
+	// read it again and redo the change.
+	ErrMetaChanged = errors.New("brine: table meta changed by another writer")
 	// ErrRetryable marks a transient failure (server busy, region moving, throttled): the same request
-	// may succeed if sent again. Test with IsRetryable.
+	// may succeed if sent again. Drivers mark such errors with driverkit.Retryable, which keeps
+	// their message; callers test with errors.Is (or client.IsRetryable).
 	ErrRetryable = errors.New("brine: retryable")
 )
-
-// IsRetryable reports whether err is transient and the operation may be retried as is.
-func IsRetryable(err error) bool { return errors.Is(err, ErrRetryable) }
-
-// Retryable wraps err so that IsRetryable reports true while errors.Is/As still see err.
-func Retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	return retryableError{err}
-}
-
-type retryableError struct{ err error }
-
-func (e retryableError) Error() string   { return e.err.Error() }
-func (e retryableError) Unwrap() []error { return []error{e.err, ErrRetryable} }

@@ -23,7 +23,13 @@ type Tuning struct {
 var Keep = Tuning{ReadCU: -1, WriteCU: -1, TTL: -1}
 
 // Tuner is implemented by drivers whose tables have a reserved throughput and a table-wide TTL
-// (Tablestore). HBase's TTL and compression are per family and set at creation (FamilyOptions).
+// (Tablestore). HBase's TTL and compression are per family and set at creation (FamilyOptions). It
+// is optional: client.TuneTable fails with ErrNotTunable on a driver without it, and the conformance
+// suite skips its tests there.
 type Tuner interface {
+	// Tune changes the settings t names on a live table (a negative field leaves one as it is), and
+	// nothing else: the table keeps its rows. A TTL that is not whole seconds fails with
+	// ErrInvalidArgument; a table that is not there, with ErrTableNotFound (a Tuning that changes
+	// nothing may succeed without asking the store).
 	Tune(ctx context.Context, table string, t Tuning) error
 }

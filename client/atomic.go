@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Condition and Increment are the driver contract's; see backends.Condition and backends.Increment.
@@ -16,17 +17,9 @@ type (
 	Increment = backends.Increment
 )
 
-// ErrUnsupported is backends.ErrUnsupported: the store cannot do the call (CheckAndMutate and
-// Increment on a driver without atomic row operations; every driver of this module has them).
+// ErrUnsupported is backends.ErrUnsupported: what was asked cannot be done faithfully, and nothing
+// was sent (a cell filter under Or or Not, a new index on a table that was rebucketed).
 var ErrUnsupported = backends.ErrUnsupported
-
-func (t *Table) rowAtomic(op string) (backends.RowAtomic, error) {
-	ra, ok := t.c.backend.(backends.RowAtomic)
-	if !ok {
-		return nil, fmt.Errorf("%s %s: %w: %T has no atomic row operations", op, t.name, ErrUnsupported, t.c.backend)
-	}
-	return ra, nil
-}
 
 // CheckAndMutate applies m to its row if cond holds there, atomically (HBase's CheckAndMutate,
 // Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
@@ -41,17 +34,13 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 	}
 	ctx, c := t.c.tel.begin(ctx, "check_and_mutate", t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
-	ra, err := t.rowAtomic("check and mutate")
-	if err != nil {
-		return false, err
-	}
 	logical := m.Key
 	pk, _, err := t.physical(m.Key)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
 	m.Key = pk
-	applied, err = ra.CheckAndMutate(ctx, t.name, cond, m)
+	applied, err = t.c.backend.CheckAndMutate(ctx, t.name, cond, m)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", t.printKey(logical), err)
 	}
@@ -72,15 +61,11 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_
 	}
 	ctx, c := t.c.tel.begin(ctx, "increment", t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
-	ra, err := t.rowAtomic("increment")
-	if err != nil {
-		return nil, err
-	}
 	pk, _, err := t.physical(key)
 	if err != nil {
 		return nil, fmt.Errorf("increment: %w", err)
 	}
-	cells, err := ra.Increment(ctx, t.name, pk, incs)
+	cells, err := t.c.backend.Increment(ctx, t.name, pk, incs)
 	if err != nil {
 		return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
 	}
@@ -88,4 +73,4 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_
 }
 
 // CounterValue decodes a counter cell's value; ok is false when it is not an 8-byte counter.
-func CounterValue(c Cell) (n int64, ok bool) { return backends.CounterValue(c.Value) }
+func CounterValue(c Cell) (n int64, ok bool) { return driverkit.CounterValue(c.Value) }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -40,24 +38,5 @@ func TestCheckAndMutateAndIncrement(t *testing.T) {
 		if n, ok := client.CounterValue(cells[0]); !ok || n != want {
 			t.Fatalf("counter = %d (%v), want %d", n, ok, want)
 		}
-	}
-}
-
-// noAtomic hides the driver's atomic operations.
-type noAtomic struct{ backends.Backend }
-
-func TestAtomicUnsupported(t *testing.T) {
-	ctx := context.Background()
-	c := client.New(noAtomic{memory.New()})
-	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tbl.Increment(ctx, []byte("k"), client.Increment{Family: "d", Qualifier: "n", Delta: 1}); !errors.Is(err, client.ErrUnsupported) {
-		t.Errorf("Increment without RowAtomic: %v, want ErrUnsupported", err)
-	}
-	if _, err := tbl.CheckAndMutate(ctx, client.Condition{Family: "d", Qualifier: "n"}, client.Mutation{Key: []byte("k"), Delete: true}); !errors.Is(err, client.ErrUnsupported) {
-		t.Errorf("CheckAndMutate without RowAtomic: %v, want ErrUnsupported", err)
 	}
 }

@@ -76,7 +76,7 @@ func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutat
 // the physical row they read. It fills applied and errs.
 //
 // Two mutations of one row go in successive rounds, in their order in ms: a batch holds one
-// mutation per row (backends.CheckBatch), and the second one's condition must see the first applied.
+// mutation per row (driverkit.CheckBatch), and the second one's condition must see the first applied.
 func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMutation, buckets []int, valid, applied []bool, errs []error) {
 	ctx, c := t.c.tel.begin(ctx, "check_and_mutate_batch", t.name)
 	var written int64
@@ -104,7 +104,7 @@ func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMu
 			for j, i := range idx {
 				batch[j] = ms[i]
 			}
-			a, rowErrs, err := backends.CheckAndMutateBatch(ctx, t.c.backend, t.name, batch)
+			a, rowErrs, err := t.c.backend.CheckAndMutateBatch(ctx, t.name, batch)
 			for j, i := range idx {
 				switch {
 				case err != nil:

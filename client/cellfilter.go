@@ -1,6 +1,9 @@
 package client
 
-import "github.com/brine-kv/brine/backends"
+import (
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
+)
 
 // Cell filters trim the cells of the rows a read returns, where the other filters keep or drop rows
 // whole. Each may be the filter given to RowFilter or a conjunct of its top-level AllFilters (a
@@ -31,7 +34,7 @@ func CellsPerRowFilter(offset, limit int) Filter { return backends.NewCellsPerRo
 // readsCells reports whether one of fs has a leaf that tests a column's value.
 func readsCells(fs []Filter) bool {
 	for i := range fs {
-		if fs[i].Has(backends.FilterCompare) || fs[i].Has(backends.FilterRegex) {
+		if driverkit.Has(&fs[i], backends.FilterCompare) || driverkit.Has(&fs[i], backends.FilterRegex) {
 			return true
 		}
 	}
@@ -41,7 +44,7 @@ func readsCells(fs []Filter) bool {
 // moveCells moves store's conjuncts that hold cell leaves to local's end.
 func moveCells(store, local []Filter) (s, l []Filter) {
 	for _, f := range store {
-		if f.HasCells() {
+		if driverkit.HasCells(&f) {
 			local = append(local, f)
 		} else {
 			s = append(s, f)

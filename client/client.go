@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
@@ -170,7 +171,7 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 	if len(families) == 0 {
 		families = []string{DefaultFamily}
 	}
-	if err := backends.CheckFamilyOptions(families, cfg.FamilyOptions); err != nil {
+	if err := driverkit.CheckFamilyOptions(families, cfg.FamilyOptions); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
 	if _, ok := cfg.Meta[MetaSaltSpec]; ok {

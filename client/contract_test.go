@@ -92,7 +92,7 @@ func TestGetReportsDriverContractViolation(t *testing.T) {
 
 // TestImportGaveUpKeepsLastError: a row that stops being retried because ctx ended during a backoff
 // reports both the context's error and the last store error, visible to errors.Is and
-// backends.IsRetryable.
+// driverkit.IsRetryable.
 func TestImportGaveUpKeepsLastError(t *testing.T) {
 	busy := errors.New("server busy")
 	one := func(yield func(client.ImportRow, error) bool) {
@@ -131,7 +131,7 @@ func TestImportGaveUpKeepsLastError(t *testing.T) {
 		if !strings.Contains(got.Error(), "gave up") {
 			continue
 		}
-		if !errors.Is(got, busy) || !backends.IsRetryable(got) || !errors.Is(got, context.Canceled) {
+		if !errors.Is(got, busy) || !client.IsRetryable(got) || !errors.Is(got, context.Canceled) {
 			t.Fatalf("failed row error %v: want the give-up to wrap the last error (retryable) and context.Canceled", got)
 		}
 		return

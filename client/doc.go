@@ -36,8 +36,8 @@
 //     visible everywhere, unless the deleted cells were stamped ahead of that clock.
 //
 // Atomic row operations (Table.CheckAndMutate, Table.Increment) work on every store: natively on
-// HBase and Tablestore, under a lock or in one transaction on the embedded stores. A driver outside
-// this module without them gets ErrUnsupported, the one documented use of that error.
+// HBase and Tablestore, under a lock or in one transaction on the embedded stores; every driver must
+// have them (backends.Backend).
 //
 // Errors follow one rule. Bad input (an empty or oversized key, an unknown family) gets a clear error
 // before anything is sent for it. A read fails whole (Get, GetMany, Scan): with no rows to report

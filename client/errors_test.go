@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/indexproto"
 )
 
 // Every sentinel a caller branches on is reachable from client, as the same value as backends'.
@@ -27,7 +29,7 @@ func TestSentinelsReexported(t *testing.T) {
 		{"ErrUnsupported", client.ErrUnsupported, backends.ErrUnsupported},
 		{"ErrRetryable", client.ErrRetryable, backends.ErrRetryable},
 		{"ErrNotTunable", client.ErrNotTunable, backends.ErrNotTunable},
-		{"ErrIndexedTable", client.ErrIndexedTable, backends.ErrIndexedTable},
+		{"ErrIndexedTable", client.ErrIndexedTable, indexproto.ErrIndexedTable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,8 +38,8 @@ func TestSentinelsReexported(t *testing.T) {
 			}
 		})
 	}
-	if !client.IsRetryable(backends.Retryable(errors.New("x"))) || client.IsRetryable(errors.New("x")) {
-		t.Error("client.IsRetryable disagrees with backends.IsRetryable")
+	if !client.IsRetryable(driverkit.Retryable(errors.New("x"))) || client.IsRetryable(errors.New("x")) {
+		t.Error("client.IsRetryable disagrees with driverkit.Retryable, which drivers mark transient errors with")
 	}
 }
 

@@ -1,6 +1,9 @@
 package client
 
-import "github.com/brine-kv/brine/backends"
+import (
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
+)
 
 // Filter is a predicate on a row that the store evaluates in every bucket's scan and in Get and
 // GetMany: a row it fails is skipped by Scan, is ErrNotFound to Get and has no cells in GetMany. A
@@ -66,7 +69,7 @@ func KeyRegexFilter(pattern string) Filter { return backends.NewKeyRegexFilter(p
 // them do (and the cell filters, unless a conjunct left to the client reads cells); otherwise
 // everything stays in the client.
 func splitFilter(f *Filter) (store, local *Filter) {
-	if !f.Has(backends.FilterKeyRegex) {
+	if !driverkit.Has(f, backends.FilterKeyRegex) {
 		return f, nil
 	}
 	if f.Kind != backends.FilterAnd {
@@ -74,7 +77,7 @@ func splitFilter(f *Filter) (store, local *Filter) {
 	}
 	var s, l []Filter
 	for _, sub := range f.Subs {
-		if sub.Has(backends.FilterKeyRegex) {
+		if driverkit.Has(&sub, backends.FilterKeyRegex) {
 			l = append(l, sub)
 		} else {
 			s = append(s, sub)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
@@ -206,7 +207,7 @@ func TestKeyRegexFilter(t *testing.T) {
 			if (o.Filter != nil) != tt.storeGets || o.Limit != 0 {
 				t.Fatalf("%s: a bucket scan got filter %v, limit %d", tt.name, o.Filter, o.Limit)
 			}
-			if o.Filter.Has(backends.FilterKeyRegex) {
+			if driverkit.Has(o.Filter, backends.FilterKeyRegex) {
 				t.Fatalf("%s: a row-key leaf reached the store", tt.name)
 			}
 		}

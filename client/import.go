@@ -364,7 +364,7 @@ func (im *importer) repeat(ir *importRow) error {
 func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*Table, error) {
 	for attempt := 1; ; attempt++ {
 		pt, err := t.rt.plain(ctx, "import into", false)
-		if err == nil || !backends.IsRetryable(err) || attempt >= opts.MaxAttempts {
+		if err == nil || !IsRetryable(err) || attempt >= opts.MaxAttempts {
 			return pt, err
 		}
 		if serr := sleepBackoff(ctx, attempt, opts.BaseBackoff, opts.MaxBackoff); serr != nil {
@@ -405,7 +405,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 				im.written.Add(1)
 				im.bytes.Add(int64(r.bytes))
 				wrote++
-			case backends.IsRetryable(e) && attempt < im.opts.MaxAttempts && ctx.Err() == nil:
+			case IsRetryable(e) && attempt < im.opts.MaxAttempts && ctx.Err() == nil:
 				retry = append(retry, r)
 				lastErr = e
 			default:

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
@@ -169,7 +168,7 @@ func TestImportRetriesItsRoute(t *testing.T) {
 				}
 				return
 			}
-			if !backends.IsRetryable(err) || st.Read != 0 {
+			if !client.IsRetryable(err) || st.Read != 0 {
 				t.Fatalf("import: %+v, %v; want a retryable error before any row was read", st, err)
 			}
 		})

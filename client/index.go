@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -18,8 +19,8 @@ import (
 // Index metadata and bookkeeping columns. The index table holds, per entry, its status, the main
 // row's key and the covered columns in one cell each, so that one put replaces all of them.
 const (
-	metaIndexPrefix = backends.MetaIndexPrefix // + index name: the definition (IndexConfig.spec)
-	metaIndexFamily = backends.MetaIndexFamily // the main table's family holding the version column
+	metaIndexPrefix = indexproto.MetaPrefix // + index name: the definition (IndexConfig.spec)
+	metaIndexFamily = indexproto.MetaFamily // the main table's family holding the version column
 	versionQual     = IndexVersionQualifier
 	indexFamily     = "ix" // the index table's only family
 	statusQual      = "s"  // "v" verified, or "u" + the writer's token
@@ -31,7 +32,7 @@ const (
 
 // IndexVersionQualifier is the column, in a table's first family, where a table with indexes keeps
 // the token of the row's last write. Reads return it only when their Columns name it.
-const IndexVersionQualifier = backends.IndexVersionQualifier
+const IndexVersionQualifier = indexproto.VersionQualifier
 
 var (
 	// ErrIndexNotFound: the table has no index of that name.

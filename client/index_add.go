@@ -301,10 +301,6 @@ func (c *Client) DropIndex(ctx context.Context, table, name string, opts DropInd
 // rewriteMeta changes a table's meta by compare-and-set: change edits a copy of the meta read and
 // says whether to write it; on a conflict the meta is read again and change runs again.
 func (c *Client) rewriteMeta(ctx context.Context, table string, change func(meta map[string]string) (bool, error)) error {
-	mr, ok := c.backend.(backends.MetaRewriter)
-	if !ok {
-		return fmt.Errorf("%w: %T cannot rewrite table meta", ErrUnsupported, c.backend)
-	}
 	for {
 		phys, err := c.metaTable(ctx, table, true)
 		if err != nil {
@@ -318,7 +314,7 @@ func (c *Client) rewriteMeta(ctx context.Context, table string, change func(meta
 		if write, err := change(next); err != nil || !write {
 			return err
 		}
-		err = mr.RewriteTableMeta(ctx, phys, old, next)
+		err = c.backend.RewriteTableMeta(ctx, phys, old, next)
 		if !errors.Is(err, backends.ErrMetaChanged) {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // CheckAndMutate applies m to its row if cond holds there, atomically, and reports whether it did,
@@ -77,7 +78,7 @@ func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Incre
 func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
 	ctx, c := it.t.c.tel.begin(ctx, "increment", it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
-	if err := backends.CheckIncrements(incs); err != nil {
+	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
 	}
 	var out []Cell
@@ -87,11 +88,11 @@ func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increm
 			n := int64(0)
 			if v, ok := newest(row, Column{Family: inc.Family, Qualifier: inc.Qualifier}); ok {
 				var counter bool
-				if n, counter = backends.CounterValue(v); !counter {
+				if n, counter = driverkit.CounterValue(v); !counter {
 					return Mutation{}, false, fmt.Errorf("%w: column %s:%s holds %d bytes, not an 8-byte counter", backends.ErrInvalidArgument, inc.Family, inc.Qualifier, len(v))
 				}
 			}
-			out = append(out, Cell{Family: inc.Family, Qualifier: inc.Qualifier, Value: backends.CounterBytes(n + inc.Delta)})
+			out = append(out, Cell{Family: inc.Family, Qualifier: inc.Qualifier, Value: driverkit.CounterBytes(n + inc.Delta)})
 		}
 		return Mutation{Key: key, Cells: slices.Clone(out)}, true, nil
 	})

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/internal/wait"
 )
 
@@ -97,7 +97,7 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		}
 		return true, nil
 	}
-	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+	return false, driverkit.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
 }
 
 // markRow puts the mark in place of the version: by compare-and-set on the version read when a

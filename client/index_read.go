@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // IndexRow is one answer of a query by index: the entry's key (the cursor for ResumeAfter) and the
@@ -35,7 +36,7 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
 		}
-		if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+		if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
 		}
@@ -99,7 +100,7 @@ func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, 
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
 	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
 	e, err := ix.table.Get(ctx, key)
@@ -172,7 +173,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		match := err == nil && ok && bytes.Equal(k, e.Key)
 		if match {
 			// The filter trims in place: a copy, since repair below needs the row as read.
-			cells := f.ApplyRow(mk, slices.Clone(dataCells(row.Cells)))
+			cells := driverkit.ApplyRow(f, mk, slices.Clone(dataCells(row.Cells)))
 			if cells = project(cells, cfg.read.Columns); len(cells) > 0 {
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}

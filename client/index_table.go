@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
 // ErrIndexedTable: a table with indexes was opened or created as a plain Table, whose writes would
 // go around the index protocol; open it with OpenIndexedTable (create it with CreateIndexedTable).
-var ErrIndexedTable = backends.ErrIndexedTable
+var ErrIndexedTable = indexproto.ErrIndexedTable
 
 // IndexedTable is a handle on a table with indexes. Its methods are exactly the writes that keep
 // the indexes in step (Put, Delete, Apply, Import, CheckAndMutate, Increment) and the reads; a
@@ -89,7 +90,7 @@ func (c *Client) CreateOrOpenIndexedTable(ctx context.Context, name string, cfg 
 
 // hasIndexes reports whether table meta declares indexes.
 func hasIndexes(meta map[string]string) bool {
-	_, ok := backends.IndexedMeta(meta)
+	_, ok := indexproto.Indexed(meta)
 	return ok
 }
 

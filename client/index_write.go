@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // maxIndexedAttempts bounds how often a write re-reads its row after another writer changed it
@@ -130,7 +131,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 		it.finish(ctx, p)
 		return true, nil
 	}
-	return false, backends.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
+	return false, driverkit.Retryable(fmt.Errorf("%w (%d attempts)", ErrIndexContention, maxIndexedAttempts))
 }
 
 // writePlan is one indexed write worked out from the row it read (steps 1 and 2 of the protocol).
@@ -301,7 +302,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			}
 			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
 			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
-				return backends.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
+				return driverkit.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
 			}
 		}
 		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: statusQual, Value: st}, Mutation{Key: key, Cells: cells})
@@ -309,7 +310,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			return err
 		}
 	}
-	return backends.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
+	return driverkit.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
 }
 
 // settleBatches are step 4's compare-and-sets by index table, for sendSettles.

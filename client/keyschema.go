@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -64,7 +65,7 @@ func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {
 		return []byte(s), err == nil
 	}
 	return append(slices.Clip(opts), func(c *readConfig) {
-		if c.read.Filter.Has(backends.FilterKeyRegex) {
+		if driverkit.Has(c.read.Filter, backends.FilterKeyRegex) {
 			bound := c.read.Filter.WithKeyText(text)
 			c.read.Filter = &bound
 		}

@@ -120,16 +120,12 @@ var ErrRebucketConflict = errors.New("brine: directory row changed by another pr
 // casDir replaces the directory row from with to (to's version is set to from's plus one), if the
 // stored version is still from's: the atomic switch of every rebucket step.
 func casDir(ctx context.Context, b backends.Backend, logical string, from dirRow, to *dirRow) error {
-	ra, ok := b.(backends.RowAtomic)
-	if !ok {
-		return fmt.Errorf("rebucket %s: %w: %T has no atomic row operations", logical, ErrUnsupported, b)
-	}
 	want := []byte(nil) // version 0: no row yet; an empty expected value means absent
 	if from.version > 0 {
 		want = []byte(strconv.FormatInt(from.version, 10))
 	}
 	to.version = from.version + 1
-	applied, err := ra.CheckAndMutate(ctx, DirTable, backends.Condition{Family: dirFamily, Qualifier: "v", Value: want},
+	applied, err := b.CheckAndMutate(ctx, DirTable, backends.Condition{Family: dirFamily, Qualifier: "v", Value: want},
 		backends.Mutation{Key: []byte(logical), Cells: to.cells()})
 	if err != nil {
 		return fmt.Errorf("rebucket %s: update directory: %w", logical, err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Reads during a rebucket. In migrate, a key's row in the new table, when it has one (copied, or
@@ -49,7 +50,7 @@ func migrateFilter(cfg readConfig, v *routeView, opts []ReadOption, op, logical 
 	if v.row.state != stateMigrate || f == nil {
 		return opts, nil, nil
 	}
-	if err := f.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(f, cfg.read.Columns); err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op, logical, err)
 	}
 	return append(slices.Clip(opts), func(c *readConfig) { c.read.Filter = nil }), f, nil
@@ -96,7 +97,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 	for i := range rows {
 		rows[i].Cells, _ = stripMark(rows[i].Cells)
 		if f != nil && len(rows[i].Cells) > 0 {
-			rows[i].Cells = f.ApplyRow(keys[i], rows[i].Cells)
+			rows[i].Cells = driverkit.ApplyRow(f, keys[i], rows[i].Cells)
 		}
 	}
 	return rows, nil
@@ -149,7 +150,7 @@ func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq
 				continue
 			}
 			if f != nil {
-				if row.Cells = f.ApplyRow(row.Key, row.Cells); len(row.Cells) == 0 {
+				if row.Cells = driverkit.ApplyRow(f, row.Key, row.Cells); len(row.Cells) == 0 {
 					continue
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/salting"
 )
@@ -143,7 +144,7 @@ type scanPart struct {
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
 // the parts in logical order, yielding at most one error, last, prefixed with what ("scan t").
 func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		tc.fail(err)
 		yield(Row{}, err)
@@ -219,7 +220,7 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 				return
 			}
 			row.Key = logical
-			if row.Cells = local.ApplyRow(logical, row.Cells); len(row.Cells) == 0 {
+			if row.Cells = driverkit.ApplyRow(local, logical, row.Cells); len(row.Cells) == 0 {
 				continue
 			}
 			if !yield(row, nil) {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -111,7 +112,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 	cfg := newReadConfig(opts)
 	pk, _, err := t.physical(key)
 	if err == nil {
-		err = cfg.read.Filter.CheckLogical(cfg.read.Columns)
+		err = driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns)
 	}
 	if err != nil {
 		return Row{}, fmt.Errorf("get: %w", err)
@@ -126,7 +127,7 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (_ Row,
 		// A driver that breaks its contract is a bug to report, not a missing row.
 		return Row{}, fmt.Errorf("get %s: driver returned %d rows for one key", t.printKey(key), len(rows))
 	}
-	if rows[0].Cells = local.ApplyRow(key, rows[0].Cells); len(rows[0].Cells) == 0 {
+	if rows[0].Cells = driverkit.ApplyRow(local, key, rows[0].Cells); len(rows[0].Cells) == 0 {
 		return Row{}, fmt.Errorf("get %s: %w", t.printKey(key), ErrNotFound)
 	}
 	return Row{Key: key, Cells: rows[0].Cells}, nil
@@ -223,7 +224,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 	ctx, c := t.c.tel.begin(ctx, "get_many", t.name)
 	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
-	if err := cfg.read.Filter.CheckLogical(cfg.read.Columns); err != nil {
+	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		return nil, fmt.Errorf("get many: %w", err)
 	}
 	var local *Filter
@@ -254,7 +255,7 @@ func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) 
 				errs[i] = err
 				continue
 			}
-			rows[i] = Row{Key: keys[i], Cells: local.ApplyRow(keys[i], got[j].Cells)}
+			rows[i] = Row{Key: keys[i], Cells: driverkit.ApplyRow(local, keys[i], got[j].Cells)}
 		}
 	})
 	for i, e := range errs {

@@ -7,13 +7,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/brine-kv/brine/backends/driverkit"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/brine-kv/brine/backends"
 )
 
 // scanBuckets records on a scan's span how many buckets it reads and how many its range pruned.
@@ -70,7 +69,7 @@ func (tel *telemetry) beginBucket(ctx context.Context, table string, bucket int)
 	ctx, bc.span = tel.tracer.Start(ctx, "scan "+table+" bucket "+strconv.Itoa(bucket),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
 	tel.scansInFlight.Add(ctx, 1, bc.attrs)
-	return backends.WithRetryCounter(ctx, &bc.retries), bc
+	return driverkit.WithRetryCounter(ctx, &bc.retries), bc
 }
 
 // row counts one row the bucket returned, with its key and value bytes. It is small enough to inline:

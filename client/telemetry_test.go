@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
@@ -297,7 +298,7 @@ type flaky struct {
 
 func (f *flaky) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
 	if f.applies.Add(1) == 1 {
-		return nil, backends.Retryable(errors.New("region moved"))
+		return nil, driverkit.Retryable(errors.New("region moved"))
 	}
 	errs := make([]error, len(muts))
 	failed := false
@@ -314,7 +315,7 @@ func (f *flaky) Apply(ctx context.Context, table string, muts []backends.Mutatio
 }
 
 func (f *flaky) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
-	backends.CountRetry(ctx)
+	driverkit.CountRetry(ctx)
 	return f.Backend.Scan(ctx, table, r, opts)
 }
 

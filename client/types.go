@@ -52,7 +52,7 @@ var (
 )
 
 // IsRetryable reports whether err may go away if the call is tried again (it wraps ErrRetryable).
-func IsRetryable(err error) bool { return backends.IsRetryable(err) }
+func IsRetryable(err error) bool { return errors.Is(err, ErrRetryable) }
 
 // RowRange returns the range [start, end).
 func RowRange(start, end []byte) Range { return Range{Start: start, End: end} }

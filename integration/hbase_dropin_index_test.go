@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -51,7 +52,7 @@ func TestDropinIndexedTable(t *testing.T) {
 	}
 	// A row holding the version column alone, as a write of the protocol may leave one for a moment.
 	only, _ := s.AppendPhysical(nil, []byte("k3"))
-	version := backends.Cell{Family: fam, Qualifier: backends.IndexVersionQualifier, Value: []byte("tok")}
+	version := backends.Cell{Family: fam, Qualifier: indexproto.VersionQualifier, Value: []byte("tok")}
 	if _, err := e.backend.Apply(ctx, name, []backends.Mutation{{Key: only, Cells: []backends.Cell{version}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestDropinIndexedTable(t *testing.T) {
 		t.Errorf("Verify: %v, %v", rep, err)
 	}
 
-	named := hrpc.Families(map[string][]string{fam: {"a", backends.IndexVersionQualifier}})
+	named := hrpc.Families(map[string][]string{fam: {"a", indexproto.VersionQualifier}})
 	for _, g := range []struct {
 		key  string
 		opts []func(hrpc.Call) error
@@ -175,7 +176,7 @@ func resultText(r *hrpc.Result) string {
 }
 
 func cellText(family, qualifier string, value []byte) string {
-	if qualifier == backends.IndexVersionQualifier {
+	if qualifier == indexproto.VersionQualifier {
 		return family + ":" + qualifier
 	}
 	return family + ":" + qualifier + "=" + string(value)

@@ -18,7 +18,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
@@ -271,7 +270,7 @@ func (w *chaosWork) putter(ctx context.Context, t *testing.T, tbl *client.Table,
 			w.took(time.Since(began))
 		case err == nil:
 			w.putFailed.Add(1)
-		case !backends.IsRetryable(err):
+		case !client.IsRetryable(err):
 			t.Errorf("Put(%s) failed with a non-retryable error: %v", k, err)
 			return
 		default:
@@ -299,7 +298,7 @@ func (w *chaosWork) getter(ctx context.Context, t *testing.T, tbl *client.Table,
 			w.took(time.Since(began))
 		case ctx.Err() != nil:
 			return
-		case !backends.IsRetryable(err):
+		case !client.IsRetryable(err):
 			t.Errorf("Get(%s) failed with a non-retryable error: %v", k, err)
 			return
 		default:
@@ -353,7 +352,7 @@ func (w *chaosWork) scanner(ctx context.Context, t *testing.T, tbl *client.Table
 			w.scans.Add(1)
 		case ctx.Err() != nil:
 			return
-		case !backends.IsRetryable(err):
+		case !client.IsRetryable(err):
 			t.Errorf("scan of [%s, %s) failed with a non-retryable error: %v", base[lo], chaosKey("base", hi), err)
 			return
 		default:
@@ -484,7 +483,7 @@ func untilServed(ctx context.Context, what string, read func() error) error {
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		err := read()
-		if err == nil || !backends.IsRetryable(err) || time.Now().After(deadline) {
+		if err == nil || !client.IsRetryable(err) || time.Now().After(deadline) {
 			if err != nil {
 				return fmt.Errorf("%s: %w", what, err)
 			}

@@ -190,7 +190,7 @@ func TestHBaseRestartResume(t *testing.T) {
 			recovered = time.Since(back)
 			break
 		}
-		if !backends.IsRetryable(err) {
+		if !client.IsRetryable(err) {
 			t.Fatalf("the client opened before the restart: Get attempt %d failed with a non-retryable error: %v", attempt, err)
 		}
 		if time.Since(back) > recoveryBound {

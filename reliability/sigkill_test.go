@@ -305,7 +305,7 @@ func readWhileKilled(t *testing.T, tbl *client.IndexedTable) (stop func()) {
 			for ctx.Err() == nil {
 				for ir, err := range ix.Scan(ctx, client.Range{}) {
 					if err != nil {
-						if ctx.Err() == nil && !backends.IsRetryable(err) {
+						if ctx.Err() == nil && !client.IsRetryable(err) {
 							t.Errorf("index %s: %v", ix.Name(), err)
 						}
 						break

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 var atomicTests = []test{
@@ -14,16 +15,6 @@ var atomicTests = []test{
 	{"CheckAndMutateIsAtomic", testCheckAndMutateIsAtomic},
 	{"Increment", testIncrement},
 	{"IncrementIsAtomic", testIncrementIsAtomic},
-}
-
-// rowAtomic returns the backend's atomic operations; every driver has them.
-func (e *env) rowAtomic() backends.RowAtomic {
-	e.Helper()
-	ra, ok := e.b.(backends.RowAtomic)
-	if !ok {
-		e.Fatalf("%T does not implement backends.RowAtomic", e.b)
-	}
-	return ra
 }
 
 func absent(fam, qual string) backends.Condition {
@@ -35,7 +26,7 @@ func equals(fam, qual, val string) backends.Condition {
 }
 
 func testCheckAndMutate(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	steps := []struct {
 		name    string
@@ -74,7 +65,7 @@ func testCheckAndMutate(e *env) {
 }
 
 func testCheckAndMutateBadInput(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	e.apply(name, put("r", cell("d", "a", "v", e.ts)))
 	tests := []struct {
@@ -101,7 +92,7 @@ func testCheckAndMutateBadInput(e *env) {
 
 // testCheckAndMutateIsAtomic: concurrent compare-and-set increments lose no update.
 func testCheckAndMutateIsAtomic(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	e.apply(name, put("n", cell("d", "n", "0", e.ts)))
 	const workers, each = 4, 10
@@ -139,11 +130,11 @@ func testCheckAndMutateIsAtomic(e *env) {
 }
 
 func counterCell(fam, qual string, n int64) backends.Cell {
-	return backends.Cell{Family: fam, Qualifier: qual, Value: backends.CounterBytes(n), Timestamp: anyTS}
+	return backends.Cell{Family: fam, Qualifier: qual, Value: driverkit.CounterBytes(n), Timestamp: anyTS}
 }
 
 func testIncrement(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	got, err := ra.Increment(e.ctx, name, []byte("r"), []backends.Increment{{Family: "d", Qualifier: "n", Delta: 5}, {Family: "x", Qualifier: "m", Delta: -2}})
 	if err != nil {
@@ -158,7 +149,7 @@ func testIncrement(e *env) {
 	e.wantCells("row read back", e.readOne(name, []byte("r")).Cells, []backends.Cell{counterCell("d", "n", 6), counterCell("x", "m", 8)})
 
 	// A counter written by a put of 8 bytes counts on; anything else is refused, changing nothing.
-	e.apply(name, put("p", cell("d", "n", string(backends.CounterBytes(40)), e.ts), cell("d", "s", "text", e.ts)))
+	e.apply(name, put("p", cell("d", "n", string(driverkit.CounterBytes(40)), e.ts), cell("d", "s", "text", e.ts)))
 	if got, err := ra.Increment(e.ctx, name, []byte("p"), []backends.Increment{{Family: "d", Qualifier: "n", Delta: 2}}); err != nil ||
 		!cellsEqual(got, []backends.Cell{counterCell("d", "n", 42)}) {
 		e.Fatalf("Increment of a put counter = %s, %v; want 42", fmtCells(got), err)
@@ -188,7 +179,7 @@ func testIncrement(e *env) {
 }
 
 func testIncrementIsAtomic(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	const workers, each = 4, 10
 	var wg sync.WaitGroup

@@ -20,10 +20,10 @@ var batchAtomicTests = []test{
 	{"RetryAfterLostReply", testBatchRetry},
 }
 
-// batch sends ms through the one entry point, checking the shape of its answer.
+// batch sends ms in one CheckAndMutateBatch call, checking the shape of its answer.
 func (e *env) batch(b backends.Backend, table string, ms ...backends.CondMutation) ([]bool, []error, error) {
 	e.Helper()
-	applied, rowErrs, err := backends.CheckAndMutateBatch(e.ctx, b, table, ms)
+	applied, rowErrs, err := b.CheckAndMutateBatch(e.ctx, table, ms)
 	switch {
 	case err != nil && (applied != nil || rowErrs != nil):
 		e.Fatalf("CheckAndMutateBatch = %v, %v, %v: a failed call returns nil results", applied, rowErrs, err)
@@ -47,9 +47,6 @@ func cm(cond backends.Condition, m backends.Mutation) backends.CondMutation {
 // testBatchMixed: each row of one batch gets its own answer, as CheckAndMutate would give it, and a
 // row naming a family the table lacks fails alone.
 func testBatchMixed(e *env) {
-	if _, ok := e.b.(backends.BatchRowAtomic); !ok {
-		e.Fatalf("%T does not implement backends.BatchRowAtomic", e.b)
-	}
 	name := e.createTable(backends.TableOptions{})
 	e.apply(name, put("b", cell("d", "a", "1", e.ts)), put("c", cell("d", "a", "1", e.ts)),
 		put("d", cell("d", "a", "1", e.ts)), put("e", cell("x", "b", "b", e.ts)), put("f", cell("d", "a", "1", e.ts)),
@@ -210,7 +207,7 @@ func testBatchIsAtomic(e *env) {
 						backends.Mutation{Key: r.Key, Cells: []backends.Cell{cell("d", "n", fmt.Sprint(n+1), e.ts+int64(n+1))}}))
 					idx = append(idx, j)
 				}
-				applied, rowErrs, err := backends.CheckAndMutateBatch(e.ctx, e.b, name, ms)
+				applied, rowErrs, err := e.b.CheckAndMutateBatch(e.ctx, name, ms)
 				if err == nil && rowErrs != nil {
 					err = errors.Join(rowErrs...)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 var linearTests = []test{
@@ -104,7 +105,7 @@ func linPartition(history []porcupine.Operation) [][]porcupine.Operation {
 // store that stamps a write before it takes its turn to apply it breaks this: a put stamped T and
 // applied after a check-and-put stamped T+1 succeeds, yet reads keep the older write's value.
 func testLinearizable(e *env) {
-	ra := e.rowAtomic()
+	ra := e.b
 	name := e.createTable(backends.TableOptions{})
 	CheckLinearizable(e.T, e.ctx, Registers{
 		Get: func(ctx context.Context, key []byte) (string, error) {
@@ -218,7 +219,7 @@ func CheckLinearizable(t testing.TB, ctx context.Context, r Registers) {
 				ret := since()
 				switch {
 				case err == nil:
-				case !backends.IsRetryable(err):
+				case !driverkit.IsRetryable(err):
 					t.Errorf("client %d: %s: %v", c, linModel.DescribeOperation(in, out), err)
 					return
 				case in.kind == 'g':

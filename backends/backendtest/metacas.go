@@ -16,15 +16,6 @@ var metaRewriteTests = []test{
 	{"RecreatedTableStartsOver", testRewriteMetaRecreate},
 }
 
-func (e *env) metaRewriter() backends.MetaRewriter {
-	e.Helper()
-	mr, ok := e.b.(backends.MetaRewriter)
-	if !ok {
-		e.Fatalf("%T does not implement backends.MetaRewriter", e.b)
-	}
-	return mr
-}
-
 func (e *env) wantMeta(table string, want map[string]string) {
 	e.Helper()
 	got, err := e.b.TableMeta(e.ctx, table)
@@ -39,7 +30,7 @@ func (e *env) wantMeta(table string, want map[string]string) {
 // testRewriteMeta: a rewrite from the stored meta replaces it; one from any other fails with
 // ErrMetaChanged and changes nothing.
 func testRewriteMeta(e *env) {
-	mr := e.metaRewriter()
+	mr := e.b
 	created := map[string]string{"brine.salt": "hash:4", "empty": ""}
 	name := e.createTable(backends.TableOptions{Meta: created})
 	next := map[string]string{"brine.salt": "hash:4", "brine.index.a": "x|y", "empty": ""}
@@ -64,7 +55,7 @@ func testRewriteMeta(e *env) {
 
 func testRewriteMetaMissing(e *env) {
 	name := e.tableName()
-	err := e.metaRewriter().RewriteTableMeta(e.ctx, name, nil, map[string]string{"a": "b"})
+	err := e.b.RewriteTableMeta(e.ctx, name, nil, map[string]string{"a": "b"})
 	if !errors.Is(err, backends.ErrTableNotFound) {
 		e.Fatalf("RewriteTableMeta of a missing table: %v, want ErrTableNotFound", err)
 	}
@@ -76,7 +67,7 @@ func testRewriteMetaMissing(e *env) {
 // testRewriteMetaConcurrent: writers that each add their own key by read, change, rewrite (again on
 // ErrMetaChanged) lose none of them: the rewrite is a compare-and-set.
 func testRewriteMetaConcurrent(e *env) {
-	mr := e.metaRewriter()
+	mr := e.b
 	name := e.createTable(backends.TableOptions{Meta: map[string]string{"base": "1"}})
 	const writers, keysEach = 4, 3
 	var wg sync.WaitGroup
@@ -121,7 +112,7 @@ func testRewriteMetaConcurrent(e *env) {
 // testRewriteMetaRecreate: a table deleted and created again has the meta of its own creation, not
 // the one rewritten for the table before it.
 func testRewriteMetaRecreate(e *env) {
-	mr := e.metaRewriter()
+	mr := e.b
 	first := map[string]string{"gen": "1"}
 	name := e.createTable(backends.TableOptions{Meta: first})
 	if err := mr.RewriteTableMeta(e.ctx, name, first, map[string]string{"gen": "1", "rewritten": "yes"}); err != nil {

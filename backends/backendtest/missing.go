@@ -41,9 +41,4 @@ func checkMissing(e *env, name string) {
 			e.Errorf("Scan (reverse %v): %d rows, %v; want only ErrTableNotFound", reverse, len(rows), err)
 		}
 	}
-	if rl, ok := e.b.(backends.RegionLister); ok {
-		if _, err := rl.Regions(e.ctx, name); !errors.Is(err, want) {
-			e.Errorf("Regions: %v, want ErrTableNotFound", err)
-		}
-	}
 }

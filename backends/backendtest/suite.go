@@ -1,7 +1,9 @@
-// Package backendtest is the conformance suite for backends.Backend, backends.RowAtomic and
-// backends.MetaRewriter, and the one statement of the row contract: every driver (memory, local, hbase, tablestore, and the faulty
-// wrapper) runs the same tests, none skipped, so that code written against one store behaves the same
-// on the others.
+// Package backendtest is the conformance suite for backends.Backend and its optional interfaces, and
+// the one statement of the row contract: every driver (memory, local, hbase, tablestore, and the
+// faulty wrapper) runs the same tests, so that code written against one store behaves the same on the
+// others. Every method of backends.Backend is tested on every driver, none skipped; the tests of an
+// optional interface (backends.RegionLister, backends.Tuner) are skipped exactly on a driver that does
+// not implement it, and they are the only tests skipped.
 //
 // A driver's test calls RunWithOptions with its key limit and a constructor:
 //
@@ -97,6 +99,8 @@ func RunWithOptions(t *testing.T, opts Options, newBackend func(t *testing.T) ba
 	t.Run("Filter", func(t *testing.T) { s.run(t, filterTests) })
 	t.Run("MetaRewrite", func(t *testing.T) { s.run(t, metaRewriteTests) })
 	t.Run("Linearizable", func(t *testing.T) { s.run(t, linearTests) })
+	t.Run("Regions", func(t *testing.T) { s.run(t, regionTests) })
+	t.Run("Tune", func(t *testing.T) { s.run(t, tunerTests) })
 }
 
 type suite struct {

@@ -1,7 +1,6 @@
 package backendtest
 
 import (
-	"bytes"
 	"errors"
 	"maps"
 	"slices"
@@ -154,31 +153,4 @@ func testSplitKeys(e *env) {
 		}
 	}
 
-	rl, ok := e.b.(backends.RegionLister)
-	if !ok {
-		return
-	}
-	regions, err := rl.Regions(e.ctx, name)
-	if err != nil {
-		e.Fatalf("Regions: %v", err)
-	}
-	if len(regions) == 0 || len(regions[0]) != 0 {
-		e.Fatalf("Regions = %q, want the empty key first", regions)
-	}
-	for i := 1; i < len(regions); i++ {
-		if bytes.Compare(regions[i-1], regions[i]) >= 0 {
-			e.Fatalf("Regions = %q, not sorted", regions)
-		}
-	}
-	if e.s.opts.SplitKeysAreRegions {
-		want := append([][]byte{{}}, splits...)
-		if len(regions) != len(want) {
-			e.Fatalf("Regions = %q, want %q", regions, want)
-		}
-		for i := range want {
-			if !bytes.Equal(regions[i], want[i]) {
-				e.Fatalf("Regions = %q, want %q", regions, want)
-			}
-		}
-	}
 }

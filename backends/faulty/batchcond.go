@@ -5,17 +5,15 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
-// CheckAndMutateBatch forwards to the wrapped backend (backends.CheckAndMutateBatch: its native batch
-// call or one CheckAndMutate per row), after OpAtomic faults. A batch is the one atomic call with
+// CheckAndMutateBatch forwards to the wrapped backend, after OpAtomic faults. A batch is the one atomic call with
 // several rows, so RowError and AfterWrite rules with OpAtomic strike it as they strike Apply: a
 // RowError row is not sent and gets the injected error, an AfterWrite fails the call after its rows
 // were tested and applied (a lost reply; the rows applied are in the Event).
 func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
-	if err := backends.CheckBatch(ms, 0); err != nil {
+	if err := driverkit.CheckBatch(ms, 0); err != nil {
 		return nil, nil, fmt.Errorf("faulty: check and mutate batch %q: %w", table, err)
 	}
 	keys := make([][]byte, len(ms))
@@ -26,7 +24,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		return nil, nil, err
 	}
 	if !f.active.Load() {
-		return backends.CheckAndMutateBatch(ctx, f.inner, table, ms)
+		return f.inner.CheckAndMutateBatch(ctx, table, ms)
 	}
 	rowErrs := f.rowFaults(OpAtomic, table, keys)
 	pass, idx := make([]backends.CondMutation, 0, len(ms)), make([]int, 0, len(ms))
@@ -39,7 +37,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	applied := make([]bool, len(ms))
 	var written [][]byte
 	if len(pass) > 0 {
-		innerApplied, innerErrs, err := backends.CheckAndMutateBatch(ctx, f.inner, table, pass)
+		innerApplied, innerErrs, err := f.inner.CheckAndMutateBatch(ctx, table, pass)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -56,7 +54,7 @@ func (f *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	if err := f.afterWriteFault(OpAtomic, table, keys, written); err != nil {
 		return nil, nil, err
 	}
-	return backends.BatchOutcome(ctx, table, applied, rowErrs)
+	return driverkit.BatchOutcome(ctx, table, applied, rowErrs)
 }
 
 // rowFaults rolls the RowError rules for each key of a call: the error of each row struck, nil for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 )
@@ -27,7 +28,7 @@ func ExampleWrap() {
 	rowErrs, _ := b.Apply(ctx, "t", muts)
 	failed := 0
 	for _, err := range rowErrs {
-		if backends.IsRetryable(err) {
+		if driverkit.IsRetryable(err) {
 			failed++
 		}
 	}

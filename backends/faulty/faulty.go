@@ -115,7 +115,7 @@ type Rule struct {
 	Prob float64
 	// Max bounds how many times the rule fires; 0 means no bound.
 	Max int
-	// Retryable wraps the injected error with backends.Retryable.
+	// Retryable wraps the injected error with driverkit.Retryable.
 	Retryable bool
 	// Err is the error injected by Error, RowError and AfterWrite (default ErrInjected).
 	Err error

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 )
@@ -76,7 +77,7 @@ func TestRowErrorsMakeAPartialApply(t *testing.T) {
 	var failed []string
 	for i, e := range rowErrs {
 		if e != nil {
-			if !backends.IsRetryable(e) || !errors.Is(e, faulty.ErrInjected) {
+			if !driverkit.IsRetryable(e) || !errors.Is(e, faulty.ErrInjected) {
 				t.Fatalf("row %d: %v is not a retryable ErrInjected", i, e)
 			}
 			failed = append(failed, string(key(i)))
@@ -220,7 +221,7 @@ func TestTimeoutAndDelay(t *testing.T) {
 		t.Fatalf("delayed Read = %v, %v after %v", rows, err, time.Since(began))
 	}
 	_, err = f.Apply(ctx, tbl, muts(0, 1))
-	if !errors.Is(err, context.DeadlineExceeded) || !backends.IsRetryable(err) {
+	if !errors.Is(err, context.DeadlineExceeded) || !driverkit.IsRetryable(err) {
 		t.Fatalf("Apply = %v; want a retryable deadline error", err)
 	}
 	// The caller's cancellation cuts a delay short.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // roll decides whether rule i fires for this call and returns a second random number for the
@@ -91,7 +92,7 @@ func (f *Backend) injected(i int, op Op, table string) error {
 	}
 	if r.Retryable {
 		f.retryable.Add(1)
-		err = backends.Retryable(err)
+		err = driverkit.Retryable(err)
 	}
 	return err
 }

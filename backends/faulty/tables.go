@@ -53,14 +53,10 @@ func (f *Backend) Regions(ctx context.Context, table string) ([][]byte, error) {
 	return rl.Regions(ctx, table)
 }
 
-// RewriteTableMeta forwards to the wrapped backend when it is a MetaRewriter, after OpTable faults.
+// RewriteTableMeta forwards to the wrapped backend, after OpTable faults.
 func (f *Backend) RewriteTableMeta(ctx context.Context, table string, old, newMeta map[string]string) error {
-	mr, ok := f.inner.(backends.MetaRewriter)
-	if !ok {
-		return fmt.Errorf("faulty: rewrite meta %q: %w: the wrapped backend cannot rewrite table meta", table, backends.ErrUnsupported)
-	}
 	if err := f.callFaults(ctx, OpTable, table, nil); err != nil {
 		return err
 	}
-	return mr.RewriteTableMeta(ctx, table, old, newMeta)
+	return f.inner.RewriteTableMeta(ctx, table, old, newMeta)
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/tsuna/gohbase/pb"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.RowAtomic = (*Backend)(nil)
 
 // CheckAndMutate sends HBase's CheckAndMutate: the server tests cond and applies m under the row's
 // lock. A delete is stamped as Apply stamps it (deleteRow), or with the server's clock when it finds
@@ -65,7 +64,7 @@ func (b *Backend) Increment(ctx context.Context, table string, key []byte, incs 
 	if err := checkKey(key); err != nil {
 		return nil, fmt.Errorf("hbase: increment %q: %w", table, err)
 	}
-	if err := backends.CheckIncrements(incs); err != nil {
+	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("hbase: increment %q: %w", table, err)
 	}
 	values := map[string]map[string][]byte{}
@@ -76,7 +75,7 @@ func (b *Backend) Increment(ctx context.Context, table string, key []byte, incs 
 		if values[inc.Family] == nil {
 			values[inc.Family] = map[string][]byte{}
 		}
-		values[inc.Family][inc.Qualifier] = backends.CounterBytes(inc.Delta)
+		values[inc.Family][inc.Qualifier] = driverkit.CounterBytes(inc.Delta)
 	}
 	cn, rctx, done := b.begin(ctx)
 	defer done()

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Backend is the HBase driver. It is safe for concurrent use.
@@ -139,7 +140,7 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 	if opts.MaxVersions < 0 {
 		return fmt.Errorf("hbase: create %q: %w: negative MaxVersions", table, backends.ErrInvalidArgument)
 	}
-	if err := backends.CheckFamilyOptions(opts.Families, opts.FamilyOptions); err != nil {
+	if err := driverkit.CheckFamilyOptions(opts.Families, opts.FamilyOptions); err != nil {
 		return fmt.Errorf("hbase: create %q: %w", table, err)
 	}
 	fams := make(map[string]map[string]string, len(opts.Families))
@@ -149,7 +150,7 @@ func (b *Backend) CreateTable(ctx context.Context, table string, opts backends.T
 		}
 		fo := opts.FamilyOptions[f]
 		if fo.MaxVersions == 0 {
-			fo.MaxVersions = backends.Versions(opts.MaxVersions)
+			fo.MaxVersions = driverkit.Versions(opts.MaxVersions)
 		}
 		fams[f] = familyAttributes(fo)
 	}

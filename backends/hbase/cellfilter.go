@@ -6,6 +6,7 @@ import (
 	"github.com/tsuna/gohbase/filter"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Cell filters (backends/cellfilter.go) on HBase. A FilterList runs every sub-filter on every cell
@@ -31,7 +32,7 @@ func serverFilters(f *backends.Filter, versions int) (filter.Filter, []backends.
 	if f == nil {
 		return nil, nil
 	}
-	rows, cells := f.SplitCells()
+	rows, cells := driverkit.SplitCells(f)
 	if len(cells) == 0 {
 		return serverFilter(f), nil
 	}
@@ -39,7 +40,7 @@ func serverFilters(f *backends.Filter, versions int) (filter.Filter, []backends.
 		return serverFilter(rows), cells
 	}
 	if len(cells) == 1 && cells[0].Kind == backends.FilterCellsPerRow {
-		if backends.Versions(versions) > 1 || cells[0].Offset >= math.MaxInt32 {
+		if driverkit.Versions(versions) > 1 || cells[0].Offset >= math.MaxInt32 {
 			return nil, cells
 		}
 		limit := cells[0].Limit

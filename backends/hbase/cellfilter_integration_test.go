@@ -13,6 +13,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
@@ -60,7 +61,7 @@ func TestPushedCellFilters(t *testing.T) {
 		backends.NewCellsPerRowFilter(1, 2),
 		backends.NewCellsPerRowFilter(3, 0),
 	} {
-		if err := f.Check(nil); err != nil {
+		if err := driverkit.CheckFilter(&f, nil); err != nil {
 			t.Fatal(err)
 		}
 		server, _ := serverFilters(&f, 1)
@@ -90,7 +91,7 @@ func TestPushedCellFilters(t *testing.T) {
 		}
 		want := ""
 		for _, r := range plain {
-			if r.Cells = f.Apply(r.Cells); len(r.Cells) > 0 {
+			if r.Cells = driverkit.Apply(&f, r.Cells); len(r.Cells) > 0 {
 				want += rowText(r)
 			}
 		}

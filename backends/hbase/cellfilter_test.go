@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // TestServerFilters: which part of a filter with cell leaves the region servers get and which the
@@ -33,7 +34,7 @@ func TestServerFilters(t *testing.T) {
 		{"predicate and page", and(pred, page), 0, "*filter.SingleColumnValueFilter", 1},
 	}
 	for _, tt := range tests {
-		if err := tt.f.Check(nil); err != nil {
+		if err := driverkit.CheckFilter(&tt.f, nil); err != nil {
 			t.Fatalf("%s: Check: %v", tt.name, err)
 		}
 		server, trim := serverFilters(&tt.f, tt.versions)

@@ -33,7 +33,7 @@
 //     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
 //     sent (a scan bound past MaxKeyLen is clamped instead: no key is longer), unknown family or
 //     oversized cell -> ErrInvalidArgument, busy/moving regions and per-request timeouts
-//     (Options.RequestTimeout) -> backends.Retryable. Server exceptions read as one line (JavaError);
+//     (Options.RequestTimeout) -> driverkit.Retryable. Server exceptions read as one line (JavaError);
 //     their Java stack trace stays in JavaError.Trace.
 //
 // What the pinned gohbase cannot do, and how this package copes:

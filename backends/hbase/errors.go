@@ -11,6 +11,7 @@ import (
 	"github.com/tsuna/gohbase/region"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // errKind is what a caller may branch on; everything else stays a plain (wrapped) error.
@@ -177,7 +178,7 @@ func wrapErr(op, table string, err error) error {
 	case kindInvalid:
 		return fmt.Errorf("%s: %w: %w", what, backends.ErrInvalidArgument, err)
 	case kindRetryable:
-		return backends.Retryable(fmt.Errorf("%s: %w", what, err))
+		return driverkit.Retryable(fmt.Errorf("%s: %w", what, err))
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -189,7 +190,7 @@ func rpcErr(parent context.Context, op, table string, err error) error {
 		return nil
 	}
 	if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
-		return backends.Retryable(fmt.Errorf("hbase: %s %q: request timed out: %w", op, table, err))
+		return driverkit.Retryable(fmt.Errorf("hbase: %s %q: request timed out: %w", op, table, err))
 	}
 	return wrapErr(op, table, err)
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/tsuna/gohbase/filter"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // The whole of a backends.Filter runs on the region servers: every leaf is a SingleColumnValueFilter
@@ -31,7 +32,7 @@ func toHBase(f *backends.Filter, negate bool) filter.Filter {
 			cmp = filter.NewBinaryComparator(filter.NewByteArrayComparable(f.Value))
 		}
 		if negate {
-			op = op.Negate()
+			op = driverkit.Negate(op)
 		}
 		return filter.NewSingleColumnValueFilter([]byte(f.Column.Family), []byte(f.Column.Qualifier),
 			compareTypes[op], cmp, !negate, true)

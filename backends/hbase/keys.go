@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Limits on names and keys. HBase itself takes row keys up to 32767 bytes (a Java short holds the
@@ -34,12 +35,10 @@ const (
 	metaEmptyPrefix = "brine.meta-empty."
 )
 
+// checkKey refuses a key HBase would not take (driverkit.CheckKey's rule, with HBase's limit).
 func checkKey(key []byte) error {
-	switch {
-	case len(key) == 0:
-		return fmt.Errorf("hbase: %w: empty row key", backends.ErrInvalidKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("hbase: %w: row key of %d bytes, the limit is %d", backends.ErrInvalidKey, len(key), MaxKeyLen)
+	if err := driverkit.CheckKey(key, MaxKeyLen); err != nil {
+		return fmt.Errorf("hbase: %w", err)
 	}
 	return nil
 }
@@ -152,7 +151,7 @@ func readOptions(opts backends.ReadOptions) ([]func(hrpc.Call) error, []backends
 	if opts.MaxVersions < 0 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
 		return nil, nil, fmt.Errorf("hbase: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
-	if err := opts.Filter.Check(opts.Columns); err != nil {
+	if err := driverkit.CheckFilter(opts.Filter, opts.Columns); err != nil {
 		return nil, nil, fmt.Errorf("hbase: %w", err)
 	}
 	var out []func(hrpc.Call) error

@@ -15,8 +15,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.MetaRewriter = (*Backend)(nil)
-
 // HBase has no compare-and-set on a table descriptor (ModifyTable replaces it whole, and two
 // concurrent ones both succeed), so a table's Meta is rewritten elsewhere: in its row of MetaTable,
 // one CheckAndMutate, which the region server applies under the row's lock. The descriptor keeps the

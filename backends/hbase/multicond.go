@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // A batch of conditional writes goes as one Multi RPC per region, one RegionAction per row: atomic,
@@ -30,8 +31,6 @@ const (
 	regionActionResProcessed protowire.Number = 3
 )
 
-var _ backends.BatchRowAtomic = (*Backend)(nil)
-
 // CheckAndMutateBatch sends the rows as Multi calls of one region each (at most 1,000 rows, 4 MiB),
 // Options.Concurrency at a time. A row the server answers with an exception that says its region
 // moved or was busy was not applied; it is sent again alone, as CheckAndMutate, which gohbase
@@ -41,7 +40,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	if err := checkTable(table); err != nil {
 		return nil, nil, err
 	}
-	if err := backends.CheckBatch(ms, MaxKeyLen); err != nil {
+	if err := driverkit.CheckBatch(ms, MaxKeyLen); err != nil {
 		return nil, nil, fmt.Errorf("hbase: check and mutate batch %q: %w", table, err)
 	}
 	muts := make([]backends.Mutation, len(ms))
@@ -86,7 +85,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 		})
 	}
 	_ = g.Wait() // the goroutines report through out
-	return backends.BatchOutcome(ctx, table, out.applied, out.errs)
+	return driverkit.BatchOutcome(ctx, table, out.applied, out.errs)
 }
 
 // condOutcomes are the per-row answers, each row set by one goroutine.

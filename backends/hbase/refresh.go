@@ -8,9 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/tsuna/gohbase"
-
-	"github.com/brine-kv/brine/backends"
 )
 
 // Why the driver replaces its own gohbase client: the pinned gohbase re-establishes a region whose
@@ -175,7 +174,7 @@ func (b *Backend) rpcErr(parent context.Context, cn *conn, op, table string, err
 	}
 	b.failed(parent, cn, err)
 	if errors.Is(err, gohbase.ErrClientClosed) && cn.retired.Load() && !b.closed.Load() {
-		return backends.Retryable(fmt.Errorf("hbase: %s %q: sent on a replaced client: %w", op, table, err))
+		return driverkit.Retryable(fmt.Errorf("hbase: %s %q: sent on a replaced client: %w", op, table, err))
 	}
 	return rpcErr(parent, op, table, err)
 }

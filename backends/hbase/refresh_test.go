@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/region"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/brine-kv/brine/backends"
 )
 
 // stubClient is a gohbase client that only counts Close; every other method panics (nil interface).
@@ -124,7 +123,7 @@ func TestRefreshRetiresTheOldClient(t *testing.T) {
 	}
 	done()
 	// A replaced client's ErrClientClosed is retryable (sent again, it goes to the new client).
-	if err := b.rpcErr(context.Background(), old, "read", "t", gohbase.ErrClientClosed); !backends.IsRetryable(err) {
+	if err := b.rpcErr(context.Background(), old, "read", "t", gohbase.ErrClientClosed); !driverkit.IsRetryable(err) {
 		t.Errorf("ErrClientClosed from a replaced client: %v, want retryable", err)
 	}
 	b.owned = true
@@ -135,7 +134,7 @@ func TestRefreshRetiresTheOldClient(t *testing.T) {
 		t.Fatalf("after Close: closed %d and %d times, want 1 and 1", (*dialed)[0].closed.Load(), (*dialed)[1].closed.Load())
 	}
 	// After Close, the Backend's own ErrClientClosed is final.
-	if err := b.rpcErr(context.Background(), b.cur.Load(), "read", "t", gohbase.ErrClientClosed); backends.IsRetryable(err) {
+	if err := b.rpcErr(context.Background(), b.cur.Load(), "read", "t", gohbase.ErrClientClosed); driverkit.IsRetryable(err) {
 		t.Errorf("ErrClientClosed after Close: %v, want not retryable", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Read sends one Get per key, Options.Concurrency at a time (this gohbase has no batch call; calls in
@@ -44,7 +45,7 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 		}
 		rows[i] = rowFromCells(keys[i], pbCells(res))
 		if trim != nil {
-			rows[i].Cells = backends.TrimCells(trim, rows[i].Cells)
+			rows[i].Cells = driverkit.TrimCells(trim, rows[i].Cells)
 		}
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -77,7 +78,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 		return err
 	}
 	// No key is longer than MaxKeyLen, and gohbase could not locate the region of a longer bound.
-	r, ok := r.Clamp(MaxKeyLen)
+	r, ok := driverkit.ClampRange(r, MaxKeyLen)
 	if !ok {
 		return nil
 	}
@@ -127,12 +128,12 @@ func (s *scanState) run() error {
 		case errors.Is(err, errStaleRegions) && restarts < maxScanRestarts:
 			restarts++
 			refresh = true
-			backends.CountRetry(s.ctx)
+			driverkit.CountRetry(s.ctx)
 			s.b.log.DebugContext(s.ctx, "hbase: region boundaries changed; reading them again", "table", s.table)
 		case classify(err) == kindRetryable && s.ctx.Err() == nil && restarts < maxScanRestarts:
 			// The region moved or split, or the server forgot the scanner: reopen after lastKey.
 			restarts++
-			backends.CountRetry(s.ctx)
+			driverkit.CountRetry(s.ctx)
 			s.b.log.DebugContext(s.ctx, "hbase: reopening scanner", "table", s.table, "after", s.lastKey, "err", err)
 			if s.lastKey != nil {
 				s.resumeAfter(s.lastKey)
@@ -345,7 +346,7 @@ func (s *scanState) emit(res *pb.Result) {
 	s.lastKey = key
 	row := rowFromCells(key, res.Cell)
 	if s.trim != nil {
-		if row.Cells = backends.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
+		if row.Cells = driverkit.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
 			return // trimmed away: not yielded, not counted towards the limit
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/backendtest"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
 )
@@ -265,7 +266,7 @@ func TestRegionChanges(t *testing.T) {
 		t.Fatalf("close region: %v", err)
 	}
 	_, err = b.Read(ctx, table, [][]byte{key}, backends.ReadOptions{})
-	if !backends.IsRetryable(err) {
+	if !driverkit.IsRetryable(err) {
 		t.Errorf("Read from a closed region: got %v, want a retryable error", err)
 	}
 	if err := admin.OpenRegion(ctx, table, key); err != nil {
@@ -277,7 +278,7 @@ func TestRegionChanges(t *testing.T) {
 	var rows []backends.Row
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		rows, err = b.Read(ctx, table, [][]byte{key}, backends.ReadOptions{})
-		if !backends.IsRetryable(err) || time.Now().After(deadline) {
+		if !driverkit.IsRetryable(err) || time.Now().After(deadline) {
 			break
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 func TestClassify(t *testing.T) {
@@ -80,7 +81,7 @@ func TestWrapErr(t *testing.T) {
 		if tc.sentinel != nil && !errors.Is(got, tc.sentinel) {
 			t.Errorf("wrapErr(%v) = %v, want it to wrap %v", tc.err, got, tc.sentinel)
 		}
-		if backends.IsRetryable(got) != tc.retryable {
+		if driverkit.IsRetryable(got) != tc.retryable {
 			t.Errorf("IsRetryable(wrapErr(%v)) = %v, want %v", tc.err, !tc.retryable, tc.retryable)
 		}
 		if !strings.HasPrefix(got.Error(), `hbase: op "t": `) {
@@ -118,7 +119,7 @@ func TestJavaErrorKeepsTraceOutOfText(t *testing.T) {
 		}
 	}
 	retry := wrapErr("scan", "t", fmt.Errorf("HBase Java exception org.apache.hadoop.hbase.UnknownScannerException:\norg.apache.hadoop.hbase.UnknownScannerException: Unknown scanner '1'.\n\tat x.y(Z.java:1)\n"))
-	if classify(retry) != kindRetryable || !backends.IsRetryable(retry) || strings.Contains(retry.Error(), "\n") {
+	if classify(retry) != kindRetryable || !driverkit.IsRetryable(retry) || strings.Contains(retry.Error(), "\n") {
 		t.Errorf("wrapped UnknownScannerException %q: classify %v, want retryable on one line", retry, classify(retry))
 	}
 	if got := javaError(orig); got != error(orig) {
@@ -128,12 +129,12 @@ func TestJavaErrorKeepsTraceOutOfText(t *testing.T) {
 
 func TestRPCErrTimeouts(t *testing.T) {
 	live := context.Background()
-	if err := rpcErr(live, "read", "t", context.DeadlineExceeded); !backends.IsRetryable(err) {
+	if err := rpcErr(live, "read", "t", context.DeadlineExceeded); !driverkit.IsRetryable(err) {
 		t.Errorf("per-request timeout with a live caller ctx: %v, want retryable", err)
 	}
 	done, cancel := context.WithTimeout(context.Background(), -time.Second)
 	defer cancel()
-	if err := rpcErr(done, "read", "t", context.DeadlineExceeded); backends.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
+	if err := rpcErr(done, "read", "t", context.DeadlineExceeded); driverkit.IsRetryable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("caller's own deadline: %v, want a plain DeadlineExceeded", err)
 	}
 }

@@ -8,9 +8,8 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.RowAtomic = (*Store)(nil)
 
 // CheckAndMutate tests cond and applies m in one write transaction, which stamps m's cells of
 // timestamp 0.
@@ -20,10 +19,10 @@ func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.
 	if err != nil {
 		return fail(err)
 	}
-	if err := backends.CheckFamily(ti.families, cond.Family); err != nil {
+	if err := driverkit.CheckFamily(ti.families, cond.Family); err != nil {
 		return fail(err)
 	}
-	versions := backends.Versions(ti.MaxVersions)
+	versions := driverkit.Versions(ti.MaxVersions)
 	var a arena
 	c, err := prepare(ti.families, versions, &m, time.Now().UnixMilli(), &a)
 	if err != nil {
@@ -32,7 +31,7 @@ func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.
 	applied := false
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		b, cells, err := rowForUpdate(tx, ti, m.Key)
-		if err != nil || !cond.Holds(cells) {
+		if err != nil || !driverkit.Holds(cond, cells) {
 			return err
 		}
 		if err := restamp(&c, &m, ti.families, versions, s.clock.next(), &a); err != nil {
@@ -60,15 +59,15 @@ func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []
 	if err := checkKey(key); err != nil {
 		return fail(err)
 	}
-	if err := backends.CheckIncrements(incs); err != nil {
+	if err := driverkit.CheckIncrements(incs); err != nil {
 		return fail(err)
 	}
 	for _, inc := range incs {
-		if err := backends.CheckFamily(ti.families, inc.Family); err != nil {
+		if err := driverkit.CheckFamily(ti.families, inc.Family); err != nil {
 			return fail(err)
 		}
 	}
-	versions := backends.Versions(ti.MaxVersions)
+	versions := driverkit.Versions(ti.MaxVersions)
 	var out []backends.Cell
 	err = s.db.Update(func(tx *bbolt.Tx) error {
 		b, cells, err := rowForUpdate(tx, ti, key)
@@ -76,7 +75,7 @@ func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []
 			return err
 		}
 		now := s.clock.next()
-		if out, err = backends.AddCounters(cells, incs, now); err != nil {
+		if out, err = driverkit.AddCounters(cells, incs, now); err != nil {
 			return err
 		}
 		var a arena

@@ -8,9 +8,8 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.BatchRowAtomic = (*Store)(nil)
 
 // CheckAndMutateBatch tests and applies every row in one write transaction: one disk sync for the
 // batch, where CheckAndMutate per row costs one each.
@@ -18,21 +17,21 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 	fail := func(err error) ([]bool, []error, error) {
 		return nil, nil, fmt.Errorf("local: check and mutate batch %q: %w", table, err)
 	}
-	if err := backends.CheckBatch(ms, MaxKeyLen); err != nil {
+	if err := driverkit.CheckBatch(ms, MaxKeyLen); err != nil {
 		return fail(err)
 	}
 	ti, err := s.atomicTable(ctx, table)
 	if err != nil {
 		return fail(err)
 	}
-	versions := backends.Versions(ti.MaxVersions)
+	versions := driverkit.Versions(ti.MaxVersions)
 	now := time.Now().UnixMilli() // a guess: the transaction gives the stamp
 	var a arena
 	changes := make([]change, len(ms))
 	rowErrs := make([]error, len(ms))
 	for i := range ms {
 		// After CheckBatch only a family the table lacks is left to refuse: that row fails alone.
-		if err := backends.CheckFamily(ti.families, ms[i].Cond.Family); err != nil {
+		if err := driverkit.CheckFamily(ti.families, ms[i].Cond.Family); err != nil {
 			rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: row %d: condition: %w", table, i, err)
 			continue
 		}
@@ -52,7 +51,7 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 			if err != nil {
 				return err
 			}
-			if !ms[i].Cond.Holds(cells) {
+			if !driverkit.Holds(ms[i].Cond, cells) {
 				continue
 			}
 			if err := restamp(&changes[i], &ms[i].Mut, ti.families, versions, stamp, &a); err != nil {
@@ -69,5 +68,5 @@ func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []back
 	if err != nil {
 		return fail(dbErr(err))
 	}
-	return backends.BatchOutcome(ctx, table, applied, rowErrs)
+	return driverkit.BatchOutcome(ctx, table, applied, rowErrs)
 }

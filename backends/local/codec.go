@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // A row is stored as one bbolt value: a format byte, then its cells sorted by (family, qualifier), then
@@ -193,7 +194,7 @@ func (a *arena) name(s string) []byte {
 // prepare validates m and stamps, sorts and encodes its cells. families is nil when the table accepts
 // any family. The change refers to m's keys and values, which the caller keeps until Apply returns.
 func prepare(families map[string]bool, versions int, m *backends.Mutation, now int64, a *arena) (change, error) {
-	if err := backends.CheckMutation(families, MaxKeyLen, m); err != nil {
+	if err := driverkit.CheckMutation(families, MaxKeyLen, m); err != nil {
 		return change{}, err
 	}
 	c := change{key: m.Key, del: m.Delete, cells: a.cellRefs(len(m.Cells)), now: now}
@@ -215,7 +216,7 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 	}
 	c.stamped, c.allStamped = stamped > 0, stamped == len(m.Cells)
 	if len(c.cells) > 1 {
-		c.cells = backends.KeepVersions(c.cells, versions, compareCells, refTS)
+		c.cells = driverkit.KeepVersions(c.cells, versions, compareCells, refTS)
 	}
 	c.enc = appendCells(a.bytes(encodedLen(c.cells)), c.cells)
 	if len(c.enc) > maxRowBytes {
@@ -261,7 +262,7 @@ func mergePut(old []byte, c *change, versions int, scratch []cellRef) ([]byte, [
 	if err != nil {
 		return nil, olds, err
 	}
-	out, changed := backends.MergeVersions(olds, c.cells, versions, compareCells, refTS)
+	out, changed := driverkit.MergeVersions(olds, c.cells, versions, compareCells, refTS)
 	if !changed {
 		return nil, olds, nil
 	}
@@ -282,7 +283,7 @@ func mergeDelete(old []byte, c *change, scratch []cellRef) (enc []byte, left, re
 	kept := make([]cellRef, 0, len(olds))
 	for _, o := range olds {
 		if slices.ContainsFunc(c.cells, func(d cellRef) bool {
-			return backends.Covers(d.fam, d.qual, o.fam, o.qual)
+			return driverkit.Covers(d.fam, d.qual, o.fam, o.qual)
 		}) {
 			removed = true
 			continue

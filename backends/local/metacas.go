@@ -11,8 +11,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.MetaRewriter = (*Store)(nil)
-
 // RewriteTableMeta replaces the table's Meta if it is still old. The comparison and the write run
 // under the store's table lock, which every rewrite takes, so they are one step; the cached
 // tableInfo is replaced, never changed, since readers hold it without the lock.

@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // readChunk is how many keys of a Read share one read transaction.
@@ -32,7 +33,7 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	if err != nil {
 		return nil, err
 	}
-	if err := backends.CheckRead(ti.families, opts); err != nil {
+	if err := driverkit.CheckRead(ti.families, opts); err != nil {
 		return nil, fmt.Errorf("local: read %q: %w", table, err)
 	}
 	out := make([]backends.Row, len(keys))
@@ -68,7 +69,7 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 	return out, nil
 }
 
-// Scan streams the rows of r in pages (backends.ScanPages). Each page is read in its own short read
+// Scan streams the rows of r in pages (driverkit.ScanPages). Each page is read in its own short read
 // transaction and copied out before any row is yielded; the next page resumes after the last key
 // examined.
 func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
@@ -87,7 +88,7 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 			yield(backends.Row{}, err)
 			return
 		}
-		if err := backends.CheckRead(ti.families, opts.ReadOptions); err != nil {
+		if err := driverkit.CheckRead(ti.families, opts.ReadOptions); err != nil {
 			fail(err)
 			return
 		}
@@ -100,7 +101,7 @@ func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts b
 			rows, more, err := sc.next(s.db, n)
 			return rows, more, dbErr(err)
 		}
-		if err := backends.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
+		if err := driverkit.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
 			fail(err)
 		}
 	}
@@ -257,7 +258,7 @@ func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, e
 	}
 	// Filtered in place: refs is the copier's scratch.
 	refs = slices.DeleteFunc(refs, func(r cellRef) bool { return !selected(&r, opts.Columns) })
-	refs = backends.SelectVersions(refs, opts.MaxVersions, opts.TimeRange, compareCells, refTS)
+	refs = driverkit.SelectVersions(refs, opts.MaxVersions, opts.TimeRange, compareCells, refTS)
 	n := len(refs)
 	if n == 0 {
 		return nil, nil
@@ -272,7 +273,7 @@ func (cp *copier) cells(v []byte, opts backends.ReadOptions) ([]backends.Cell, e
 			Family: cp.str(r.fam), Qualifier: cp.str(r.qual), Value: cp.bytes(r.val), Timestamp: r.ts,
 		})
 	}
-	cells := opts.Filter.Apply(cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)])
+	cells := driverkit.Apply(opts.Filter, cp.cellBuf[start:len(cp.cellBuf):len(cp.cellBuf)])
 	if len(cells) == 0 {
 		cp.cellBuf = cp.cellBuf[:start]
 		return nil, nil
@@ -290,4 +291,6 @@ func (cp *copier) row(k, v []byte, opts backends.ReadOptions) (backends.Row, boo
 	return backends.Row{Key: cp.bytes(k), Cells: cells}, true, nil
 }
 
-func selected(c *cellRef, cols []backends.Column) bool { return backends.Selected(cols, c.fam, c.qual) }
+func selected(c *cellRef, cols []backends.Column) bool {
+	return driverkit.Selected(cols, c.fam, c.qual)
+}

@@ -55,6 +55,7 @@ import (
 	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // MaxKeyLen is the longest row key accepted: HBase's limit, so that keys that work here work there.
@@ -438,4 +439,4 @@ func (s *Store) Regions(ctx context.Context, name string) ([][]byte, error) {
 	return out, nil
 }
 
-func checkKey(k []byte) error { return backends.CheckKey(k, MaxKeyLen) }
+func checkKey(k []byte) error { return driverkit.CheckKey(k, MaxKeyLen) }

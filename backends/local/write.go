@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Apply applies muts in one write transaction (shared with concurrent calls, see the package doc),
@@ -31,7 +32,7 @@ func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutatio
 	if len(muts) == 0 {
 		return nil, nil
 	}
-	versions := backends.Versions(ti.MaxVersions)
+	versions := driverkit.Versions(ti.MaxVersions)
 	req := &writeReq{table: table, bucket: ti.bucket, families: ti.families, versions: versions, muts: muts,
 		changes: make([]change, len(muts)), order: make([]int, 0, len(muts))}
 	now := time.Now().UnixMilli() // a guess: the transaction gives the stamp

@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.RowAtomic = (*Backend)(nil)
 
 // CheckAndMutate tests cond and applies m under the table's write lock.
 func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends.Condition, m backends.Mutation) (bool, error) {
@@ -16,7 +15,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends
 	if err != nil {
 		return false, err
 	}
-	if err := backends.CheckFamily(t.families, cond.Family); err != nil {
+	if err := driverkit.CheckFamily(t.families, cond.Family); err != nil {
 		return false, fmt.Errorf("memory: check and mutate %q: condition: %w", name, err)
 	}
 	c, err := prepare(t.families, t.versions, m)
@@ -28,7 +27,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, name string, cond backends
 	if t.dropped {
 		return false, fmt.Errorf("memory: check and mutate %q: %w", name, backends.ErrTableNotFound)
 	}
-	if !cond.Holds(t.cellsLocked(c.key)) {
+	if !driverkit.Holds(cond, t.cellsLocked(c.key)) {
 		return false, nil
 	}
 	t.applyLocked(c, t.stampLocked(b.now))
@@ -44,11 +43,11 @@ func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs [
 	if err := checkKey(key); err != nil {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 	}
-	if err := backends.CheckIncrements(incs); err != nil {
+	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 	}
 	for _, inc := range incs {
-		if err := backends.CheckFamily(t.families, inc.Family); err != nil {
+		if err := driverkit.CheckFamily(t.families, inc.Family); err != nil {
 			return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 		}
 	}
@@ -58,7 +57,7 @@ func (b *Backend) Increment(ctx context.Context, name string, key []byte, incs [
 		return nil, fmt.Errorf("memory: increment %q: %w", name, backends.ErrTableNotFound)
 	}
 	now := t.stampLocked(b.now)
-	cells, err := backends.AddCounters(t.cellsLocked(key), incs, now)
+	cells, err := driverkit.AddCounters(t.cellsLocked(key), incs, now)
 	if err != nil {
 		return nil, fmt.Errorf("memory: increment %q: %w", name, err)
 	}

@@ -5,9 +5,8 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.BatchRowAtomic = (*Backend)(nil)
 
 // CheckAndMutateBatch tests and applies every row under one hold of the table's write lock: each row
 // is atomic, as CheckAndMutate makes it, and the batch costs one lock.
@@ -15,7 +14,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, err)
 	}
-	if err := backends.CheckBatch(ms, MaxKeyLen); err != nil {
+	if err := driverkit.CheckBatch(ms, MaxKeyLen); err != nil {
 		return nil, nil, fmt.Errorf("memory: check and mutate batch %q: %w", name, err)
 	}
 	t, err := b.table(name)
@@ -26,7 +25,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	rowErrs := make([]error, len(ms))
 	for i, cm := range ms {
 		// After CheckBatch only a family the table lacks is left to refuse: that row fails alone.
-		if err := backends.CheckFamily(t.families, cm.Cond.Family); err != nil {
+		if err := driverkit.CheckFamily(t.families, cm.Cond.Family); err != nil {
 			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: condition: %w", name, i, err)
 			continue
 		}
@@ -42,10 +41,10 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	}
 	now := t.stampLocked(b.now)
 	for i, c := range changes {
-		if c != nil && ms[i].Cond.Holds(t.cellsLocked(c.key)) {
+		if c != nil && driverkit.Holds(ms[i].Cond, t.cellsLocked(c.key)) {
 			t.applyLocked(c, now)
 			applied[i] = true
 		}
 	}
-	return backends.BatchOutcome(ctx, name, applied, rowErrs)
+	return driverkit.BatchOutcome(ctx, name, applied, rowErrs)
 }

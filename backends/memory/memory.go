@@ -25,6 +25,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // MaxKeyLen is the longest row key accepted, HBase's limit (Short.MAX_VALUE), so that code tested here
@@ -128,7 +129,7 @@ func (b *Backend) CreateTable(ctx context.Context, name string, opts backends.Ta
 	}
 	t := &table{
 		families: fams,
-		versions: backends.Versions(opts.MaxVersions),
+		versions: driverkit.Versions(opts.MaxVersions),
 		meta:     maps.Clone(opts.Meta),
 		splits:   cloneKeys(opts.SplitKeys),
 		rows:     btree.NewG(32, lessRow),
@@ -226,7 +227,7 @@ func (b *Backend) Read(ctx context.Context, name string, keys [][]byte, opts bac
 	if err != nil {
 		return nil, err
 	}
-	if err := backends.CheckRead(t.families, opts); err != nil {
+	if err := driverkit.CheckRead(t.families, opts); err != nil {
 		return nil, fmt.Errorf("memory: read %q: %w", name, err)
 	}
 	found := make([]*row, len(keys))

@@ -8,8 +8,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.MetaRewriter = (*Backend)(nil)
-
 // RewriteTableMeta replaces the table's Meta if it is still old, compared and replaced under the
 // table's lock.
 func (b *Backend) RewriteTableMeta(ctx context.Context, name string, old, newMeta map[string]string) error {

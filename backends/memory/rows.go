@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // The row semantics: validating and stamping a mutation, applying it to a row's cells, and choosing
@@ -21,7 +22,7 @@ type change struct {
 }
 
 func prepare(families map[string]bool, versions int, m backends.Mutation) (*change, error) {
-	if err := backends.CheckMutation(families, MaxKeyLen, &m); err != nil {
+	if err := driverkit.CheckMutation(families, MaxKeyLen, &m); err != nil {
 		return nil, err
 	}
 	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
@@ -37,7 +38,7 @@ func prepare(families map[string]bool, versions int, m backends.Mutation) (*chan
 		c.cells = append(c.cells, cell)
 	}
 	if !m.Delete && !c.stamped {
-		c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
+		c.cells = driverkit.KeepVersions(c.cells, versions, compareColumn, cellTS)
 	}
 	return c, nil
 }
@@ -54,7 +55,7 @@ func (c *change) stamp(now int64, versions int) {
 			c.cells[i].Timestamp = now
 		}
 	}
-	c.cells = backends.KeepVersions(c.cells, versions, compareColumn, cellTS)
+	c.cells = driverkit.KeepVersions(c.cells, versions, compareColumn, cellTS)
 	c.stamped = false
 }
 
@@ -67,11 +68,11 @@ func (c *change) apply(old []backends.Cell, versions int) []backends.Cell {
 	case c.delete:
 		return slices.DeleteFunc(slices.Clone(old), func(o backends.Cell) bool {
 			return slices.ContainsFunc(c.cells, func(d backends.Cell) bool {
-				return backends.Covers(d.Family, d.Qualifier, o.Family, o.Qualifier)
+				return driverkit.Covers(d.Family, d.Qualifier, o.Family, o.Qualifier)
 			})
 		})
 	}
-	cells, _ := backends.MergeVersions(old, c.cells, versions, compareColumn, cellTS)
+	cells, _ := driverkit.MergeVersions(old, c.cells, versions, compareColumn, cellTS)
 	return cells
 }
 
@@ -86,12 +87,12 @@ func compareColumn(a, b backends.Cell) int {
 func visible(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell {
 	var out []backends.Cell
 	for _, c := range cells {
-		if backends.Selected(opts.Columns, c.Family, c.Qualifier) {
+		if driverkit.Selected(opts.Columns, c.Family, c.Qualifier) {
 			out = append(out, c)
 		}
 	}
-	out = backends.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
-	return opts.Filter.Apply(out)
+	out = driverkit.SelectVersions(out, opts.MaxVersions, opts.TimeRange, compareColumn, cellTS)
+	return driverkit.Apply(opts.Filter, out)
 }
 
 // copyCells returns copies of the cells a read with opts returns; stored values are never handed out.
@@ -106,4 +107,4 @@ func copyCells(cells []backends.Cell, opts backends.ReadOptions) []backends.Cell
 	return out
 }
 
-func checkKey(k []byte) error { return backends.CheckKey(k, MaxKeyLen) }
+func checkKey(k []byte) error { return driverkit.CheckKey(k, MaxKeyLen) }

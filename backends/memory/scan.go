@@ -7,9 +7,10 @@ import (
 	"iter"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
-// Scan streams rows in pages (backends.ScanPages): each page is gathered under the read lock, which is
+// Scan streams rows in pages (driverkit.ScanPages): each page is gathered under the read lock, which is
 // released before any row is yielded, and the next page resumes after the last key examined.
 func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
@@ -22,7 +23,7 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 			yield(backends.Row{}, err)
 			return
 		}
-		if err := backends.CheckRead(t.families, opts.ReadOptions); err != nil {
+		if err := driverkit.CheckRead(t.families, opts.ReadOptions); err != nil {
 			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 			return
 		}
@@ -44,7 +45,7 @@ func (b *Backend) Scan(ctx context.Context, name string, r backends.Range, opts 
 			}
 			return out, more, nil
 		}
-		if err := backends.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
+		if err := driverkit.ScanPages(ctx, batch, opts.Limit, page, yield); err != nil {
 			yield(backends.Row{}, fmt.Errorf("memory: scan %q: %w", name, err))
 		}
 	}

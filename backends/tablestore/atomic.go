@@ -8,10 +8,9 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/internal/wait"
 )
-
-var _ backends.RowAtomic = (*Backend)(nil)
 
 // codeConditionFailed is the service's answer to a write whose condition does not hold.
 const codeConditionFailed = "OTSConditionCheckFail"
@@ -23,7 +22,7 @@ func (b *Backend) CheckAndMutate(ctx context.Context, table string, cond backend
 	if err != nil {
 		return false, err
 	}
-	if err := backends.CheckFamily(s.families, cond.Family); err != nil {
+	if err := driverkit.CheckFamily(s.families, cond.Family); err != nil {
 		return false, fmt.Errorf("tablestore: check and mutate %q: condition: %w", table, err)
 	}
 	condCol, err := ColumnName(cond.Family, cond.Qualifier)
@@ -86,7 +85,7 @@ func (b *Backend) conditionHolds(ctx context.Context, table string, cond backend
 	if err != nil {
 		return false, err
 	}
-	return cond.Holds(rows[0].Cells), nil
+	return driverkit.Holds(cond, rows[0].Cells), nil
 }
 
 // columnCondition is "the newest version of col equals value"; an empty value also passes when the
@@ -109,13 +108,13 @@ func (b *Backend) Increment(ctx context.Context, table string, key []byte, incs 
 	if len(key) == 0 {
 		return nil, fmt.Errorf("tablestore: increment %q: %w: empty key", table, backends.ErrInvalidKey)
 	}
-	if err := backends.CheckIncrements(incs); err != nil {
+	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("tablestore: increment %q: %w", table, err)
 	}
 	cols := make([]backends.Column, len(incs))
 	names := make([]string, len(incs))
 	for i, inc := range incs {
-		if err := backends.CheckFamily(s.families, inc.Family); err != nil {
+		if err := driverkit.CheckFamily(s.families, inc.Family); err != nil {
 			return nil, fmt.Errorf("tablestore: increment %q: %w", table, err)
 		}
 		if names[i], err = ColumnName(inc.Family, inc.Qualifier); err != nil {
@@ -129,7 +128,7 @@ func (b *Backend) Increment(ctx context.Context, table string, key []byte, incs 
 			return nil, err
 		}
 		old := rows[0].Cells
-		sums, err := backends.AddCounters(old, incs, time.Now().UnixMilli())
+		sums, err := driverkit.AddCounters(old, incs, time.Now().UnixMilli())
 		if err != nil {
 			return nil, fmt.Errorf("tablestore: increment %q: %w", table, err)
 		}

@@ -9,9 +9,8 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
-
-var _ backends.BatchRowAtomic = (*Backend)(nil)
 
 // CheckAndMutateBatch sends the rows as BatchWriteRow requests (at most 200 rows and 4 MB each,
 // Options.Concurrency at a time), each row change with its column condition, which the service tests
@@ -23,7 +22,7 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	fail := func(err error) ([]bool, []error, error) {
 		return nil, nil, fmt.Errorf("tablestore: check and mutate batch %q: %w", table, err)
 	}
-	if err := backends.CheckBatch(ms, maxPKValueLen); err != nil {
+	if err := driverkit.CheckBatch(ms, maxPKValueLen); err != nil {
 		return fail(err)
 	}
 	s, err := b.schema(ctx, table)
@@ -91,16 +90,16 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	for _, i := range alone {
 		applied[i], rowErrs[i] = b.CheckAndMutate(ctx, table, ms[i].Cond, ms[i].Mut)
 	}
-	return backends.BatchOutcome(ctx, table, applied, rowErrs)
+	return driverkit.BatchOutcome(ctx, table, applied, rowErrs)
 }
 
 // rowFamilies checks the families of a row's condition and cells against the table's.
 func rowFamilies(s *keySchema, cm backends.CondMutation) error {
-	if err := backends.CheckFamily(s.families, cm.Cond.Family); err != nil {
+	if err := driverkit.CheckFamily(s.families, cm.Cond.Family); err != nil {
 		return fmt.Errorf("condition: %w", err)
 	}
 	for _, c := range cm.Mut.Cells {
-		if err := backends.CheckFamily(s.families, c.Family); err != nil {
+		if err := driverkit.CheckFamily(s.families, c.Family); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 const testSecret = "S3cr3tS3cr3tS3cr3t"
@@ -110,7 +111,7 @@ func TestErrorMapping(t *testing.T) {
 		if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
 			t.Errorf("%s: %v does not wrap %v", tt.code, err, tt.sentinel)
 		}
-		if backends.IsRetryable(err) != tt.retryable {
+		if driverkit.IsRetryable(err) != tt.retryable {
 			t.Errorf("%s (idempotent %v): retryable = %v, want %v", tt.code, tt.idempotent, !tt.retryable, tt.retryable)
 		}
 		var got *ots.OtsError

@@ -75,7 +75,7 @@
 //   - The SDK retries whole requests that the service refused (server busy, partition unavailable,
 //     throttling, ...; timeouts only for reads) and network resets, up to Config.SDKRetryTimes within
 //     Config.SDKRetryWindow (its defaults: 10 tries, 5 s). brine does not send such a request again:
-//     the error is returned, wrapped with backends.Retryable when its code is transient, and the caller
+//     the error is returned, wrapped with driverkit.Retryable when its code is transient, and the caller
 //     (client bulk import, say) decides. Note that the SDK also resends a BatchWriteRow whose
 //     connection was reset, even if the service had applied it: harmless for puts whose cells carry
 //     timestamps (the same version is written again), while a server-stamped put writes a second

@@ -12,6 +12,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 var (
@@ -70,7 +71,7 @@ func mapError(what string, err error, idempotent bool) error {
 		var ne net.Error
 		transient := errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		if idempotent && transient {
-			return backends.Retryable(fmt.Errorf("tablestore: %s: %w", what, err))
+			return driverkit.Retryable(fmt.Errorf("tablestore: %s: %w", what, err))
 		}
 		return fmt.Errorf("tablestore: %s: %w", what, err)
 	}
@@ -94,7 +95,7 @@ func codeError(what string, oe *ots.OtsError, idempotent bool) error {
 		err = fmt.Errorf("tablestore: %s: %w", what, oe)
 	}
 	if retryableCode(oe.Code, idempotent) {
-		return backends.Retryable(err)
+		return driverkit.Retryable(err)
 	}
 	return err
 }

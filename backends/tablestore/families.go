@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // expandFamilyDeletes turns each delete of a whole family (a cell with an empty Qualifier) into a
@@ -39,11 +40,11 @@ func (b *Backend) expandFamilyDeletes(ctx context.Context, table string, s *keyS
 	if len(idx) == 0 {
 		return muts, done, nil
 	}
-	if err := backends.CheckColumnFamilies(s.families, cols); err != nil {
+	if err := driverkit.CheckColumnFamilies(s.families, cols); err != nil {
 		// Some family is unknown: leave those rows to prepare, which refuses them one by one, and
 		// expand the others with a read of the known families only.
 		known := slices.DeleteFunc(slices.Clone(cols), func(c backends.Column) bool {
-			return backends.CheckFamily(s.families, c.Family) != nil
+			return driverkit.CheckFamily(s.families, c.Family) != nil
 		})
 		if len(known) == 0 {
 			return muts, done, nil
@@ -65,7 +66,7 @@ func (b *Backend) expandFamilyDeletes(ctx context.Context, table string, s *keyS
 		m := muts[i]
 		var cells []backends.Cell
 		for _, c := range m.Cells {
-			if c.Qualifier != "" || backends.CheckFamily(s.families, c.Family) != nil {
+			if c.Qualifier != "" || driverkit.CheckFamily(s.families, c.Family) != nil {
 				cells = append(cells, c) // a column, or a family prepare refuses
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 )
 
@@ -90,7 +91,7 @@ func TestRowFaultOutcomes(t *testing.T) {
 			if tt.sentinel != nil && !errors.Is(rowErrs[1], tt.sentinel) {
 				t.Errorf("row error %v does not wrap %v", rowErrs[1], tt.sentinel)
 			}
-			if backends.IsRetryable(rowErrs[1]) != tt.retryable {
+			if driverkit.IsRetryable(rowErrs[1]) != tt.retryable {
 				t.Errorf("row error %v: retryable %v, want %v", rowErrs[1], !tt.retryable, tt.retryable)
 			}
 			if got := srv.Stats()["BatchWriteRow"].Requests; got != tt.requests {
@@ -144,7 +145,7 @@ func TestRequestFaults(t *testing.T) {
 		srv.ResetStats()
 		srv.FailNext("BatchWriteRow", tablestoretest.CodePartitionUnavailable, 1)
 		rowErrs, err := b.Apply(t.Context(), tbl, puts(450, ts(), "g"))
-		if !backends.IsRetryable(err) || rowErrs != nil {
+		if !driverkit.IsRetryable(err) || rowErrs != nil {
 			t.Fatalf("Apply = %d row errors, %v; want a retryable err and no row errors", len(rowErrs), err)
 		}
 		if st := srv.Stats()["BatchWriteRow"]; st.Requests != 1 || st.RowsWritten != 0 {
@@ -165,7 +166,7 @@ func TestRequestFaults(t *testing.T) {
 			}
 			n++
 		}
-		if n != 0 || !backends.IsRetryable(last) {
+		if n != 0 || !driverkit.IsRetryable(last) {
 			t.Fatalf("scan = %d rows, %v; want a retryable error", n, last)
 		}
 	})

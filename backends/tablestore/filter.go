@@ -4,6 +4,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // A backends.Filter goes to the service as the SDK's column conditions when it can (leaves as
@@ -22,8 +23,8 @@ var comparators = [...]ots.ComparatorType{
 
 // serverFilter returns the condition to send for opts' filter, nil when none is sent.
 func serverFilter(opts backends.ReadOptions) (ots.ColumnFilter, error) {
-	f, _ := opts.Filter.SplitCells() // the cell leaves are evaluated here (cellfilter.go)
-	if f == nil || f.Has(backends.FilterRegex) || opts.TimeRange != (backends.TimeRange{}) {
+	f, _ := driverkit.SplitCells(opts.Filter) // the cell leaves are evaluated here (cellfilter.go)
+	if f == nil || driverkit.Has(f, backends.FilterRegex) || opts.TimeRange != (backends.TimeRange{}) {
 		return nil, nil
 	}
 	return toCondition(f)

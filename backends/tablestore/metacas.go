@@ -11,8 +11,6 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-var _ backends.MetaRewriter = (*Backend)(nil)
-
 // RewriteTableMeta replaces the Meta in the table's meta row if it is still old. The row is read,
 // compared with old, and replaced by one conditional write: on the exact bytes read when the row is
 // there, on the row's absence when it is not (a table brine did not create), so the service's own

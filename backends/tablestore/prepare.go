@@ -8,6 +8,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // prepared is one mutation turned into a row change, validated.
@@ -52,7 +53,7 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 	}
 	var cols []col
 	for _, c := range m.Cells {
-		if err := backends.CheckFamily(s.families, c.Family); err != nil {
+		if err := driverkit.CheckFamily(s.families, c.Family); err != nil {
 			return nil, fmt.Errorf("tablestore: key %q: %w", m.Key, err)
 		}
 		name, err := ColumnName(c.Family, c.Qualifier)
@@ -80,7 +81,7 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 	} else {
 		// One entry per version, as every store keeps them: of two cells with one column and
 		// timestamp the last given wins; the table trims to its MaxVersions.
-		cols = backends.KeepVersions(cols, len(cols), byName, func(c col) int64 { return c.cell.Timestamp })
+		cols = driverkit.KeepVersions(cols, len(cols), byName, func(c col) int64 { return c.cell.Timestamp })
 	}
 	ch := &ots.UpdateRowChange{TableName: table, PrimaryKey: pk}
 	ch.SetCondition(ots.RowExistenceExpectation_IGNORE)

@@ -14,6 +14,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/internal/wait"
 )
 
@@ -38,7 +39,7 @@ type selector struct {
 
 func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	cols := opts.Columns
-	if err := backends.CheckRead(s.families, opts); err != nil {
+	if err := driverkit.CheckRead(s.families, opts); err != nil {
 		return nil, fmt.Errorf("tablestore: %w", err)
 	}
 	tr := opts.TimeRange
@@ -83,7 +84,7 @@ func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	}
 	sel.server = server
 	// Always max_versions: with a time range alone the service returns every version in it.
-	sel.versions = int32(backends.Versions(opts.MaxVersions))
+	sel.versions = int32(driverkit.Versions(opts.MaxVersions))
 	if tr != (backends.TimeRange{}) {
 		sel.timeRange = &ots.TimeRange{Start: tr.From, End: tr.To}
 		if tr.To == 0 {
@@ -115,7 +116,7 @@ func (sel *selector) cells(cols []*ots.AttributeColumn) []backends.Cell {
 	slices.SortStableFunc(out, func(a, b backends.Cell) int {
 		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Qualifier, b.Qualifier), cmp.Compare(b.Timestamp, a.Timestamp))
 	})
-	return sel.filter.Apply(out)
+	return driverkit.Apply(sel.filter, out)
 }
 
 // valueBytes turns an attribute value into bytes. brine writes BINARY; values of other types (tables

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -63,7 +64,7 @@ func parseFilter(expr, family string) (client.Filter, error) {
 	if f, err = joinCells(f); err != nil {
 		return client.Filter{}, err
 	}
-	if err := f.CheckLogical(nil); err != nil { // a cell filter under or or not
+	if err := driverkit.CheckLogicalFilter(&f, nil); err != nil { // a cell filter under or or not
 		return client.Filter{}, fmt.Errorf("--filter: %w", err)
 	}
 	return f, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -158,7 +159,7 @@ func FuzzParseFilter(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := flt.CheckLogical(nil); err != nil {
+		if err := driverkit.CheckLogicalFilter(&flt, nil); err != nil {
 			t.Fatalf("parseFilter(%q) = a filter Check refuses: %v", expr, err)
 		}
 		text := formatFilter(flt)

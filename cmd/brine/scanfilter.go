@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
 )
@@ -63,7 +64,7 @@ func newScanFilter(f client.Filter, kf keyFormat, ks *keys.Schema) *scanFilter {
 	}
 	var push []client.Filter
 	for i := range sf.f.Subs {
-		if c := &sf.f.Subs[i]; !sf.needsLocal(c) && !c.HasCells() {
+		if c := &sf.f.Subs[i]; !sf.needsLocal(c) && !driverkit.HasCells(c) {
 			push = append(push, *c)
 		}
 	}
@@ -130,9 +131,9 @@ func (sf *scanFilter) apply(row client.Row) (client.Row, bool) {
 	if !sf.match(&sf.f, row) {
 		return row, false
 	}
-	if sf.f.HasCells() {
-		_, leaves := sf.f.SplitCells()
-		row.Cells = backends.TrimCells(leaves, row.Cells)
+	if driverkit.HasCells(&sf.f) {
+		_, leaves := driverkit.SplitCells(&sf.f)
+		row.Cells = driverkit.TrimCells(leaves, row.Cells)
 	}
 	return row, len(row.Cells) > 0
 }
@@ -160,7 +161,7 @@ func (sf *scanFilter) match(f *client.Filter, row client.Row) bool {
 			return tl.match(f, row.Cells)
 		}
 	}
-	return f.MatchRow(row.Key, row.Cells)
+	return driverkit.MatchRow(f, row.Key, row.Cells)
 }
 
 var numberLiteral = regexp.MustCompile(`^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
@@ -208,24 +209,12 @@ func (tl *typedLeaf) match(f *client.Filter, cells []client.Cell) bool {
 	cmp, ok := tl.compare(v)
 	if !ok {
 		if f.Op == client.Equal || f.Op == client.NotEqual {
-			return f.Match(cells)
+			return driverkit.Match(f, cells)
 		}
 		tl.bad++
 		return false
 	}
-	switch f.Op {
-	case client.Equal:
-		return cmp == 0
-	case client.NotEqual:
-		return cmp != 0
-	case client.Less:
-		return cmp < 0
-	case client.LessOrEqual:
-		return cmp <= 0
-	case client.Greater:
-		return cmp > 0
-	}
-	return cmp >= 0
+	return driverkit.Satisfies(f.Op, cmp)
 }
 
 // compare compares v with the literal; false when v is not of the literal's kind.

@@ -90,7 +90,7 @@ func runWriters(tbl *client.IndexedTable, writers int) (stop func() (int64, erro
 				switch {
 				case err == nil:
 					ok.Add(1)
-				case ctx.Err() == nil && !backends.IsRetryable(err):
+				case ctx.Err() == nil && !client.IsRetryable(err):
 					mu.Lock()
 					first = cmpFirst(first, err)
 					mu.Unlock()

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -41,7 +40,7 @@ func NewWorkload(tolerate func(error) bool) *Workload {
 // Expected accepts what writers racing each other meet: a unique key taken, lost contention, a
 // retryable error.
 func Expected(err error) bool {
-	return errors.Is(err, client.ErrUniqueViolation) || errors.Is(err, client.ErrIndexContention) || backends.IsRetryable(err)
+	return errors.Is(err, client.ErrUniqueViolation) || errors.Is(err, client.ErrIndexContention) || client.IsRetryable(err)
 }
 
 // Acked is how many writes were acknowledged.
@@ -175,7 +174,7 @@ func errKind(err error) string {
 		return "unique"
 	case errors.Is(err, client.ErrIndexContention):
 		return "contention"
-	case backends.IsRetryable(err):
+	case client.IsRetryable(err):
 		return "retryable"
 	}
 	return "other"

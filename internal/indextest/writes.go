@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -27,7 +28,7 @@ func writeSteps(ctx context.Context) []step {
 			}
 		}
 	}
-	counter := backends.CounterBytes
+	counter := driverkit.CounterBytes
 	return []step{
 		{name: "check and mutate moves an indexed value", do: cam("o4", cond("seller", "host12"), client.Mutation{Cells: []client.Cell{cell("seller", []byte("host1"))}}, true),
 			bySeller: map[string][]string{"host1": {"o4"}, "host12": {"o3"}}},

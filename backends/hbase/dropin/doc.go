@@ -53,7 +53,7 @@
 // Tables with indexes (created with client.CreateIndexedTable, recognised by their stored meta, so
 // only with WithBackend, Open or NewClient): every write (Put, Delete, Append, Increment,
 // CheckAndPut) fails with ErrIndexedTable before anything is sent, since only client.IndexedTable
-// keeps their index tables in step. Get and Scan drop the version column (backends.IndexVersionQualifier) the index protocol
+// keeps their index tables in step. Get and Scan drop the version column (client.IndexVersionQualifier) the index protocol
 // keeps in each row, unless the request names it by qualifier; a row holding that column alone is
 // no row (a Get returns no cells, a Scan skips it), and an existence-only Get is sent as a Get and
 // answers whether any other cell exists.

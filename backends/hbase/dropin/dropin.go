@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -30,9 +31,9 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
-	// ErrIndexedTable is backends.ErrIndexedTable: a write to a table with indexes, which only
+	// ErrIndexedTable is client.ErrIndexedTable: a write to a table with indexes, which only
 	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
-	ErrIndexedTable = backends.ErrIndexedTable
+	ErrIndexedTable = indexproto.ErrIndexedTable
 )
 
 // Defaults of the scan fan-out.
@@ -73,7 +74,7 @@ type Client struct {
 type tableInfo struct {
 	salter salting.Salter
 	// indexed: the stored meta declares indexes (client.IndexedTable): writes are refused and reads
-	// hide the version column, backends.IndexVersionQualifier in family versionFamily.
+	// hide the version column, client.IndexVersionQualifier in family versionFamily.
 	indexed       bool
 	versionFamily string
 }
@@ -229,7 +230,7 @@ func (c *Client) table(ctx context.Context, table string) (tableInfo, error) {
 		return tableInfo{}, fmt.Errorf("dropin: table %q: %w", table, err)
 	}
 	t = tableInfo{salter: s}
-	t.versionFamily, t.indexed = backends.IndexedMeta(meta)
+	t.versionFamily, t.indexed = indexproto.Indexed(meta)
 	c.mu.Lock()
 	c.cache[table] = t
 	c.mu.Unlock()

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
-
-	"github.com/brine-kv/brine/backends"
 )
 
 // Tables with indexes (client.IndexedTable) are kept by an index protocol that every write goes
@@ -35,7 +34,7 @@ func (t tableInfo) hides(cols []*pb.Column) bool {
 			continue
 		}
 		for _, q := range col.Qualifier {
-			if string(q) == backends.IndexVersionQualifier {
+			if string(q) == indexproto.VersionQualifier {
 				return false
 			}
 		}
@@ -46,6 +45,6 @@ func (t tableInfo) hides(cols []*pb.Column) bool {
 // visible drops the version column from cells, in place.
 func (t tableInfo) visible(cells []*hrpc.Cell) []*hrpc.Cell {
 	return slices.DeleteFunc(cells, func(c *hrpc.Cell) bool {
-		return string(c.Family) == t.versionFamily && string(c.Qualifier) == backends.IndexVersionQualifier
+		return string(c.Family) == t.versionFamily && string(c.Qualifier) == indexproto.VersionQualifier
 	})
 }

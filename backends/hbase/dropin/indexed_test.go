@@ -12,7 +12,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 
-	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -30,12 +30,12 @@ func indexedClient(t *testing.T) (*Client, *fakeHBase) {
 	c.meta = metaFunc(func(table string) (map[string]string, error) {
 		meta := map[string]string{salting.MetaKey: s.Spec()}
 		if table == tbl {
-			meta[backends.MetaIndexFamily] = "d"
-			meta[backends.MetaIndexPrefix+"by_a"] = "spec of by_a"
+			meta[indexproto.MetaFamily] = "d"
+			meta[indexproto.MetaPrefix+"by_a"] = "spec of by_a"
 		}
 		return meta, nil
 	})
-	v := backends.IndexVersionQualifier
+	v := indexproto.VersionQualifier
 	f.rows[tbl] = map[string][]*hrpc.Cell{}
 	for key, vals := range map[string]map[string]map[string][]byte{
 		"both":  {"d": {"a": []byte("1"), v: []byte("tok")}},
@@ -109,7 +109,7 @@ func TestIndexedTableWritesRefused(t *testing.T) {
 // it, a row holding it alone is no row, and an existence-only Get answers for the visible cells.
 func TestIndexedTableReadsHideVersion(t *testing.T) {
 	ctx := context.Background()
-	v := backends.IndexVersionQualifier
+	v := indexproto.VersionQualifier
 	named := hrpc.Families(map[string][]string{"d": {"a", v}})
 	family := hrpc.Families(map[string][]string{"d": nil})
 	gets := []struct {

@@ -92,7 +92,7 @@
 // through client.IndexedTable, which keeps its index tables in step: PutRow, UpdateRow, DeleteRow and
 // BatchWriteRow fail with ErrIndexedTable before anything is sent, a batch that also writes other
 // tables included. Reads (GetRow, BatchGetRow, GetRange, Scan, Search) drop the version column the
-// index protocol keeps in each row (family + "__" + backends.IndexVersionQualifier, e.g.
+// index protocol keeps in each row (family + "__" + client.IndexVersionQualifier, e.g.
 // "d___brine_v") unless ColumnsToGet names it; a row that held that column alone reads as a missing
 // row (GetRow and BatchGetRow answer without a primary key, GetRange and Scan skip it).
 //

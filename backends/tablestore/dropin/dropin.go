@@ -14,6 +14,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -27,9 +28,9 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
-	// ErrIndexedTable is backends.ErrIndexedTable: a write to a table with indexes, which only
+	// ErrIndexedTable is client.ErrIndexedTable: a write to a table with indexes, which only
 	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
-	ErrIndexedTable = backends.ErrIndexedTable
+	ErrIndexedTable = indexproto.ErrIndexedTable
 )
 
 // Defaults of the GetRange fan-out.
@@ -207,8 +208,8 @@ func (c *Client) table(ctx context.Context, call, name string) (*table, error) {
 	if err := t.checkSalt(); err != nil {
 		return nil, fmt.Errorf("dropin: %s %q: %w", call, name, err)
 	}
-	if family, ok := backends.IndexedMeta(meta); ok {
-		if t.version, err = tablestore.ColumnName(family, backends.IndexVersionQualifier); err != nil {
+	if family, ok := indexproto.Indexed(meta); ok {
+		if t.version, err = tablestore.ColumnName(family, indexproto.VersionQualifier); err != nil {
 			return nil, fmt.Errorf("dropin: %s %q: version column: %w", call, name, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -45,7 +46,7 @@ func indexedEnv(t *testing.T) (*env, *client.IndexedTable, *Client) {
 		t.Fatal(err)
 	}
 	only, _ := s.AppendPhysical(nil, []byte("only"))
-	version := backends.Cell{Family: "d", Qualifier: backends.IndexVersionQualifier, Value: []byte("tok"), Timestamp: e.stamp}
+	version := backends.Cell{Family: "d", Qualifier: indexproto.VersionQualifier, Value: []byte("tok"), Timestamp: e.stamp}
 	if _, err := e.backend.Apply(ctx, "orders", []backends.Mutation{{Key: only, Cells: []backends.Cell{version}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func indexedEnv(t *testing.T) (*env, *client.IndexedTable, *Client) {
 }
 
 // versionCol is the version column's Tablestore name.
-const versionCol = "d__" + backends.IndexVersionQualifier
+const versionCol = "d__" + indexproto.VersionQualifier
 
 func colNames(cols []*ots.AttributeColumn) string {
 	var out []string

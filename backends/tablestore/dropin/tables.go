@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -63,7 +64,7 @@ func (c *Client) DeleteTable(req *ots.DeleteTableRequest) (*ots.DeleteTableRespo
 	// A table with indexes has index tables of its own that only client knows of: deleting it here
 	// would leave them behind, holding entries of rows that are gone.
 	if meta, err := c.backend.TableMeta(context.Background(), req.TableName); err == nil {
-		if _, indexed := backends.IndexedMeta(meta); indexed {
+		if _, indexed := indexproto.Indexed(meta); indexed {
 			return nil, badRequest(op, req.TableName, fmt.Errorf("%w: delete it with client's DeleteTable, which deletes its index tables too", ErrIndexedTable))
 		}
 	}

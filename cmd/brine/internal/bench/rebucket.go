@@ -44,11 +44,6 @@ type RebucketResult struct {
 // from the rebucket's progress reports) and Import of the same rows into a fresh rebucketTo table,
 // alternating which goes first.
 func (r *runner) rebucket(ctx context.Context) error {
-	ab, ok := r.atomicBackend()
-	if !ok {
-		r.rep.Notes = append(r.rep.Notes, "rebucket section skipped: the driver has no row-atomic operations, which a rebucket copy needs")
-		return nil
-	}
 	from, err := salting.ParseSpec(rebucketFrom)
 	if err != nil {
 		return err
@@ -57,7 +52,7 @@ func (r *runner) rebucket(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := client.New(ab, append([]client.Option{client.WithLogger(r.log), client.WithRouteRefresh(rebucketRefresh)}, r.cfg.ClientOptions...)...)
+	c := client.New(r.count, append([]client.Option{client.WithLogger(r.log), client.WithRouteRefresh(rebucketRefresh)}, r.cfg.ClientOptions...)...)
 	n := r.cfg.bulkRows()
 	r.log.Info("bench: rebucket copy vs import", "rows", n, "from", rebucketFrom, "to", rebucketTo)
 	var copies, imports, copyCPU, importCPU []float64

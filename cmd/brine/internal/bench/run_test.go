@@ -52,20 +52,6 @@ func (r *recorder) Read(ctx context.Context, table string, keys [][]byte, opts b
 	return r.Backend.Read(ctx, table, keys, opts)
 }
 
-// CheckAndMutate and Increment pass through: indexes need them.
-func (r *recorder) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
-	return r.Backend.(backends.RowAtomic).CheckAndMutate(ctx, table, cond, m)
-}
-
-// CheckAndMutateBatch passes through too, so that the run measures the driver's batches.
-func (r *recorder) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
-	return r.Backend.(backends.BatchRowAtomic).CheckAndMutateBatch(ctx, table, ms)
-}
-
-func (r *recorder) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
-	return r.Backend.(backends.RowAtomic).Increment(ctx, table, key, incs)
-}
-
 func (r *recorder) Regions(ctx context.Context, table string) ([][]byte, error) {
 	return r.Backend.(backends.RegionLister).Regions(ctx, table)
 }

@@ -105,7 +105,7 @@ type counting struct {
 	backends.Backend
 	reads, readKeys, dirReads, applies, applyRows, scans, scanRows atomic.Int64
 	// cams and incs: CheckAndMutate and Increment calls; condBatches and condRows: CheckAndMutateBatch
-	// calls and their rows (index.go's wrappers count them).
+	// calls and their rows (counted in index.go).
 	cams, incs, condBatches, condRows atomic.Int64
 }
 

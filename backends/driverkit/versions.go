@@ -1,22 +1,15 @@
-package backends
+package driverkit
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/brine-kv/brine/backends"
 )
 
 // The version rules, in one place for the drivers that keep versions themselves (memory, local). T is
 // the driver's cell type; column orders two cells by (family, qualifier) and ts gives a cell's
 // timestamp. Cells of a row are kept sorted by column, then newest first.
-
-// TimeRange selects versions by timestamp: From <= Timestamp < To. A zero To means no upper bound;
-// the zero TimeRange selects every version.
-type TimeRange struct {
-	From, To int64
-}
-
-// Contains reports whether ts lies in r.
-func (r TimeRange) Contains(ts int64) bool { return ts >= r.From && (r.To == 0 || ts < r.To) }
 
 // Versions returns n, or 1 for n <= 0: how many versions a table keeps or a read returns by default.
 func Versions(n int) int { return max(n, 1) }
@@ -108,7 +101,7 @@ func MergeVersions[T any](old, put []T, n int, column func(a, b T) int, ts func(
 
 // SelectVersions keeps, of cells sorted as KeepVersions leaves them, the versions a read asks for:
 // those in tr, at most maxVersions (default 1) of each column. It filters cells in place.
-func SelectVersions[T any](cells []T, maxVersions int, tr TimeRange, column func(a, b T) int, ts func(T) int64) []T {
+func SelectVersions[T any](cells []T, maxVersions int, tr backends.TimeRange, column func(a, b T) int, ts func(T) int64) []T {
 	out := cells[:0]
 	kept := 0
 	for _, c := range cells {

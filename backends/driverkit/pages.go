@@ -1,6 +1,10 @@
-package backends
+package driverkit
 
-import "context"
+import (
+	"context"
+
+	"github.com/brine-kv/brine/backends"
+)
 
 // ScanPages is the scan loop of the stores that read a range page by page (local and memory): it
 // asks page for the next page of at most n rows and yields them in order. n is the batch size, less
@@ -11,7 +15,7 @@ import "context"
 // before every row and between pages). It returns the error that ends the scan, page's or ctx's, for
 // the caller to wrap with its prefix and yield; nil when the scan ended cleanly or the consumer
 // stopped.
-func ScanPages(ctx context.Context, batch, limit int, page func(n int) ([]Row, bool, error), yield func(Row, error) bool) error {
+func ScanPages(ctx context.Context, batch, limit int, page func(n int) ([]backends.Row, bool, error), yield func(backends.Row, error) bool) error {
 	sent := 0
 	for {
 		n := batch

@@ -1,4 +1,4 @@
-package backends_test
+package driverkit_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // pager serves rows 0..total-1 page by page and records the sizes it was asked for.
@@ -63,7 +64,7 @@ func TestScanPages(t *testing.T) {
 			defer cancel()
 			p := &pager{total: tc.total, failAt: tc.failAt, cancelAt: tc.cancelAt, cancel: cancel}
 			var got []string
-			err := backends.ScanPages(ctx, tc.batch, tc.limit, p.page, func(r backends.Row, err error) bool {
+			err := driverkit.ScanPages(ctx, tc.batch, tc.limit, p.page, func(r backends.Row, err error) bool {
 				if err != nil {
 					t.Fatalf("ScanPages yielded an error %v; it must return it", err)
 				}

@@ -1,8 +1,11 @@
-package backends
+package driverkit
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
+
+	"github.com/brine-kv/brine/backends"
 )
 
 type retryCounterKey struct{}
@@ -20,3 +23,19 @@ func CountRetry(ctx context.Context) {
 		n.Add(1)
 	}
 }
+
+// IsRetryable reports whether err is transient and the operation may be retried as is.
+func IsRetryable(err error) bool { return errors.Is(err, backends.ErrRetryable) }
+
+// Retryable wraps err so that IsRetryable reports true while errors.Is/As still see err.
+func Retryable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return retryableError{err}
+}
+
+type retryableError struct{ err error }
+
+func (e retryableError) Error() string   { return e.err.Error() }
+func (e retryableError) Unwrap() []error { return []error{e.err, backends.ErrRetryable} }

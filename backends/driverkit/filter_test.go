@@ -1,4 +1,4 @@
-package backends_test
+package driverkit_test
 
 import (
 	"errors"
@@ -6,22 +6,23 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 func TestCompareOpNegate(t *testing.T) {
-	// For every pair of values, exactly one of op and op.Negate() holds.
+	// For every pair of values, exactly one of op and driverkit.Negate(op) holds.
 	vals := [][]byte{nil, []byte("a"), []byte("ab"), []byte("b")}
 	col := backends.Column{Family: "d", Qualifier: "q"}
 	for op := backends.Equal; op <= backends.GreaterOrEqual; op++ {
-		if op.Negate().Negate() != op {
-			t.Errorf("%v: negated twice is %v", op, op.Negate().Negate())
+		if driverkit.Negate(driverkit.Negate(op)) != op {
+			t.Errorf("%v: negated twice is %v", op, driverkit.Negate(driverkit.Negate(op)))
 		}
 		for _, v := range vals {
 			for _, w := range vals {
 				cells := []backends.Cell{{Family: "d", Qualifier: "q", Value: v}}
-				f, g := backends.NewCompareFilter(col, op, w), backends.NewCompareFilter(col, op.Negate(), w)
-				if f.Match(cells) == g.Match(cells) {
-					t.Errorf("%q %v %q and %q %v %q agree", v, op, w, v, op.Negate(), w)
+				f, g := backends.NewCompareFilter(col, op, w), backends.NewCompareFilter(col, driverkit.Negate(op), w)
+				if driverkit.Match(&f, cells) == driverkit.Match(&g, cells) {
+					t.Errorf("%q %v %q and %q %v %q agree", v, op, w, v, driverkit.Negate(op), w)
 				}
 			}
 		}
@@ -35,7 +36,7 @@ func TestFilterCheck(t *testing.T) {
 		name    string
 		f       backends.Filter
 		cols    []backends.Column
-		logical bool   // CheckLogical instead of Check
+		logical bool   // CheckLogicalFilter instead of CheckFilter
 		want    string // "" for no error
 	}{
 		{"leaf", backends.NewCompareFilter(col, backends.Less, nil), nil, false, ""},
@@ -50,11 +51,11 @@ func TestFilterCheck(t *testing.T) {
 		{"or without subs", backends.Filter{Kind: backends.FilterOr}, nil, false, "0 sub-filters"},
 	}
 	for _, tt := range tests {
-		check := tt.f.Check
+		check := driverkit.CheckFilter
 		if tt.logical {
-			check = tt.f.CheckLogical
+			check = driverkit.CheckLogicalFilter
 		}
-		err := check(tt.cols)
+		err := check(&tt.f, tt.cols)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s: %v", tt.name, err)
@@ -63,7 +64,7 @@ func TestFilterCheck(t *testing.T) {
 		}
 	}
 	var none *backends.Filter
-	if none.Check(nil) != nil || !none.Match(nil) || none.Has(backends.FilterRegex) {
+	if driverkit.CheckFilter(none, nil) != nil || !driverkit.Match(none, nil) || driverkit.Has(none, backends.FilterRegex) {
 		t.Error("a nil filter must check, pass every row and have no leaf")
 	}
 }
@@ -93,13 +94,13 @@ func TestFilterWithKeyText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		bound := tt.f.WithKeyText(text)
-		if got := bound.MatchRow([]byte(tt.key), nil); got != tt.want {
+		if got := driverkit.MatchRow(&bound, []byte(tt.key), nil); got != tt.want {
 			t.Errorf("%v on %q = %v, want %v", tt.f.Pattern, tt.key, got, tt.want)
 		}
 	}
 	// Binding copies: the filter bound from still matches bytes ("^A" matches neither key).
 	_ = not.WithKeyText(text)
-	if !not.MatchRow([]byte("x"), nil) || !not.MatchRow([]byte("abc"), nil) {
+	if !driverkit.MatchRow(&not, []byte("x"), nil) || !driverkit.MatchRow(&not, []byte("abc"), nil) {
 		t.Errorf("WithKeyText changed the filter it copied")
 	}
 }

@@ -1,4 +1,4 @@
-package backends_test
+package driverkit_test
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 type v struct {
@@ -32,7 +33,7 @@ func TestKeepVersions(t *testing.T) {
 		{"zero means one", vs(v{"a", 1, "1"}, v{"a", 2, "2"}), 0, vs(v{"a", 2, "2"})},
 	}
 	for _, tt := range tests {
-		if got := backends.KeepVersions(slices.Clone(tt.in), tt.n, byCol, stamp); !slices.Equal(got, tt.want) {
+		if got := driverkit.KeepVersions(slices.Clone(tt.in), tt.n, byCol, stamp); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: KeepVersions = %s, want %s", tt.name, fmtV(got), fmtV(tt.want))
 		}
 	}
@@ -55,7 +56,7 @@ func TestMergeVersions(t *testing.T) {
 		{"columns interleave", vs(v{"a", 1, "a"}, v{"c", 1, "c"}), vs(v{"b", 1, "b"}, v{"d", 1, "d"}), 1, vs(v{"a", 1, "a"}, v{"b", 1, "b"}, v{"c", 1, "c"}, v{"d", 1, "d"}), true},
 	}
 	for _, tt := range tests {
-		got, changed := backends.MergeVersions(tt.old, tt.put, tt.n, byCol, stamp)
+		got, changed := driverkit.MergeVersions(tt.old, tt.put, tt.n, byCol, stamp)
 		if !slices.Equal(got, tt.want) || changed != tt.changed {
 			t.Errorf("%s: MergeVersions = %s, %v; want %s, %v", tt.name, fmtV(got), changed, fmtV(tt.want), tt.changed)
 		}
@@ -77,7 +78,7 @@ func TestSelectVersions(t *testing.T) {
 		{"nothing in range", 5, backends.TimeRange{From: 100}, nil},
 	}
 	for _, tt := range tests {
-		got := backends.SelectVersions(slices.Clone(row), tt.n, tt.tr, byCol, stamp)
+		got := driverkit.SelectVersions(slices.Clone(row), tt.n, tt.tr, byCol, stamp)
 		if len(got) == 0 && len(tt.want) == 0 {
 			continue
 		}

@@ -1,13 +1,14 @@
-package backends_test
+package driverkit_test
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
-func TestRangeClamp(t *testing.T) {
+func TestClampRange(t *testing.T) {
 	const maxLen = 3
 	tests := []struct {
 		name string
@@ -25,9 +26,9 @@ func TestRangeClamp(t *testing.T) {
 		{"only keys over the limit", backends.Range{Start: []byte("abcd"), End: []byte("abce")}, backends.Range{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := tt.r.Clamp(maxLen)
+		got, ok := driverkit.ClampRange(tt.r, maxLen)
 		if ok != tt.ok || (ok && (!bytes.Equal(got.Start, tt.want.Start) || !bytes.Equal(got.End, tt.want.End))) {
-			t.Errorf("%s: Clamp(%q, %q) = [%q, %q), %v; want [%q, %q), %v", tt.name, tt.r.Start, tt.r.End, got.Start, got.End, ok, tt.want.Start, tt.want.End, tt.ok)
+			t.Errorf("%s: ClampRange(%q, %q) = [%q, %q), %v; want [%q, %q), %v", tt.name, tt.r.Start, tt.r.End, got.Start, got.End, ok, tt.want.Start, tt.want.End, tt.ok)
 		}
 		if !ok {
 			continue

@@ -1,30 +1,32 @@
-package backends
+package driverkit
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/brine-kv/brine/backends"
 )
 
 func TestCheckMutation(t *testing.T) {
 	fams := map[string]bool{"d": true}
-	cell := func(f string, ts int64) Cell {
-		return Cell{Family: f, Qualifier: "q", Value: []byte("v"), Timestamp: ts}
+	cell := func(f string, ts int64) backends.Cell {
+		return backends.Cell{Family: f, Qualifier: "q", Value: []byte("v"), Timestamp: ts}
 	}
 	tests := []struct {
 		name     string
 		families map[string]bool
-		m        Mutation
+		m        backends.Mutation
 		want     error
 	}{
-		{"put", fams, Mutation{Key: []byte("k"), Cells: []Cell{cell("d", 0)}}, nil},
-		{"delete row", fams, Mutation{Key: []byte("k"), Delete: true}, nil},
-		{"any family", nil, Mutation{Key: []byte("k"), Cells: []Cell{cell("x", 1)}}, nil},
-		{"empty key", fams, Mutation{Cells: []Cell{cell("d", 0)}}, ErrInvalidKey},
-		{"long key", fams, Mutation{Key: []byte(strings.Repeat("k", 9)), Cells: []Cell{cell("d", 0)}}, ErrInvalidKey},
-		{"put without cells", fams, Mutation{Key: []byte("k")}, ErrInvalidArgument},
-		{"unknown family", fams, Mutation{Key: []byte("k"), Cells: []Cell{cell("x", 0)}}, ErrInvalidArgument},
-		{"negative timestamp", fams, Mutation{Key: []byte("k"), Delete: true, Cells: []Cell{cell("d", -1)}}, ErrInvalidArgument},
+		{"put", fams, backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{cell("d", 0)}}, nil},
+		{"delete row", fams, backends.Mutation{Key: []byte("k"), Delete: true}, nil},
+		{"any family", nil, backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{cell("x", 1)}}, nil},
+		{"empty key", fams, backends.Mutation{Cells: []backends.Cell{cell("d", 0)}}, backends.ErrInvalidKey},
+		{"long key", fams, backends.Mutation{Key: []byte(strings.Repeat("k", 9)), Cells: []backends.Cell{cell("d", 0)}}, backends.ErrInvalidKey},
+		{"put without cells", fams, backends.Mutation{Key: []byte("k")}, backends.ErrInvalidArgument},
+		{"unknown family", fams, backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{cell("x", 0)}}, backends.ErrInvalidArgument},
+		{"negative timestamp", fams, backends.Mutation{Key: []byte("k"), Delete: true, Cells: []backends.Cell{cell("d", -1)}}, backends.ErrInvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,9 +39,9 @@ func TestCheckMutation(t *testing.T) {
 }
 
 func TestSelected(t *testing.T) {
-	cols := []Column{{Family: "a", Qualifier: "x"}, {Family: "b"}}
+	cols := []backends.Column{{Family: "a", Qualifier: "x"}, {Family: "b"}}
 	tests := []struct {
-		cols      []Column
+		cols      []backends.Column
 		fam, qual string
 		want      bool
 	}{

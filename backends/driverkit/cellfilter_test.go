@@ -1,4 +1,4 @@
-package backends_test
+package driverkit_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // TestSplitCells: a filter's row predicates and cell leaves, nested Ands flattened.
@@ -28,10 +29,10 @@ func TestSplitCells(t *testing.T) {
 		{"nested", and(and(pred, fam), and(and(page)), pred), 2, 2},
 	}
 	for _, tt := range tests {
-		if err := tt.f.Check(nil); err != nil {
+		if err := driverkit.CheckFilter(&tt.f, nil); err != nil {
 			t.Fatalf("%s: Check: %v", tt.name, err)
 		}
-		rows, cells := tt.f.SplitCells()
+		rows, cells := driverkit.SplitCells(&tt.f)
 		n := -1
 		switch {
 		case rows == nil:
@@ -64,7 +65,7 @@ func TestApplyCells(t *testing.T) {
 		return b.String()
 	}
 	var none *backends.Filter
-	if got := text(none.Apply(mk())); got != "abcd" {
+	if got := text(driverkit.Apply(none, mk())); got != "abcd" {
 		t.Errorf("nil filter: %q", got)
 	}
 	tests := []struct {
@@ -79,18 +80,18 @@ func TestApplyCells(t *testing.T) {
 		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{backends.NewQualifierRegexFilter("[bd]"), backends.NewCellsPerRowFilter(1, 0)}}, "d"},
 	}
 	for _, tt := range tests {
-		if err := tt.f.Check(nil); err != nil {
+		if err := driverkit.CheckFilter(&tt.f, nil); err != nil {
 			t.Fatalf("%v: Check: %v", tt.f, err)
 		}
 		cs := mk()
-		got := tt.f.Apply(cs)
+		got := driverkit.Apply(&tt.f, cs)
 		if text(got) != tt.want || (tt.want == "" && got != nil) {
 			t.Errorf("%s: Apply = %q (nil: %v), want %q", fmt.Sprint(tt.f.Kind), text(got), got == nil, tt.want)
 		}
 	}
 	// Under Or or Not, Check refuses with ErrUnsupported.
 	or := backends.Filter{Kind: backends.FilterOr, Subs: []backends.Filter{backends.NewCellsPerRowFilter(0, 1)}}
-	if err := or.Check(nil); !errors.Is(err, backends.ErrUnsupported) {
+	if err := driverkit.CheckFilter(&or, nil); !errors.Is(err, backends.ErrUnsupported) {
 		t.Errorf("cell leaf under Or: %v, want ErrUnsupported", err)
 	}
 }
