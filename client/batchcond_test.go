@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // condCounting counts, per table, the conditional writes sent one row per call and those sent in
@@ -56,7 +57,7 @@ func TestRebucketCopyBatched(t *testing.T) {
 	b := newCondCounting()
 	c := client.New(b, client.WithRouteRefresh(testRefresh))
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestRebucketCopyBatched(t *testing.T) {
 		t.Fatalf("preload: %v %v", err, rowErrs)
 	}
 	b.reset()
-	if err := tbl.Rebucket(ctx, mustSalter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh, Grace: time.Millisecond}); err != nil {
+	if err := tbl.Rebucket(ctx, testkit.Salter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh, Grace: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	b.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // cellsText writes rows as "key:qualifier" words.
@@ -29,7 +30,7 @@ func TestCellFilters(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	t.Cleanup(func() { c.Close() })
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,25 +17,17 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func mustSalter(t testing.TB, spec string) salting.Salter {
-	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func newTable(t *testing.T, spec string, opts ...client.Option) (*client.Client, *client.Table) {
 	t.Helper()
 	c := client.New(memory.New(), opts...)
 	t.Cleanup(func() { c.Close() })
-	tbl, err := c.CreateTable(context.Background(), "t", client.TableConfig{Salter: mustSalter(t, spec)})
+	tbl, err := c.CreateTable(context.Background(), "t", client.TableConfig{Salter: testkit.Salter(t, spec)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +82,7 @@ func TestBadKeysRejectedBeforeSending(t *testing.T) {
 	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +152,11 @@ func TestOpenTableSpec(t *testing.T) {
 	if err != nil || tbl.Salter().Spec() != "hash:16" {
 		t.Fatalf("OpenTable(nil) = %v, %v; want the stored hash:16", tbl, err)
 	}
-	if _, err := c.OpenTable(ctx, "t", mustSalter(t, "hash:16")); err != nil {
+	if _, err := c.OpenTable(ctx, "t", testkit.Salter(t, "hash:16")); err != nil {
 		t.Fatalf("same spec: %v", err)
 	}
 	for _, spec := range []string{"hash:32", "md5hex:1", "none"} {
-		if _, err := c.OpenTable(ctx, "t", mustSalter(t, spec)); !errors.Is(err, client.ErrSpecMismatch) {
+		if _, err := c.OpenTable(ctx, "t", testkit.Salter(t, spec)); !errors.Is(err, client.ErrSpecMismatch) {
 			t.Errorf("OpenTable with %s: %v, want ErrSpecMismatch", spec, err)
 		}
 	}
@@ -179,10 +171,10 @@ func TestOpenTableSpec(t *testing.T) {
 	if _, err := c.OpenTable(ctx, "plain", nil); !errors.Is(err, client.ErrNoSpec) {
 		t.Errorf("OpenTable(nil) of a table without a stored spec: %v, want ErrNoSpec", err)
 	}
-	if plain, err := c.OpenTable(ctx, "plain", mustSalter(t, "none")); err != nil || plain.Salter().Spec() != "none" {
+	if plain, err := c.OpenTable(ctx, "plain", testkit.Salter(t, "none")); err != nil || plain.Salter().Spec() != "none" {
 		t.Errorf("OpenTable(none) of a table without a stored spec: %v, %v", plain, err)
 	}
-	if _, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")}); !errors.Is(err, client.ErrTableExists) {
+	if _, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16")}); !errors.Is(err, client.ErrTableExists) {
 		t.Errorf("create twice: %v", err)
 	}
 }
@@ -384,7 +376,7 @@ func TestPruning(t *testing.T) {
 	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16:prefix=4")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16:prefix=4")})
 	if err != nil {
 		t.Fatal(err)
 	}

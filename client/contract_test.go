@@ -12,6 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestApplyWholeCallError: a failure of the whole call (nothing written) is Apply's err, with nil
@@ -77,7 +78,7 @@ func TestGetReportsDriverContractViolation(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(shortReads{memory.New()})
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestImportGaveUpKeepsLastError(t *testing.T) {
 			},
 		})
 		c := client.New(b)
-		tbl, err := c.CreateTable(context.Background(), "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+		tbl, err := c.CreateTable(context.Background(), "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Every sentinel a caller branches on is reachable from client, as the same value as backends'.
@@ -46,7 +47,7 @@ func TestSentinelsReexported(t *testing.T) {
 func TestClosedClientErrClosed(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:2")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:2")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestScanRangeOrder(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	salter := mustSalter(t, "hash:4")
+	salter := testkit.Salter(t, "hash:4")
 	tbl, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: salter})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestScanBadFamilyNamedOnce(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:8"), Families: []string{"d"}})
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:8"), Families: []string{"d"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // CreateTable refuses bad family settings before the store sees the table, whatever the store (the
@@ -29,7 +30,7 @@ func TestCreateTableChecksFamilyOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := client.New(memory.New())
 			defer c.Close()
-			tc.cfg.Salter = mustSalter(t, "hash:4")
+			tc.cfg.Salter = testkit.Salter(t, "hash:4")
 			_, err := c.CreateTable(ctx, "t", tc.cfg)
 			if tc.ok {
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // filterTable writes n rows with 8-byte big-endian keys 0..n-1 to a hash:16 table over a scan
@@ -22,7 +23,7 @@ func filterTable(t *testing.T, n, every int) (*scanRecorder, *client.Table) {
 	rec := &scanRecorder{Backend: memory.New()}
 	c := client.New(rec)
 	t.Cleanup(func() { c.Close() })
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestKeyRegexFilter(t *testing.T) {
 	rec := &scanRecorder{Backend: memory.New()}
 	c := client.New(rec)
 	t.Cleanup(func() { c.Close() })
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // BenchmarkGet prices what a salted Table.Get adds to the driver's own point read: on the memory
@@ -17,7 +18,7 @@ func BenchmarkGet(b *testing.B) {
 	store := memory.New()
 	c := client.New(store)
 	defer c.Close()
-	none, salted := mustSalter(b, "none"), mustSalter(b, "hash:16")
+	none, salted := testkit.Salter(b, "none"), testkit.Salter(b, "hash:16")
 	raw, err := c.CreateTable(ctx, "raw", client.TableConfig{Salter: none})
 	if err != nil {
 		b.Fatal(err)

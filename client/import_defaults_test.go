@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // applyRecorder is a backend that records the largest Apply and the most Applies running at once.
@@ -70,7 +71,7 @@ func TestImportTakesClientDefaults(t *testing.T) {
 			}
 			c := client.New(rec, tc.opts...)
 			defer c.Close()
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "none")})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "none")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // dupInput yields n rows over distinct keys: row i has key i%distinct and value i, so the last
@@ -57,7 +58,7 @@ func TestImportDuplicateKeys(t *testing.T) {
 				ctx := context.Background()
 				c := client.New(st.open(t))
 				t.Cleanup(func() { c.Close() })
-				tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+				tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 				if err != nil {
 					t.Fatal(err)
 				}

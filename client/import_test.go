@@ -12,6 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // importInput yields n rows; every 97th has an empty key and every 101st an input error.
@@ -44,7 +45,7 @@ func TestImportAccountsForEveryRow(t *testing.T) {
 	}})
 	c := client.New(b)
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:16")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestImportRetriesItsRoute(t *testing.T) {
 			b.SetActive(false)
 			c := client.New(b, client.WithRouteRefresh(time.Millisecond))
 			defer c.Close()
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestIndexQueryDuringDeadPause: a rebucket of an index table whose process stopped in its pause
@@ -24,7 +25,7 @@ func TestIndexQueryDuringDeadPause(t *testing.T) {
 	}})
 	c := client.New(f, client.WithRouteRefresh(testRefresh))
 	defer c.Close()
-	it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: []client.IndexConfig{
+	it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
 		{Name: "by_seller", Parts: []client.IndexPart{client.ColumnPart("d", "seller")}},
 	}})
 	if err != nil {
@@ -36,7 +37,7 @@ func TestIndexQueryDuringDeadPause(t *testing.T) {
 
 	// The rebucket stops in its pause step, as a killed process would leave it.
 	rctx, stop := context.WithCancel(ctx)
-	err = it.RebucketIndex(rctx, "by_seller", mustSalter(t, "hash:8"), client.RebucketOptions{Fence: testFence,
+	err = it.RebucketIndex(rctx, "by_seller", testkit.Salter(t, "hash:8"), client.RebucketOptions{Fence: testFence,
 		Progress: func(p client.RebucketProgress) {
 			if p.State == "pause" {
 				stop()

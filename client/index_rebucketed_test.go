@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestIndexedAfterRebucket: once a rebucket of an indexed table has dropped the old physical table,
@@ -17,7 +18,7 @@ func TestIndexedAfterRebucket(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := client.New(open(t), client.WithRouteRefresh(testRefresh))
 			defer c.Close()
-			it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: []client.IndexConfig{
+			it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
 				{Name: "by_seller", Parts: []client.IndexPart{client.ColumnPart("d", "seller")}},
 				{Name: "by_ext", Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}},
 			}})
@@ -32,7 +33,7 @@ func TestIndexedAfterRebucket(t *testing.T) {
 				}
 			}
 			put("o1", "s1", "x1")
-			if err := it.Rebucket(ctx, mustSalter(t, "hash:8"), client.RebucketOptions{Fence: testFence, Grace: 0}); err != nil {
+			if err := it.Rebucket(ctx, testkit.Salter(t, "hash:8"), client.RebucketOptions{Fence: testFence, Grace: 0}); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(3 * testRefresh) // every view older than the refresh interval: definitions read again

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // indexStores are the embedded stores the index cases run on (integration/ runs them on HBase and
@@ -72,7 +73,7 @@ func TestIndexDefinitions(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	s := mustSalter(t, "hash:4")
+	s := testkit.Salter(t, "hash:4")
 	if _, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -42,7 +43,7 @@ func TestKeyRegexFilterKeySchema(t *testing.T) {
 		"none":   {},
 	}
 	for name, cfg := range configs {
-		cfg.Salter = mustSalter(t, "hash:4")
+		cfg.Salter = testkit.Salter(t, "hash:4")
 		tbl, err := c.CreateTable(ctx, name, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +129,7 @@ func TestCreateTableKeySchema(t *testing.T) {
 	for _, tt := range tests {
 		b := memory.New()
 		c := client.New(b)
-		tt.cfg.Salter = mustSalter(t, "hash:2")
+		tt.cfg.Salter = testkit.Salter(t, "hash:2")
 		created, err := c.CreateTable(ctx, "t", tt.cfg)
 		if tt.wantErr {
 			if !errors.Is(err, backends.ErrInvalidArgument) {
@@ -168,11 +169,11 @@ func TestErrorsPrintKeysBySchema(t *testing.T) {
 	}
 	c := client.New(memory.New())
 	defer c.Close()
-	typed, err := c.CreateTable(ctx, "typed", client.TableConfig{Salter: mustSalter(t, "hash:4"), KeySchema: ks})
+	typed, err := c.CreateTable(ctx, "typed", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := c.CreateTable(ctx, "raw", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	raw, err := c.CreateTable(ctx, "raw", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 const benchRows = 20_000
@@ -33,7 +34,7 @@ func BenchmarkRebucketVsImport(b *testing.B) {
 	b.Run("import", func(b *testing.B) {
 		for b.Loop() {
 			c := client.New(memory.New())
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(b, "hash:32")})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(b, "hash:32")})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func BenchmarkRebucketVsImport(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			c := client.New(memory.New())
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(b, "hash:8")})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(b, "hash:8")})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -58,7 +59,7 @@ func BenchmarkRebucketVsImport(b *testing.B) {
 			}
 			b.StartTimer()
 			began := time.Now()
-			if err := tbl.Rebucket(ctx, mustSalter(b, "hash:32"), client.RebucketOptions{Fence: time.Millisecond, Grace: -1}); err != nil {
+			if err := tbl.Rebucket(ctx, testkit.Salter(b, "hash:32"), client.RebucketOptions{Fence: time.Millisecond, Grace: -1}); err != nil {
 				b.Fatal(err)
 			}
 			spent += time.Since(began)

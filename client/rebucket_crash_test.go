@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -36,7 +37,7 @@ func TestRebucketCrashResume(t *testing.T) {
 			if seed%2 == 0 {
 				from, to = to, from
 			}
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, from)})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, from)})
 			if err != nil {
 				t.Fatal(err)
 			}

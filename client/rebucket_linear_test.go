@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestRebucketLinearizable runs backendtest's linearizability check (Linearizable/PutCheckAndMutateGet)
@@ -26,7 +27,7 @@ func TestRebucketLinearizable(t *testing.T) {
 			quiet := client.WithLogger(slog.New(slog.DiscardHandler))
 			c := client.New(b, client.WithRouteRefresh(testRefresh), quiet)
 			defer c.Close()
-			tbl, err := c.CreateTable(ctx, "lin", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+			tbl, err := c.CreateTable(ctx, "lin", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +57,7 @@ func TestRebucketLinearizable(t *testing.T) {
 			go func() {
 				defer close(done)
 				time.Sleep(20 * time.Millisecond) // some history before the pause
-				rebucketed <- tbl.Rebucket(ctx, mustSalter(t, "hash:7"), client.RebucketOptions{
+				rebucketed <- tbl.Rebucket(ctx, testkit.Salter(t, "hash:7"), client.RebucketOptions{
 					Fence: testFence, Grace: testFence / 10,
 					Progress: func(p client.RebucketProgress) { states = append(states, p.State) },
 				})

@@ -17,6 +17,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Timings of the rebucket tests: handles refresh their view far more often than a step waits, so a
@@ -63,7 +64,7 @@ func TestRebucketLive(t *testing.T) {
 			b := stores[tc.store](t)
 			c := client.New(b, client.WithRouteRefresh(testRefresh))
 			defer c.Close()
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, tc.from)})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, tc.from)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestRebucketLive(t *testing.T) {
 			}
 			w.start(1, 120, handles)
 			var states []string
-			err = tbl.Rebucket(ctx, mustSalter(t, tc.to), client.RebucketOptions{
+			err = tbl.Rebucket(ctx, testkit.Salter(t, tc.to), client.RebucketOptions{
 				Fence: testFence, Grace: testFence,
 				Progress: func(p client.RebucketProgress) { states = append(states, p.State) },
 			})
@@ -121,7 +122,7 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 	b := memory.New()
 	c := client.New(b, client.WithRouteRefresh(testRefresh))
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 	if err := tbl.Put(ctx, []byte("before"), client.Cell{Family: "d", Qualifier: "q", Value: []byte("1")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.Rebucket(ctx, mustSalter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh, Grace: -1}); err != nil {
+	if err := tbl.Rebucket(ctx, testkit.Salter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh, Grace: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := stale.Put(ctx, []byte("after"), client.Cell{Family: "d", Qualifier: "q", Value: []byte("2")}); err != nil {
@@ -157,7 +158,7 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 		}
 	}
 	// Done already: a second call returns at once (and drops the old table kept so far).
-	if err := stale.Rebucket(ctx, mustSalter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh}); err != nil {
+	if err := stale.Rebucket(ctx, testkit.Salter(t, "hash:8"), client.RebucketOptions{Fence: 3 * testRefresh}); err != nil {
 		t.Errorf("rebucket to the current spec: %v", err)
 	}
 	// The logical name deletes the table; it can then be created afresh under it.
@@ -167,7 +168,7 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 	if names, err := c.Tables(ctx); err != nil || !slices.Equal(names, []string{client.DirTable}) {
 		t.Errorf("tables after delete: %q, %v", names, err)
 	}
-	fresh, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:2")})
+	fresh, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:2")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestRebucketCopyNeverOverwritesWriters(t *testing.T) {
 	b := memory.New()
 	c := client.New(b, client.WithRouteRefresh(testRefresh))
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:2")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:2")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestRebucketCopyNeverOverwritesWriters(t *testing.T) {
 			}
 		}
 	}
-	if err := tbl.Rebucket(ctx, mustSalter(t, "hash:4"), client.RebucketOptions{Fence: 3 * testRefresh, Progress: progress}); err != nil {
+	if err := tbl.Rebucket(ctx, testkit.Salter(t, "hash:4"), client.RebucketOptions{Fence: 3 * testRefresh, Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
 	if writeErr != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // openings counts the bucket scans that have started but not yet yielded their first row. Each scan
@@ -85,7 +86,7 @@ func TestScanConcurrency(t *testing.T) {
 			o := &openings{Backend: memory.New(), want: tt.want, all: make(chan struct{})}
 			c := client.New(o, tt.opts...)
 			t.Cleanup(func() { c.Close() })
-			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, fmt.Sprintf("hash:%d", buckets))})
+			tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, fmt.Sprintf("hash:%d", buckets))})
 			if err != nil {
 				t.Fatal(err)
 			}

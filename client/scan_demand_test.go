@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // scanRecorder counts the rows every bucket scan hands to the client and keeps the options the
@@ -48,7 +49,7 @@ func TestLimitScanPullsOnDemand(t *testing.T) {
 	rec := &scanRecorder{Backend: memory.New()}
 	c := client.New(rec)
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:32")})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:32")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestScanFirstBatch(t *testing.T) {
 	for _, tc := range tests {
 		rec := &scanRecorder{Backend: memory.New()}
 		c := client.New(rec)
-		tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, tc.spec)})
+		tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, tc.spec)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // mergedTables creates two tables whose keys interleave (a the even numbers, b the odd ones), both
@@ -18,10 +19,10 @@ func mergedTables(t *testing.T, c *client.Client) (a, b *client.Table, want []st
 	t.Helper()
 	ctx := context.Background()
 	var err error
-	if a, err = c.CreateTable(ctx, "a", client.TableConfig{Salter: mustSalter(t, "hash:4")}); err != nil {
+	if a, err = c.CreateTable(ctx, "a", client.TableConfig{Salter: testkit.Salter(t, "hash:4")}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = c.CreateTable(ctx, "b", client.TableConfig{Salter: mustSalter(t, "hash:3")}); err != nil {
+	if b, err = c.CreateTable(ctx, "b", client.TableConfig{Salter: testkit.Salter(t, "hash:3")}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 100 {
@@ -140,7 +141,7 @@ func TestScanTablesRebucket(t *testing.T) {
 			during = rowText(t, c, both, client.Range{})
 		}
 	}
-	if err := a.Rebucket(ctx, mustSalter(t, "hash:7"), client.RebucketOptions{Fence: 3 * testRefresh, Progress: progress}); err != nil {
+	if err := a.Rebucket(ctx, testkit.Salter(t, "hash:7"), client.RebucketOptions{Fence: 3 * testRefresh, Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(during, all) {

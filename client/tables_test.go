@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestReadmeGoExample keeps the README's Go example the runnable Example: the README shows it as a
@@ -41,7 +42,7 @@ func TestTables(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	for _, name := range []string{"b", "a", "c"} {
-		if _, err := c.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4")}); err != nil {
+		if _, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,21 +59,21 @@ func TestCreateOrOpenTable(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	first, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	first, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatalf("first CreateOrOpenTable: %v", err)
 	}
 	if err := first.Put(ctx, []byte("k"), cell("v")); err != nil {
 		t.Fatal(err)
 	}
-	again, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	again, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatalf("second CreateOrOpenTable: %v", err)
 	}
 	if row, err := again.Get(ctx, []byte("k")); err != nil || string(row.Cells[0].Value) != "v" {
 		t.Fatalf("row through the reopened table = %+v, %v", row, err)
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:4")}); !errors.Is(err, client.ErrSpecMismatch) {
+	if _, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")}); !errors.Is(err, client.ErrSpecMismatch) {
 		t.Fatalf("CreateOrOpenTable with another spec: %v, want ErrSpecMismatch", err)
 	}
 	if _, err := c.CreateOrOpenTable(ctx, "u", client.TableConfig{}); err == nil {
@@ -84,7 +85,7 @@ func TestVersionsAndTimeRange(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(t, "hash:8"), MaxVersions: 3})
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8"), MaxVersions: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

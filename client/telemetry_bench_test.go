@@ -17,6 +17,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 const benchScanRows = 50_000
@@ -31,7 +32,7 @@ func scanTables(b *testing.B) (off, on *client.Table, stop func()) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	plain := client.New(store)
 	traced := client.New(store, client.WithTracerProvider(tp), client.WithMeterProvider(mp))
-	off, err := plain.CreateTable(ctx, "t", client.TableConfig{Salter: mustSalter(b, "hash:16")})
+	off, err := plain.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(b, "hash:16")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // durationErrorTypes maps each "operation collection" of the duration histogram to the error.type
@@ -38,8 +39,8 @@ func TestTelemetryOnlyFailuresAreErrors(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
 	orders, err := o.c.CreateIndexedTable(ctx, "orders", client.TableConfig{
-		Salter:  mustSalter(t, "hash:4"),
-		Indexes: []client.IndexConfig{{Name: "by_ext", Salter: mustSalter(t, "hash:4"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}}},
+		Salter:  testkit.Salter(t, "hash:4"),
+		Indexes: []client.IndexConfig{{Name: "by_ext", Salter: testkit.Salter(t, "hash:4"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // observed is a client wired to in-memory span and metric readers.
@@ -79,7 +80,7 @@ func (o *observed) metric(t *testing.T, name string) metricdata.Aggregation {
 func TestTelemetryCallSpans(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
-	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestTelemetryCallSpans(t *testing.T) {
 func TestTelemetryBucketSpans(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
-	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestTelemetryBucketSpans(t *testing.T) {
 func TestTelemetryMetrics(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
-	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +323,7 @@ func (f *flaky) Scan(ctx context.Context, table string, r backends.Range, opts b
 func TestTelemetryRetriesAndImport(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, &flaky{Backend: memory.New()})
-	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "none")})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "none")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +401,7 @@ func (s stalling) Scan(ctx context.Context, table string, r backends.Range, opts
 func TestTelemetryEarlyBreak(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, stalling{memory.New()})
-	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: mustSalter(t, "hash:8")})
+	tbl, err := o.c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatal(err)
 	}

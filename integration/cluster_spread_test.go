@@ -16,7 +16,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestClusterSpreadOverServers is what salting is for, measured on real servers (the 3-region-server
@@ -48,7 +48,7 @@ func TestClusterSpreadOverServers(t *testing.T) {
 		splits = append(splits, []byte{byte(i * 256 / buckets)})
 	}
 	ref := e.unsalted(t, splits)
-	refTbl, err := e.client.OpenTable(testCtx(t, time.Minute), ref, mustSpec(t, "none"))
+	refTbl, err := e.client.OpenTable(testCtx(t, time.Minute), ref, testkit.Salter(t, "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,15 +138,6 @@ func ratio(counts map[string]int64, n int) float64 {
 		return 0
 	}
 	return float64(slices.Max(vals)) / (float64(total) / float64(n))
-}
-
-func mustSpec(t *testing.T, spec string) salting.Salter {
-	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestHBase256Buckets: the dev server of `make hbase-up` takes writes into two 256-bucket tables at

@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // rebucketRows is how many rows the HBase rebucket test moves: 10k by default (two rebuckets in about
@@ -50,7 +51,7 @@ func TestHBaseRebucketLive(t *testing.T) {
 		}
 		_, _ = e.backend.Apply(cctx, client.DirTable, []backends.Mutation{{Key: []byte(name), Delete: true}})
 	})
-	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: mustSpec(t, "hash:8")})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestHBaseRebucketLive(t *testing.T) {
 	}()
 
 	rebucket := func(to string, killAtHalf bool) {
-		s := mustSpec(t, to)
+		s := testkit.Salter(t, to)
 		began := time.Now()
 		var copied int64
 		rctx, kill := context.WithCancel(ctx)

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/periodtest"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -68,7 +69,7 @@ func TestPeriodsHBaseFamilySettings(t *testing.T) {
 	}
 	name := hbasetest.Table("per_fam")
 	p, err := periods.Create(ctx, e.client, name, periods.Config{
-		Interval: month, TimeField: 0, Table: client.TableConfig{Salter: mustSpec(t, "hash:2")},
+		Interval: month, TimeField: 0, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2")},
 	})
 	if err != nil {
 		t.Fatal(err)

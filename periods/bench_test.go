@@ -9,6 +9,7 @@ import (
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -57,7 +58,7 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 			ctx := b.Context()
 			c := client.New(st.open(b))
 			defer c.Close()
-			salter := mustSalter(b, "hash:8")
+			salter := testkit.Salter(b, "hash:8")
 			month, _ := periods.ParseInterval("month")
 			p, err := periods.Create(ctx, c, "periods", periods.Config{Interval: month, Table: client.TableConfig{Salter: salter}})
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -24,7 +25,7 @@ func TestImport(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	month, _ := periods.ParseInterval("month")
-	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:4")}})
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:4")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestImportCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	month, _ := periods.ParseInterval("month")
-	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: mustSalter(t, "hash:2")}})
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2")}})
 	if err != nil {
 		t.Fatal(err)
 	}

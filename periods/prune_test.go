@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -38,7 +39,7 @@ func TestPruneRandomRanges(t *testing.T) {
 			defer c.Close()
 			month, _ := periods.ParseInterval("month")
 			p, err := periods.Create(ctx, c, "p", periods.Config{Interval: month, TimeField: tc.field,
-				Table: client.TableConfig{Salter: mustSalter(t, "hash:3")}})
+				Table: client.TableConfig{Salter: testkit.Salter(t, "hash:3")}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -22,7 +23,7 @@ func TestScanErrors(t *testing.T) {
 	defer c.Close()
 	month, _ := periods.ParseInterval("month")
 	sch, _ := keys.ParseSchema("ts:int64,host")
-	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, Table: client.TableConfig{Salter: mustSalter(t, "hash:2"), KeySchema: sch}})
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2"), KeySchema: sch}})
 	if err != nil {
 		t.Fatal(err)
 	}

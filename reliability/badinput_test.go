@@ -15,6 +15,7 @@ import (
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -41,7 +42,7 @@ func newStoreTable(t *testing.T, open func(*testing.T) backends.Backend) *client
 	t.Helper()
 	c := client.New(open(t))
 	t.Cleanup(func() { c.Close() })
-	tbl, err := c.CreateTable(context.Background(), table, client.TableConfig{Salter: mustSalter(t, "hash:16")})
+	tbl, err := c.CreateTable(context.Background(), table, client.TableConfig{Salter: testkit.Salter(t, "hash:16")})
 	if err != nil {
 		t.Fatal(err)
 	}

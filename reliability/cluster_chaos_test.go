@@ -21,6 +21,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestClusterChaos is brine's IntegrationTestBigLinkedList-with-ChaosMonkey, on the 3-region-server
@@ -69,7 +70,7 @@ func TestClusterChaos(t *testing.T) {
 		goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
 	defer closeClient()
 	name := hbasetest.Table("brine_chaos")
-	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:12")})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:12")})
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}

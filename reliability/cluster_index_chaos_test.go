@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -53,7 +54,7 @@ func TestClusterIndexChaos(t *testing.T) {
 	}
 	c := open(ixChaosWrite)
 	name := hbasetest.Table("brine_ixchaos")
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

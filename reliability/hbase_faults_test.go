@@ -25,6 +25,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Region changes on the real HBase of scripts/hbase/up.sh (BRINE_HBASE_ZK) while brine imports and
@@ -122,7 +123,7 @@ func newHBaseTable(t *testing.T, c *client.Client, prefix string) *client.Table 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	name := hbasetest.Table(prefix)
-	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, hbaseSpec)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, hbaseSpec)})
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
@@ -339,7 +340,7 @@ func TestHBaseImportUnderRegionChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := mustSalter(t, hbaseSpec).Buckets() + 2; len(regions) != want {
+	if want := testkit.Salter(t, hbaseSpec).Buckets() + 2; len(regions) != want {
 		t.Fatalf("%d regions after the faults, want %d (8 buckets + 2 splits): the faults did not happen", len(regions), want)
 	}
 	if err := checkRawTable(ctx, tbl, c.Backend(), n, ts.UnixMilli()); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // EnvRestart must be 1 for TestHBaseRestartResume to run: it stops and starts the HBase server.
@@ -80,7 +81,7 @@ func TestHBaseRestartResume(t *testing.T) {
 	c1, close1 := openHBaseWith(t, zk, hbase.Options{RequestTimeout: 2 * time.Second, Concurrency: 256},
 		5*time.Second, goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
 	name := hbasetest.Table("brine_rel_restart")
-	tbl, err := c1.CreateTable(ctx, name, client.TableConfig{Salter: mustSalter(t, hbaseSpec)})
+	tbl, err := c1.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, hbaseSpec)})
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}

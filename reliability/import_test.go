@@ -14,6 +14,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -184,7 +185,7 @@ func TestImportUnderFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(seedCount(t, 3)) {
 				mem := newMemTable(t, spec, nil)
-				l := newLedger(mustSalter(t, spec))
+				l := newLedger(testkit.Salter(t, spec))
 				f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: tc.rules, OnInject: l.onInject})
 				tbl := openOn(t, f)
 				ts := time.UnixMilli(testTS)

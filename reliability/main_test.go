@@ -17,7 +17,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // leakOptions are goleak options that build-tagged files add: the HBase tests ignore the goroutine
@@ -56,15 +56,6 @@ func seedCount(t testing.TB, def int) int {
 	return def
 }
 
-func mustSalter(t testing.TB, spec string) salting.Salter {
-	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // value is what every test row stores: derived from the key, so any mix-up of rows shows.
 func value(k []byte) []byte { return append([]byte("v:"), k...) }
 
@@ -96,7 +87,7 @@ func newMemTable(t testing.TB, spec string, ks [][]byte, opts ...memory.Option) 
 	mem := memory.New(opts...)
 	t.Cleanup(func() { mem.Close() })
 	c := client.New(mem)
-	tbl, err := c.CreateTable(ctx, table, client.TableConfig{Salter: mustSalter(t, spec)})
+	tbl, err := c.CreateTable(ctx, table, client.TableConfig{Salter: testkit.Salter(t, spec)})
 	if err != nil {
 		t.Fatal(err)
 	}

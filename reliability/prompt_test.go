@@ -8,6 +8,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // stuckFor is how long one bucket's scan blocks in I/O (honouring its ctx) in TestScanStopsPromptly;
@@ -26,7 +27,7 @@ func TestScanStopsPromptly(t *testing.T) {
 	buckets := physicalBuckets(t, spec)
 	// The stuck bucket gives one row, then blocks before its second. It must hold none of the first
 	// rows in key order: the merge rightly waits for a bucket whose next row it needs.
-	salter := mustSalter(t, spec)
+	salter := testkit.Salter(t, spec)
 	first := map[int]bool{}
 	for _, k := range ks[:4] {
 		b, err := salter.Bucket(k)

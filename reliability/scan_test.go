@@ -14,6 +14,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // scanSalters cover many buckets, few buckets, one bucket (the fan-out's single-stream path), a
@@ -82,7 +83,7 @@ func scanFaults(rng *rand.Rand, buckets []backends.Range) []faulty.Rule {
 }
 
 func physicalBuckets(t testing.TB, spec string) []backends.Range {
-	brs, err := mustSalter(t, spec).BucketRanges(nil, nil)
+	brs, err := testkit.Salter(t, spec).BucketRanges(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

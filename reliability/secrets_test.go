@@ -19,6 +19,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Fake credentials, distinctive enough that any leak of them, whole or in part, is found by grep.
@@ -141,7 +142,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	c := client.New(f, client.WithLogger(logger))
 	defer c.Close()
 	fmt.Fprintf(&out, "%v|%+v|%#v|%+v|%+v\n", b, b, b, f, c) // a driver dumped in a debug session
-	tbl, err := c.CreateTable(ctx, "secrets", client.TableConfig{Salter: mustSalter(t, "hash:4")})
+	tbl, err := c.CreateTable(ctx, "secrets", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -209,7 +210,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	ctx := context.Background()
 	name := ks.table(round)
 	c := ks.open(t, round)
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: mustSalter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Soak bounds. The row cap keeps a long soak's file and heap bounded: past it, writers overwrite rows
@@ -129,7 +130,7 @@ func TestSoak(t *testing.T) {
 	}
 	c := client.New(store, client.WithPrefetch(64))
 	defer c.Close()
-	tbl, err := c.CreateTable(ctx, table, client.TableConfig{Salter: mustSalter(t, "hash:16")})
+	tbl, err := c.CreateTable(ctx, table, client.TableConfig{Salter: testkit.Salter(t, "hash:16")})
 	if err != nil {
 		t.Fatal(err)
 	}

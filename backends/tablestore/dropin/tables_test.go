@@ -14,7 +14,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestMethodSet: every exported method of the SDK's client is the drop-in's, with the same signature.
@@ -53,15 +53,6 @@ func sameSignature(a, b reflect.Type) bool {
 		}
 	}
 	return true
-}
-
-func mustSpec(t *testing.T, spec string) salting.Salter {
-	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestPassThrough: calls without row keys answer as the SDK's do (the local server does not model
@@ -193,14 +184,14 @@ func TestAdoptGuideLayout(t *testing.T) {
 	e.putAll(t, e.sdk, "orders", pks) // the application's own rows, salted by itself
 
 	c := New(e.sdk)
-	spec := mustSpec(t, "md5hex:4:sep=0x00")
+	spec := testkit.Salter(t, "md5hex:4:sep=0x00")
 	if err := c.Adopt(t.Context(), "orders", spec); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := New(e.sdk).Salter(t.Context(), "orders"); err != nil || s.Spec() != spec.Spec() {
 		t.Fatalf("another client's salter: %v, %v; want the adopted spec", s, err)
 	}
-	if err := c.Adopt(t.Context(), "orders", mustSpec(t, "md5hex:2")); !errors.Is(err, ErrSpecMismatch) {
+	if err := c.Adopt(t.Context(), "orders", testkit.Salter(t, "md5hex:2")); !errors.Is(err, ErrSpecMismatch) {
 		t.Fatalf("adopting with another spec: %v, want ErrSpecMismatch", err)
 	}
 	if err := c.Adopt(t.Context(), "orders", spec, tablestore.KeyColumn{Name: "uid", Type: tablestore.KeyBinary},
