@@ -182,7 +182,6 @@ phase "restart test and the jar path's smoke test"
 # The multi-server tests, on the cluster (3 region servers): the standalone server goes first, so the
 # two never share the 2 cores; -p 1 keeps the chaos test from killing servers under the spread test.
 # Without -race, for gohbase's race (above).
-cluster_began=$SECONDS
 if make --no-print-directory cluster-up; then
   BRINE_HBASE_CLUSTER_ZK=127.0.0.1:${HBASE_CLUSTER_ZK_PORT:-2481} CHAOS=${CHAOS:-2m} \
     go test -p 1 -count=1 -timeout 25m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
@@ -195,7 +194,7 @@ else
 fi
 save_logs "cluster"
 make --no-print-directory cluster-down > /dev/null 2>&1 || true
-echo "test.sh: multi-server part took $((SECONDS - cluster_began)) s"
+phase "multi-server part"
 
 echo "test.sh: whole suite took $((SECONDS - began)) s (exit $status)"
 exit "$status"
