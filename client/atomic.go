@@ -24,25 +24,26 @@ var ErrUnsupported = backends.ErrUnsupported
 // CheckAndMutate applies m to its row if cond holds there, atomically (HBase's CheckAndMutate,
 // Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
 // it did. m is a put or a delete, as in Apply; its key and cond name the same row.
-func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
-	if t.rt != nil {
-		pt, families, err := t.rt.prepareAtomic(ctx, m.Key)
-		if err != nil {
-			return false, fmt.Errorf("check and mutate %s: %w", t.printKey(m.Key), err)
-		}
-		return pt.CheckAndMutate(ctx, cond, keepMark(m, families))
+func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (bool, error) {
+	pt, families, err := t.rt.prepareAtomic(ctx, m.Key)
+	if err != nil {
+		return false, fmt.Errorf("check and mutate %s: %w", t.printKey(m.Key), err)
 	}
-	ctx, c := t.c.tel.begin(ctx, "check_and_mutate", t.name)
+	return pt.checkAndMutate(ctx, cond, keepMark(m, families))
+}
+
+func (pt *physTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	ctx, c := pt.c.tel.begin(ctx, "check_and_mutate", pt.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
 	logical := m.Key
-	pk, _, err := t.physical(m.Key)
+	pk, _, err := pt.physical(m.Key)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
 	m.Key = pk
-	applied, err = t.c.backend.CheckAndMutate(ctx, t.name, cond, m)
+	applied, err = pt.c.backend.CheckAndMutate(ctx, pt.name, cond, m)
 	if err != nil {
-		return false, fmt.Errorf("check and mutate %s: %w", t.printKey(logical), err)
+		return false, fmt.Errorf("check and mutate %s: %w", pt.printKey(logical), err)
 	}
 	return applied, nil
 }
@@ -51,23 +52,24 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 // values, one cell per Increment in the order given (decode them with CounterValue). Counters are
 // 8-byte big-endian integers, HBase's; a column holding anything else fails with ErrInvalidArgument
 // and nothing changes.
-func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) (_ []Cell, err error) {
-	if t.rt != nil {
-		pt, _, err := t.rt.prepareAtomic(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
-		}
-		return pt.Increment(ctx, key, incs...)
+func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) ([]Cell, error) {
+	pt, _, err := t.rt.prepareAtomic(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
 	}
-	ctx, c := t.c.tel.begin(ctx, "increment", t.name)
+	return pt.increment(ctx, key, incs)
+}
+
+func (pt *physTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
+	ctx, c := pt.c.tel.begin(ctx, "increment", pt.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
-	pk, _, err := t.physical(key)
+	pk, _, err := pt.physical(key)
 	if err != nil {
 		return nil, fmt.Errorf("increment: %w", err)
 	}
-	cells, err := t.c.backend.Increment(ctx, t.name, pk, incs)
+	cells, err := pt.c.backend.Increment(ctx, pt.name, pk, incs)
 	if err != nil {
-		return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
+		return nil, fmt.Errorf("increment %s: %w", pt.printKey(key), err)
 	}
 	return cells, nil
 }

@@ -7,14 +7,11 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// checkAndMutateMany does CheckAndMutate for each of ms (logical keys) on t, routed or not, in
-// batches (checkAndMutateBatch) on the physical table serving the rows: for a routed handle, the
-// table its router sends a CheckAndMutate to, the rows first copied or marked while a rebucket is
-// under way (prepareAtomicMany), as CheckAndMutate does for one row.
+// checkAndMutateMany does CheckAndMutate for each of ms (logical keys) on t, in batches
+// (checkAndMutateBatch) on the physical table its router sends a CheckAndMutate to, the rows first
+// copied or marked while a rebucket is under way (prepareAtomicMany), as CheckAndMutate does for
+// one row.
 func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
-	if t.rt == nil {
-		return t.checkAndMutateBatch(ctx, ms)
-	}
 	keys := make([][]byte, len(ms))
 	for i, m := range ms {
 		keys[i] = m.Mut.Key
@@ -51,23 +48,23 @@ func (t *Table) checkAndMutateMany(ctx context.Context, ms []backends.CondMutati
 // batches of at most batchRows rows, each one CheckAndMutateBatch call, in parallel: the protocols
 // built on compare-and-set (index writes, rebucket copies) pay one round trip per batch, not per row.
 // applied[i] and errs[i] are ms[i]'s outcome; a row with an error may have been applied (a lost
-// reply), as with CheckAndMutate. t is a physical table (a router's view, as the rebucket copy
-// writes); a routed handle's batch goes through checkAndMutateMany.
-func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
+// reply), as with CheckAndMutate. The rebucket copy writes its target with it; a Table's batch goes
+// through checkAndMutateMany.
+func (pt *physTable) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutation) (applied []bool, errs []error) {
 	applied, errs = make([]bool, len(ms)), make([]error, len(ms))
 	phys := make([]backends.CondMutation, len(ms))
 	buckets := make([]int, len(ms))
 	valid := make([]bool, len(ms))
 	for i, m := range ms {
-		pk, b, err := t.physical(m.Mut.Key)
+		pk, b, err := pt.physical(m.Mut.Key)
 		if err != nil {
-			errs[i] = fmt.Errorf("check and mutate %s: %w", t.printKey(m.Mut.Key), err)
+			errs[i] = fmt.Errorf("check and mutate %s: %w", pt.printKey(m.Mut.Key), err)
 			continue
 		}
 		m.Mut.Key = pk
 		phys[i], buckets[i], valid[i] = m, b, true
 	}
-	t.checkAndMutatePhysical(ctx, phys, buckets, valid, applied, errs)
+	pt.checkAndMutatePhysical(ctx, phys, buckets, valid, applied, errs)
 	return applied, errs
 }
 
@@ -77,8 +74,8 @@ func (t *Table) checkAndMutateBatch(ctx context.Context, ms []backends.CondMutat
 //
 // Two mutations of one row go in successive rounds, in their order in ms: a batch holds one
 // mutation per row (driverkit.CheckBatch), and the second one's condition must see the first applied.
-func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMutation, buckets []int, valid, applied []bool, errs []error) {
-	ctx, c := t.c.tel.begin(ctx, "check_and_mutate_batch", t.name)
+func (pt *physTable) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMutation, buckets []int, valid, applied []bool, errs []error) {
+	ctx, c := pt.c.tel.begin(ctx, "check_and_mutate_batch", pt.name)
 	var written int64
 	defer func() { c.end(ctx, nil, 0, written) }()
 	left := valid
@@ -99,18 +96,18 @@ func (t *Table) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMu
 		if !more {
 			break
 		}
-		t.runBatches(ctx, buckets, round, func(ctx context.Context, idx []int) {
+		pt.runBatches(ctx, buckets, round, func(ctx context.Context, idx []int) {
 			batch := make([]backends.CondMutation, len(idx))
 			for j, i := range idx {
 				batch[j] = ms[i]
 			}
-			a, rowErrs, err := t.c.backend.CheckAndMutateBatch(ctx, t.name, batch)
+			a, rowErrs, err := pt.c.backend.CheckAndMutateBatch(ctx, pt.name, batch)
 			for j, i := range idx {
 				switch {
 				case err != nil:
-					errs[i] = fmt.Errorf("check and mutate batch %s: %w", t.name, err)
+					errs[i] = fmt.Errorf("check and mutate batch %s: %w", pt.name, err)
 				case rowErrs != nil && rowErrs[j] != nil:
-					errs[i] = fmt.Errorf("check and mutate batch %s: %w", t.name, rowErrs[j])
+					errs[i] = fmt.Errorf("check and mutate batch %s: %w", pt.name, rowErrs[j])
 				default:
 					applied[i] = a[j]
 				}

@@ -285,11 +285,6 @@ func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	return nil
 }
 
-// plainTable is a handle on one physical table with no routing: a router's own views.
-func (c *Client) plainTable(name string, s salting.Salter) *Table {
-	return &Table{c: c, name: name, salter: s}
-}
-
 // keyError wraps a salting error so that callers can branch on ErrInvalidKey whichever layer found it.
 func keyError(key []byte, err error) error {
 	if errors.Is(err, backends.ErrInvalidKey) {

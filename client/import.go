@@ -151,8 +151,8 @@ type importRow struct {
 }
 
 type importer struct {
-	t     *Table
-	ix    *IndexedTable // nil: t has no indexes
+	t     *physTable
+	write writeFunc
 	opts  ImportOptions
 	began time.Time
 
@@ -186,18 +186,23 @@ func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], op
 	return t.importRows(ctx, rows, opts, nil)
 }
 
-// importRows is Import; ix, when not nil, is the table's IndexedTable, which writes the batches.
-func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, ix *IndexedTable) (stats ImportStats, err error) {
+// writeFunc writes one batch of an import, whose rows carry both their physical mutation and the
+// logical row: the plain path sends the one (write nil), an IndexedTable's the other through its
+// index protocol. Its result is Table.Apply's.
+type writeFunc func(ctx context.Context, batch []importRow) ([]error, error)
+
+// importRows is Import; write, when not nil, writes the batches (an IndexedTable's).
+func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write writeFunc) (stats ImportStats, err error) {
 	opts.withDefaults(t.c.concurrency, t.c.batchRows)
-	if t.rt != nil {
-		pt, err := t.importTarget(ctx, opts)
-		if err != nil {
-			return ImportStats{}, err
-		}
-		t = pt
+	pt, err := t.importTarget(ctx, opts)
+	if err != nil {
+		return ImportStats{}, err
 	}
-	ctx, c := t.c.tel.begin(ctx, "import", t.name)
-	im := &importer{t: t, ix: ix, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
+	if write == nil {
+		write = pt.writeImport
+	}
+	ctx, c := t.c.tel.begin(ctx, "import", pt.name)
+	im := &importer{t: pt, write: write, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
 	defer func() { c.endImport(ctx, err, stats) }()
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy
@@ -225,7 +230,7 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 	case ctx.Err() != nil:
 		return stats, ctx.Err()
 	case stats.Failed > 0:
-		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", t.name, stats.Failed, stats.Read, ErrRowsFailed)
+		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", pt.name, stats.Failed, stats.Read, ErrRowsFailed)
 	}
 	return stats, nil
 }
@@ -357,11 +362,20 @@ func (im *importer) repeat(ir *importRow) error {
 	return nil
 }
 
+// writeImport writes a batch's physical mutations: one call, as the batch is one bucket's.
+func (pt *physTable) writeImport(ctx context.Context, batch []importRow) ([]error, error) {
+	muts := make([]Mutation, len(batch))
+	for i, r := range batch {
+		muts[i] = r.phys
+	}
+	return pt.c.backend.Apply(ctx, pt.name, muts)
+}
+
 // importTarget is the physical table an import writes, from the table's route. A directory read
 // that fails retryably (its region moving after a server died) is tried again as a row would be, up
 // to opts.MaxAttempts: without that, one moving region failed the whole import before its first
 // row, while every row of it would have been retried.
-func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*Table, error) {
+func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*physTable, error) {
 	for attempt := 1; ; attempt++ {
 		pt, err := t.rt.plain(ctx, "import into", false)
 		if err == nil || !IsRetryable(err) || attempt >= opts.MaxAttempts {
@@ -377,21 +391,8 @@ func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*Table, e
 // row's outcome.
 func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 	for attempt := 1; len(batch) > 0; attempt++ {
-		muts := make([]Mutation, len(batch))
-		for i, r := range batch {
-			muts[i] = r.phys
-		}
 		im.batches.Add(1)
-		var rowErrs []error
-		var err error
-		if im.ix != nil {
-			for i, r := range batch {
-				muts[i].Key = r.row.Key // the index protocol takes logical keys
-			}
-			rowErrs, err = im.ix.applyIndexed(ctx, muts)
-		} else {
-			rowErrs, err = im.t.c.backend.Apply(ctx, im.t.name, muts)
-		}
+		rowErrs, err := im.write(ctx, batch)
 		var retry []importRow
 		var lastErr error
 		var wrote int64

@@ -39,7 +39,7 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 	}
 	ctx, c := it.t.c.tel.begin(ctx, "check_and_mutate", it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
-	if _, _, err := it.t.physical(m.Key); err != nil {
+	if err := it.t.checkKey(m.Key); err != nil {
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
 	if indexed {

@@ -43,7 +43,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 	}
 	plans := make([]writePlan, len(muts))
 	for i, m := range muts {
-		_, _, err := it.t.physical(m.Key)
+		err := it.t.checkKey(m.Key)
 		if err == nil {
 			plans[i], err = it.planIndexed(m, rows[i].Cells, touch)
 		}

@@ -40,7 +40,7 @@ func markWait(ctx context.Context, attempt int) error {
 // ErrIndexContention until the grace has passed. A writer that changes the row between steps 2 and
 // 3 makes step 3 fail, and the delete starts again from step 1.
 func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
-	if _, _, err := it.t.physical(m.Key); err != nil {
+	if err := it.t.checkKey(m.Key); err != nil {
 		return false, err
 	}
 	vcol := it.versionColumn()

@@ -234,7 +234,7 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 	}
 	ctx, c := it.t.c.tel.begin(ctx, op, it.t.name)
 	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
-	if _, _, err := it.t.physical(m.Key); err != nil {
+	if err := it.t.checkKey(m.Key); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := it.writeOne(ctx, m); err != nil {
@@ -276,5 +276,12 @@ func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []e
 // Import writes a stream of rows as Table.Import does, each row through the index protocol when it
 // touches an index.
 func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
-	return it.t.importRows(ctx, rows, opts, it)
+	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []importRow) ([]error, error) {
+		muts := make([]Mutation, len(batch))
+		for i, r := range batch {
+			muts[i] = r.phys
+			muts[i].Key = r.row.Key // the index protocol takes logical keys
+		}
+		return it.applyIndexed(ctx, muts)
+	})
 }

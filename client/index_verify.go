@@ -164,9 +164,14 @@ func (it *IndexedTable) only(ix *Index) *IndexedTable {
 	return &c
 }
 
-// forEachBucketBatch is forEachBucket handing fn the rows in batches of the client's batch size.
+// forEachBucketBatch is forEachBucket handing fn the rows in batches of the client's batch size. It
+// reads the physical table serving t, and fails with ErrRebucketing while a rebucket moves t's rows.
 func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, []Row) error, done func(total int)) error {
-	ranges, err := t.salter.BucketRanges(nil, nil)
+	pt, err := t.rt.plain(ctx, "scan", false)
+	if err != nil {
+		return err
+	}
+	ranges, err := pt.salter.BucketRanges(nil, nil)
 	if err != nil {
 		return err
 	}
@@ -175,7 +180,7 @@ func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, 
 	for _, br := range ranges {
 		g.Go(func() error {
 			var batch []Row
-			for row, err := range t.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
+			for row, err := range pt.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
 				if err != nil {
 					return err
 				}

@@ -86,7 +86,7 @@ func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool
 // whose derive reads columns no index uses (conditional) waits out a column delete's mark; a plain
 // one need not, since what it plans from (indexed and covered columns) no column delete changes.
 func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
-	if _, _, err := it.t.physical(key); err != nil {
+	if err := it.t.checkKey(key); err != nil {
 		return false, err
 	}
 	for attempt := range maxIndexedAttempts {

@@ -90,11 +90,9 @@ func printKey(ks *keys.Schema, k []byte) string {
 // printKey is printKey for a key of this table.
 func (t *Table) printKey(k []byte) string { return printKey(t.keySchema, k) }
 
-// setKeySchema gives the handle its table's key schema, and a routed handle's physical views too
-// (their errors print keys). Called while the handle is opened, before anyone else holds it.
+// setKeySchema gives the handle its table's key schema, and its router's physical tables too (their
+// errors print keys). Called while the handle is opened, before anyone else holds it.
 func (t *Table) setKeySchema(ks *keys.Schema) {
 	t.keySchema = ks
-	if t.rt != nil {
-		t.rt.setKeySchema(ks)
-	}
+	t.rt.setKeySchema(ks)
 }

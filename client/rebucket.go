@@ -84,9 +84,6 @@ type RebucketProgress struct {
 // Reads never show the marker nor a row holding only it. During step 2, reads with a TimeRange, Import
 // and CountByBucket fail with ErrRebucketing; Import and CountByBucket also in steps 1 and 3.
 func (t *Table) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
-	if t.rt == nil {
-		return fmt.Errorf("rebucket %s: %w: a table handle from OpenTable or CreateTable is needed", t.name, backends.ErrInvalidArgument)
-	}
 	if err := t.c.refuseIndexTable(ctx, t.name); err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 		return nil, err
 	}
 	if v.row.state == stateServing || v.row.state == statePause {
-		return v.old.GetMany(ctx, keys, opts...)
+		return v.old.getMany(ctx, keys, opts)
 	}
 	cfg := newReadConfig(opts)
 	if err := refuseTimeRange(cfg, v, "get", r.logical); err != nil {
@@ -72,7 +72,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := v.new.GetMany(ctx, keys, withMark(cfg, opts)...)
+	rows, err := v.new.getMany(ctx, keys, withMark(cfg, opts))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 			}
 		}
 		if len(missing) > 0 {
-			old, err := v.old.GetMany(ctx, missing, opts...)
+			old, err := v.old.getMany(ctx, missing, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -103,25 +103,11 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 	return rows, nil
 }
 
-func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
+// migratingScan is the scan of rg while a rebucket moves the table's rows (v, from copy on): the new
+// table's rows, in migrate merged with the old table's, each read whole by its own fan-out
+// (physTable.scan), with the marker and the rows holding only it dropped.
+func (r *router) migratingScan(ctx context.Context, v *routeView, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		if err := checkRange("scan "+r.logical, rg, r.printKey); err != nil {
-			yield(Row{}, err)
-			return
-		}
-		v, err := r.get(ctx)
-		if err != nil {
-			yield(Row{}, err)
-			return
-		}
-		if v.row.state == stateServing || v.row.state == statePause {
-			for row, err := range v.old.Scan(ctx, rg, opts...) {
-				if !yield(row, err) {
-					return
-				}
-			}
-			return
-		}
 		cfg := newReadConfig(opts)
 		if err := refuseTimeRange(cfg, v, "scan", r.logical); err != nil {
 			yield(Row{}, err)
@@ -135,9 +121,9 @@ func (r *router) scan(ctx context.Context, rg Range, opts []ReadOption) iter.Seq
 		// Tombstones and superseded old rows are dropped after the stores' limits would apply: the
 		// limit is applied here instead.
 		inner := append(slices.Clip(opts), Limit(0))
-		src := v.new.Scan(ctx, rg, withMark(cfg, inner)...)
+		src := v.new.scan(ctx, rg, withMark(cfg, inner))
 		if v.row.state == stateMigrate {
-			src = mergePreferFirst(src, v.old.Scan(ctx, rg, inner...), cfg.reverse)
+			src = mergePreferFirst(src, v.old.scan(ctx, rg, inner), cfg.reverse)
 		}
 		n := 0
 		for row, err := range src {
@@ -223,7 +209,7 @@ func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row
 		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), err)
 	}
 	if v.row.state == stateServing || v.row.state == statePause {
-		return v.old.Get(ctx, key, opts...)
+		return v.old.get(ctx, key, opts)
 	}
 	rows, err := r.getMany(ctx, [][]byte{key}, opts)
 	if err != nil {

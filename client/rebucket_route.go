@@ -50,7 +50,7 @@ type router struct {
 // routeView is one directory version turned into tables.
 type routeView struct {
 	row      dirRow
-	old, new *Table // old serves while state is "" or pause; new is target during a rebucket
+	old, new *physTable // old serves while state is "" or pause; new is target during a rebucket
 }
 
 func newRouter(c *Client, logical string, row dirRow, s salting.Salter) (*router, error) {
@@ -70,15 +70,13 @@ func (r *router) build(row dirRow, s salting.Salter) (*routeView, error) {
 			return nil, fmt.Errorf("table %s: directory spec: %w", r.logical, err)
 		}
 	}
-	v := &routeView{row: row, old: r.c.plainTable(row.phys, s)}
-	v.old.keySchema = r.keySchema
+	v := &routeView{row: row, old: &physTable{c: r.c, name: row.phys, salter: s, keySchema: r.keySchema}}
 	if row.state != stateServing {
 		ns, err := salting.ParseSpec(row.targetSpec)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: directory target spec: %w", r.logical, err)
 		}
-		v.new = r.c.plainTable(row.target, ns)
-		v.new.keySchema = r.keySchema
+		v.new = &physTable{c: r.c, name: row.target, salter: ns, keySchema: r.keySchema}
 	}
 	return v, nil
 }
@@ -128,7 +126,7 @@ func (r *router) writeView(ctx context.Context) (*routeView, error) {
 }
 
 // plain returns the table a call with no rebucket logic of its own may use now, or ErrRebucketing.
-func (r *router) plain(ctx context.Context, op string, allowPause bool) (*Table, error) {
+func (r *router) plain(ctx context.Context, op string, allowPause bool) (*physTable, error) {
 	v, err := r.get(ctx)
 	if err != nil {
 		return nil, err
@@ -153,9 +151,9 @@ func (r *router) apply(ctx context.Context, muts []Mutation) ([]error, error) {
 	}
 	switch v.row.state {
 	case stateServing:
-		return v.old.Apply(ctx, muts)
+		return v.old.apply(ctx, muts)
 	case stateSwitched:
-		return v.new.Apply(ctx, muts)
+		return v.new.apply(ctx, muts)
 	}
 	errs := make([]error, len(muts))
 	keys := make([][]byte, 0, len(muts))
@@ -183,7 +181,7 @@ func (r *router) apply(ctx context.Context, muts []Mutation) ([]error, error) {
 		send, sent = append(send, keepMark(muts[i], v.row.families)), append(sent, i)
 	}
 	if len(send) > 0 {
-		applyPart(ctx, v.new.Apply, send, sent, errs)
+		applyPart(ctx, v.new.apply, send, sent, errs)
 	}
 	return rowErrors(errs), nil
 }
@@ -203,7 +201,7 @@ func keepMark(m Mutation, families []string) Mutation {
 // has changed there already is never overwritten with its old copy.
 func (r *router) copyRows(ctx context.Context, v *routeView, keys [][]byte) []error {
 	errs := make([]error, len(keys))
-	rows, err := v.old.GetMany(ctx, keys, MaxVersions(max(1, v.row.maxVersions)))
+	rows, err := v.old.getMany(ctx, keys, []ReadOption{MaxVersions(max(1, v.row.maxVersions))})
 	if err != nil {
 		for i := range errs {
 			errs[i] = err
@@ -215,7 +213,7 @@ func (r *router) copyRows(ctx context.Context, v *routeView, keys [][]byte) []er
 	for i, row := range rows {
 		g.Go(func() error {
 			cells := append(row.Cells[:len(row.Cells):len(row.Cells)], markCell())
-			_, errs[i] = v.new.CheckAndMutate(ctx, markCond, Mutation{Key: keys[i], Cells: cells})
+			_, errs[i] = v.new.checkAndMutate(ctx, markCond, Mutation{Key: keys[i], Cells: cells})
 			return nil
 		})
 	}
@@ -229,7 +227,7 @@ func (r *router) markRows(ctx context.Context, v *routeView, keys [][]byte) []er
 	for i, k := range keys {
 		muts[i] = Mutation{Key: k, Cells: []Cell{markCell()}}
 	}
-	rowErrs, err := v.new.Apply(ctx, muts)
+	rowErrs, err := v.new.apply(ctx, muts)
 	errs := make([]error, len(keys))
 	for i := range errs {
 		if err != nil {
@@ -244,7 +242,7 @@ func (r *router) markRows(ctx context.Context, v *routeView, keys [][]byte) []er
 // prepareAtomic readies one row for a CheckAndMutate or Increment and returns the table to send it
 // to and the families of a whole-row delete: the row is copied and marked first while a rebucket is
 // under way, as for Apply.
-func (r *router) prepareAtomic(ctx context.Context, key []byte) (_ *Table, families []string, _ error) {
+func (r *router) prepareAtomic(ctx context.Context, key []byte) (_ *physTable, families []string, _ error) {
 	pt, families, errs, err := r.prepareAtomicMany(ctx, [][]byte{key})
 	if err == nil {
 		err = errs[0]
@@ -254,7 +252,7 @@ func (r *router) prepareAtomic(ctx context.Context, key []byte) (_ *Table, famil
 
 // prepareAtomicMany is prepareAtomic for many rows at once: errs[i] is keys[i]'s preparation; err
 // fails them all (nil errs).
-func (r *router) prepareAtomicMany(ctx context.Context, keys [][]byte) (_ *Table, families []string, errs []error, _ error) {
+func (r *router) prepareAtomicMany(ctx context.Context, keys [][]byte) (_ *physTable, families []string, errs []error, _ error) {
 	v, err := r.writeView(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -285,7 +283,7 @@ func (c *Client) routedTable(ctx context.Context, name string, s salting.Salter)
 	if err != nil {
 		return nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return &Table{c: c, name: name, salter: s, rt: rt}, nil
+	return &Table{c: c, name: name, rt: rt}, nil
 }
 
 // openRebucketed opens a table that has a directory row; ok is false when it has none.
@@ -301,7 +299,7 @@ func (c *Client) openRebucketed(ctx context.Context, name string, s salting.Salt
 	if err != nil {
 		return nil, true, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return &Table{c: c, name: name, salter: rt.view.old.salter, rt: rt}, true, nil
+	return &Table{c: c, name: name, rt: rt}, true, nil
 }
 
 // openRouted opens a table that follows rebuckets, with OpenTable's rules for s, and returns the
@@ -337,8 +335,8 @@ func (c *Client) openRouted(ctx context.Context, name string, s salting.Salter) 
 // lazyRoutedTable is the handle of a table that follows rebuckets, opened without a read: its
 // first call reads the directory (an index table, opened with its main table).
 func (c *Client) lazyRoutedTable(name string, s salting.Salter) *Table {
-	r := &router{c: c, logical: name, view: &routeView{row: dirRow{phys: name, spec: s.Spec()}, old: c.plainTable(name, s)}}
-	return &Table{c: c, name: name, salter: s, rt: r}
+	r := &router{c: c, logical: name, view: &routeView{row: dirRow{phys: name, spec: s.Spec()}, old: &physTable{c: c, name: name, salter: s}}}
+	return &Table{c: c, name: name, rt: r}
 }
 
 func (r *router) applyOne(ctx context.Context, op string, m Mutation) error {
@@ -376,9 +374,6 @@ func (r *router) salter() salting.Salter {
 // rebucketed, the one its directory row names (during a rebucket, the old one, which serves until
 // the switch; from the switch on, the new one).
 func (t *Table) servingTable(ctx context.Context) (string, error) {
-	if t.rt == nil {
-		return t.name, nil
-	}
 	v, err := t.rt.get(ctx)
 	if err != nil {
 		return "", err
@@ -404,7 +399,7 @@ func (t *Table) servingMeta(ctx context.Context) (map[string]string, error) {
 		return nil, err
 	}
 	meta, err := t.c.backend.TableMeta(ctx, phys)
-	if t.rt == nil || !errors.Is(err, ErrTableNotFound) {
+	if !errors.Is(err, ErrTableNotFound) {
 		return meta, err
 	}
 	v, rerr := t.rt.reread(ctx)
@@ -418,9 +413,6 @@ func (t *Table) servingMeta(ctx context.Context) (map[string]string, error) {
 // directory: a best-effort write (a reader's index repair) skips instead of waiting for the rebucket
 // to go on.
 func (t *Table) pausedNow(ctx context.Context) bool {
-	if t.rt == nil {
-		return false
-	}
 	v, err := t.rt.get(ctx)
 	return err == nil && v.row.state == statePause
 }
@@ -431,7 +423,7 @@ func (r *router) setKeySchema(ks *keys.Schema) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.keySchema = ks
-	for _, t := range []*Table{r.view.old, r.view.new} {
+	for _, t := range []*physTable{r.view.old, r.view.new} {
 		if t != nil {
 			t.keySchema = ks
 		}

@@ -19,12 +19,26 @@ import (
 // A range whose start is after its end fails with ErrInvalidArgument (Reverse takes the ascending
 // range); one whose start equals its end holds no key and returns no rows.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
-	opts = printedKeys(t.keySchema, opts)
-	if t.rt != nil {
-		return t.rt.scan(ctx, r, opts)
-	}
-	return t.c.merged(ctx, t.name, "scan "+t.name, []*Table{t}, r, opts)
+	return t.c.merged(ctx, t.name, "scan "+t.name, []scanSource{t}, r, printedKeys(t.keySchema, opts))
 }
+
+// scan is Table.Scan of this physical table alone: a rebucket's reads of its two tables.
+func (pt *physTable) scan(ctx context.Context, r Range, opts []ReadOption) iter.Seq2[Row, error] {
+	return pt.c.merged(ctx, pt.name, "scan "+pt.name, []scanSource{pt}, r, opts)
+}
+
+// scanSource is what a fan-out scan reads: a Table, through its router, or a physical table, by
+// bucket. The scan goes down from the one to the other, never back up.
+type scanSource interface {
+	// scanParts returns the streams that read the source's rows of rr (r resumed by opts), and its
+	// bucket count.
+	scanParts(ctx context.Context, rr, r Range, opts []ReadOption) ([]scanPart, int, error)
+	tableName() string
+	printKey(k []byte) string
+}
+
+func (t *Table) tableName() string      { return t.name }
+func (pt *physTable) tableName() string { return pt.name }
 
 // ScanTables returns the rows of the logical range r in every table of tables, merged into one stream
 // in logical key order (descending with Reverse): it is Table.Scan over several tables, with one k-way
@@ -40,18 +54,20 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 	if len(tables) == 1 {
 		name = tables[0].name
 	}
-	for _, t := range tables {
-		if t.keySchema != nil {
-			opts = printedKeys(t.keySchema, opts)
-			break
+	srcs := make([]scanSource, len(tables))
+	printed := false
+	for i, t := range tables {
+		srcs[i] = t
+		if t.keySchema != nil && !printed {
+			opts, printed = printedKeys(t.keySchema, opts), true
 		}
 	}
-	return c.merged(ctx, name, "scan", tables, r, opts)
+	return c.merged(ctx, name, "scan", srcs, r, opts)
 }
 
-// merged is the scan of tables as one stream. name is its table in telemetry ("": several); what
+// merged is the scan of srcs as one stream. name is its table in telemetry ("": several); what
 // starts its errors and names the table when it reads one ("scan t"), else each stream names its own.
-func (c *Client) merged(ctx context.Context, name, what string, tables []*Table, r Range, opts []ReadOption) iter.Seq2[Row, error] {
+func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSource, r Range, opts []ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
 		ctx, tc := c.tel.begin(ctx, "scan", name)
@@ -61,8 +77,8 @@ func (c *Client) merged(ctx context.Context, name, what string, tables []*Table,
 			yield(Row{}, err)
 		}
 		printKey := keyText
-		if len(tables) == 1 {
-			printKey = tables[0].printKey
+		if len(srcs) == 1 {
+			printKey = srcs[0].printKey
 		}
 		if err := checkRange(what, r, printKey); err != nil {
 			fail(err)
@@ -74,15 +90,15 @@ func (c *Client) merged(ctx context.Context, name, what string, tables []*Table,
 		}
 		var parts []scanPart
 		read, total := 0, 0
-		for _, t := range tables {
-			tparts, n, err := t.scanParts(ctx, rr, r, opts)
+		for _, src := range srcs {
+			tparts, n, err := src.scanParts(ctx, rr, r, opts)
 			if err != nil {
-				fail(fmt.Errorf("%s: table %s: %w", what, t.name, err))
+				fail(fmt.Errorf("%s: table %s: %w", what, src.tableName(), err))
 				return
 			}
 			if what == "scan" {
 				for i := range tparts {
-					tparts[i].table = t.name
+					tparts[i].table = src.tableName()
 				}
 			}
 			parts = append(parts, tparts...)
@@ -93,22 +109,22 @@ func (c *Client) merged(ctx context.Context, name, what string, tables []*Table,
 	}
 }
 
-// scanParts returns the streams that read t's rows of rr (r resumed by opts), and t's bucket count:
-// one stream per bucket range of the physical table serving t, or, while a rebucket moves t's rows
-// between two tables, t's own Scan of r whole, which merges the two.
+// scanParts reads t from the physical table serving it, bucket by bucket, or, while a rebucket moves
+// t's rows between two tables, as one stream of r whole that merges the two (migratingScan).
 func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) ([]scanPart, int, error) {
-	pt := t
-	if t.rt != nil {
-		v, err := t.rt.get(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		if v.row.state != stateServing && v.row.state != statePause {
-			whole := func(ctx context.Context) iter.Seq2[Row, error] { return t.Scan(ctx, r, opts...) }
-			return []scanPart{{scan: whole}}, 1, nil
-		}
-		pt = v.old
+	v, err := t.rt.get(ctx)
+	if err != nil {
+		return nil, 0, err
 	}
+	if v.row.state == stateServing || v.row.state == statePause {
+		return v.old.scanParts(ctx, rr, r, opts)
+	}
+	whole := func(ctx context.Context) iter.Seq2[Row, error] { return t.rt.migratingScan(ctx, v, r, opts) }
+	return []scanPart{{scan: whole}}, 1, nil
+}
+
+// scanParts is one stream per bucket range of rr.
+func (pt *physTable) scanParts(_ context.Context, rr, _ Range, _ []ReadOption) ([]scanPart, int, error) {
 	ranges, err := pt.salter.BucketRanges(rr.Start, rr.End)
 	if err != nil {
 		return nil, 0, err
@@ -134,7 +150,7 @@ func checkRange(what string, r Range, printKey func([]byte) string) error {
 // scanPart is one stream of a fan-out scan: one bucket range of one physical table, or a whole table
 // read by scan; table, when set, names the table in the stream's error.
 type scanPart struct {
-	t     *Table
+	t     *physTable
 	br    salting.BucketRange
 	scan  func(ctx context.Context) iter.Seq2[Row, error]
 	table string
@@ -198,11 +214,11 @@ func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readCon
 // bucketScan reads one bucket's physical range and turns physical keys back into logical ones, in the
 // bucket's own goroutine so that the merge only compares; it drops the rows local (the filter's part
 // on logical keys, nil for none) fails.
-func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
+func (pt *physTable) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		ctx, bc := t.c.tel.beginBucket(ctx, t.name, br.Bucket)
+		ctx, bc := pt.c.tel.beginBucket(ctx, pt.name, br.Bucket)
 		defer bc.end(ctx)
-		for row, err := range t.c.backend.Scan(ctx, t.name, backends.Range{Start: br.Start, End: br.End}, opts) {
+		for row, err := range pt.c.backend.Scan(ctx, pt.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
 				if !errors.Is(err, backends.ErrInvalidArgument) {
 					err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
@@ -212,7 +228,7 @@ func (t *Table) bucketScan(ctx context.Context, br salting.BucketRange, opts bac
 				return
 			}
 			bc.row(row.Key, row.Cells)
-			logical, err := t.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
+			logical, err := pt.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
 			if err != nil {
 				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
 				bc.fail(err)

@@ -7,12 +7,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brine-kv/brine/backends/driverkit"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // scanBuckets records on a scan's span how many buckets it reads and how many its range pruned.
