@@ -6,6 +6,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/telemetry"
 )
 
 // Condition and Increment are the driver contract's; see backends.Condition and backends.Increment.
@@ -33,8 +34,8 @@ func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) 
 }
 
 func (pt *physTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
-	ctx, c := pt.c.tel.begin(ctx, "check_and_mutate", pt.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
+	ctx, c := pt.c.tel.Begin(ctx, "check_and_mutate", pt.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, telemetry.AppliedRow(applied))) }()
 	logical := m.Key
 	pk, _, err := pt.physical(m.Key)
 	if err != nil {
@@ -61,8 +62,8 @@ func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) ([
 }
 
 func (pt *physTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
-	ctx, c := pt.c.tel.begin(ctx, "increment", pt.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	ctx, c := pt.c.tel.Begin(ctx, "increment", pt.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	pk, _, err := pt.physical(key)
 	if err != nil {
 		return nil, fmt.Errorf("increment: %w", err)

@@ -75,9 +75,9 @@ func (pt *physTable) checkAndMutateBatch(ctx context.Context, ms []backends.Cond
 // Two mutations of one row go in successive rounds, in their order in ms: a batch holds one
 // mutation per row (driverkit.CheckBatch), and the second one's condition must see the first applied.
 func (pt *physTable) checkAndMutatePhysical(ctx context.Context, ms []backends.CondMutation, buckets []int, valid, applied []bool, errs []error) {
-	ctx, c := pt.c.tel.begin(ctx, "check_and_mutate_batch", pt.name)
+	ctx, c := pt.c.tel.Begin(ctx, "check_and_mutate_batch", pt.name)
 	var written int64
-	defer func() { c.end(ctx, nil, 0, written) }()
+	defer func() { c.End(ctx, nil, 0, written) }()
 	left := valid
 	for {
 		round := make([]bool, len(ms))

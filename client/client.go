@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -35,8 +36,8 @@ type Client struct {
 	scanConcurrency int
 	batchRows       int
 	prefetch        int
-	telCfg          telemetryConfig
-	tel             *telemetry // nil: no provider given, nothing recorded
+	telCfg          telemetry.Config
+	tel             *telemetry.Telemetry // nil: no provider given, nothing recorded
 	// routeRefresh is how long a table handle trusts its directory view (rebucket_route.go).
 	routeRefresh time.Duration
 }

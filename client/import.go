@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/telemetry"
 )
 
 // ImportRow is one row to import: a mutation plus an opaque Source (the input record it came from)
@@ -166,7 +167,7 @@ type importer struct {
 	seen map[uint64]uint32
 
 	failMu sync.Mutex
-	call   *call // the Import call's telemetry (nil: off)
+	call   *telemetry.Call // the Import call's telemetry (nil: off)
 }
 
 // Import writes a stream of rows: rows are grouped per bucket (so each batch goes to one region or
@@ -201,9 +202,9 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 	if write == nil {
 		write = pt.writeImport
 	}
-	ctx, c := t.c.tel.begin(ctx, "import", pt.name)
+	ctx, c := t.c.tel.Begin(ctx, "import", pt.name)
 	im := &importer{t: pt, write: write, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
-	defer func() { c.endImport(ctx, err, stats) }()
+	defer func() { c.EndImport(ctx, err, stats.Written, stats.Retried, stats.Failed) }()
 
 	batches := make(chan []importRow) // unbuffered: the reader blocks while every worker is busy
 	g, gctx := errgroup.WithContext(ctx)
@@ -413,12 +414,12 @@ func (im *importer) writeBatch(ctx context.Context, batch []importRow) {
 				im.fail([]importRow{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.index, im.t.printKey(r.row.Key), attempt, e))
 			}
 		}
-		im.call.countImport(ctx, wrote, 0)
+		im.call.CountImport(ctx, wrote, 0)
 		if len(retry) == 0 {
 			return
 		}
 		im.retried.Add(int64(len(retry)))
-		im.call.countRetries(ctx, int64(len(retry)))
+		im.call.CountRetries(ctx, int64(len(retry)))
 		if err := sleepBackoff(ctx, attempt, im.opts.BaseBackoff, im.opts.MaxBackoff); err != nil {
 			im.fail(retry, fmt.Errorf("gave up after %d attempt(s): %w (last error: %w)", attempt, err, lastErr))
 			return
@@ -447,7 +448,7 @@ func sleepBackoff(ctx context.Context, attempt int, base, limit time.Duration) e
 
 func (im *importer) fail(rows []importRow, err error) {
 	im.failed.Add(int64(len(rows)))
-	im.call.countImport(context.Background(), 0, int64(len(rows)))
+	im.call.CountImport(context.Background(), 0, int64(len(rows)))
 	if im.opts.OnFailure == nil {
 		return
 	}

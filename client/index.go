@@ -162,6 +162,11 @@ func (cfg IndexConfig) spec() string {
 	return s
 }
 
+// badPart says what an index key part must look like.
+func badPart(p string) string {
+	return fmt.Sprintf("key part %q: want kN (the main key's part N) or c:FAMILY:QUALIFIER[:desc] (a column)", p)
+}
+
 // ParseIndexConfig reads an index definition in the form stored with a table (and shown by
 // Index.Spec): "salt=SPEC|key=PART,...|cover=FAMILY:QUALIFIER,...|unique", a PART being kN (field
 // N of the row key) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are optional.
@@ -186,27 +191,27 @@ func ParseIndexConfig(name, s string) (IndexConfig, error) {
 				case len(f) == 1 && strings.HasPrefix(p, "k"):
 					n, err := strconv.Atoi(p[1:])
 					if err != nil {
-						return bad("part " + p)
+						return bad(badPart(p))
 					}
 					cfg.Parts = append(cfg.Parts, KeyPart(n))
 				case (len(f) == 3 || len(f) == 4 && f[3] == "desc") && f[0] == "c":
 					cfg.Parts = append(cfg.Parts, IndexPart{Column: Column{Family: f[1], Qualifier: f[2]}, Desc: len(f) == 4})
 				default:
-					return bad("part " + p)
+					return bad(badPart(p))
 				}
 			}
 		case "cover":
 			for c := range strings.SplitSeq(v, ",") {
 				fam, q, ok := strings.Cut(c, ":")
 				if !ok {
-					return bad("covered column " + c)
+					return bad(fmt.Sprintf("covered column %q: want FAMILY:QUALIFIER", c))
 				}
 				cfg.Covered = append(cfg.Covered, Column{Family: fam, Qualifier: q})
 			}
 		case "unique":
 			cfg.Unique = true
 		default:
-			return bad("item " + item)
+			return bad(fmt.Sprintf("item %q: want salt=SPEC, key=PARTS, cover=COLUMNS or unique", item))
 		}
 	}
 	if cfg.Salter == nil {

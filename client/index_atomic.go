@@ -8,6 +8,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/telemetry"
 )
 
 // CheckAndMutate applies m to its row if cond holds there, atomically, and reports whether it did,
@@ -37,8 +38,8 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 	if !indexed && !m.Delete {
 		return it.t.CheckAndMutate(ctx, cond, it.stamp(m))
 	}
-	ctx, c := it.t.c.tel.begin(ctx, "check_and_mutate", it.t.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, appliedRow(applied))) }()
+	ctx, c := it.t.c.tel.Begin(ctx, "check_and_mutate", it.t.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, telemetry.AppliedRow(applied))) }()
 	if err := it.t.checkKey(m.Key); err != nil {
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
@@ -76,8 +77,8 @@ func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Incre
 }
 
 func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
-	ctx, c := it.t.c.tel.begin(ctx, "increment", it.t.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	ctx, c := it.t.c.tel.Begin(ctx, "increment", it.t.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
 	}

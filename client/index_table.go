@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -232,8 +233,8 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 	case !indexed && !m.Delete:
 		return it.t.applyOne(ctx, op, it.stamp(m))
 	}
-	ctx, c := it.t.c.tel.begin(ctx, op, it.t.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	ctx, c := it.t.c.tel.Begin(ctx, op, it.t.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := it.t.checkKey(m.Key); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
@@ -268,8 +269,8 @@ func (it *IndexedTable) stamp(m Mutation) Mutation {
 // Apply applies many mutations as Table.Apply does, each row through the index protocol when it
 // touches an index.
 func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
-	ctx, c := it.t.c.tel.begin(ctx, "apply", it.t.name)
-	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
+	ctx, c := it.t.c.tel.Begin(ctx, "apply", it.t.name)
+	defer func() { c.End(ctx, err, 0, telemetry.AppliedRows(len(muts), rowErrs, err)) }()
 	return it.applyIndexed(ctx, muts)
 }
 

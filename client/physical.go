@@ -10,6 +10,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -43,8 +44,8 @@ func (pt *physTable) physical(key []byte) ([]byte, int, error) { return physical
 func (pt *physTable) printKey(k []byte) string { return printKey(pt.keySchema, k) }
 
 func (pt *physTable) applyOne(ctx context.Context, op string, m Mutation) (err error) {
-	ctx, c := pt.c.tel.begin(ctx, op, pt.name)
-	defer func() { c.end(ctx, err, 0, rowsIf(err, 1)) }()
+	ctx, c := pt.c.tel.Begin(ctx, op, pt.name)
+	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	pk, _, err := pt.physical(m.Key)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -63,8 +64,8 @@ func (pt *physTable) applyOne(ctx context.Context, op string, m Mutation) (err e
 
 // get is Table.Get on this table; opts already print keys by the key schema (printedKeys).
 func (pt *physTable) get(ctx context.Context, key []byte, opts []ReadOption) (_ Row, err error) {
-	ctx, c := pt.c.tel.begin(ctx, "get", pt.name)
-	defer func() { c.end(ctx, err, rowsIf(err, 1), 0) }()
+	ctx, c := pt.c.tel.Begin(ctx, "get", pt.name)
+	defer func() { c.End(ctx, err, telemetry.RowsIf(err, 1), 0) }()
 	cfg := newReadConfig(opts)
 	pk, _, err := pt.physical(key)
 	if err == nil {
@@ -91,8 +92,8 @@ func (pt *physTable) get(ctx context.Context, key []byte, opts []ReadOption) (_ 
 
 // apply is Table.Apply on this table.
 func (pt *physTable) apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
-	ctx, c := pt.c.tel.begin(ctx, "apply", pt.name)
-	defer func() { c.end(ctx, err, 0, appliedRows(len(muts), rowErrs, err)) }()
+	ctx, c := pt.c.tel.Begin(ctx, "apply", pt.name)
+	defer func() { c.End(ctx, err, 0, telemetry.AppliedRows(len(muts), rowErrs, err)) }()
 	errs := make([]error, len(muts))
 	phys := make([]Mutation, len(muts))
 	buckets := make([]int, len(muts))
@@ -140,8 +141,8 @@ func (pt *physTable) apply(ctx context.Context, muts []Mutation) (rowErrs []erro
 
 // getMany is Table.GetMany on this table; opts already print keys by the key schema.
 func (pt *physTable) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) (_ []Row, err error) {
-	ctx, c := pt.c.tel.begin(ctx, "get_many", pt.name)
-	defer func() { c.end(ctx, err, rowsIf(err, int64(len(keys))), 0) }()
+	ctx, c := pt.c.tel.Begin(ctx, "get_many", pt.name)
+	defer func() { c.End(ctx, err, telemetry.RowsIf(err, int64(len(keys))), 0) }()
 	cfg := newReadConfig(opts)
 	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		return nil, fmt.Errorf("get many: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -70,10 +71,10 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSource, r Range, opts []ReadOption) iter.Seq2[Row, error] {
 	cfg := newReadConfig(opts)
 	return func(yield func(Row, error) bool) {
-		ctx, tc := c.tel.begin(ctx, "scan", name)
-		defer tc.endScan(ctx)
+		ctx, tc := c.tel.Begin(ctx, "scan", name)
+		defer tc.EndScan(ctx)
 		fail := func(err error) {
-			tc.fail(err)
+			tc.Fail(err)
 			yield(Row{}, err)
 		}
 		printKey := keyText
@@ -104,7 +105,7 @@ func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSourc
 			parts = append(parts, tparts...)
 			read, total = read+len(tparts), total+n
 		}
-		tc.scanBuckets(read, total)
+		tc.ScanBuckets(read, total)
 		c.fanScan(ctx, tc, what, cfg, parts, yield)
 	}
 }
@@ -159,10 +160,10 @@ type scanPart struct {
 // fanScan is the fan-out of Table.Scan and ScanTables: it checks the read before anything is
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
 // the parts in logical order, yielding at most one error, last, prefixed with what ("scan t").
-func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+func (c *Client) fanScan(ctx context.Context, tc *telemetry.Call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
 	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
-		tc.fail(err)
+		tc.Fail(err)
 		yield(Row{}, err)
 		return
 	}
@@ -200,11 +201,11 @@ func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readCon
 	for row, err := range merged {
 		if err != nil {
 			err = fmt.Errorf("%s: %w", what, sameInEveryBucket(err))
-			tc.fail(err)
+			tc.Fail(err)
 			yield(Row{}, err)
 			return
 		}
-		tc.addRow()
+		tc.AddRow()
 		if !yield(row, nil) {
 			return
 		}
@@ -216,22 +217,22 @@ func (c *Client) fanScan(ctx context.Context, tc *call, what string, cfg readCon
 // on logical keys, nil for none) fails.
 func (pt *physTable) bucketScan(ctx context.Context, br salting.BucketRange, opts backends.ScanOptions, local *Filter) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		ctx, bc := pt.c.tel.beginBucket(ctx, pt.name, br.Bucket)
-		defer bc.end(ctx)
+		ctx, bc := pt.c.tel.BeginBucket(ctx, pt.name, br.Bucket)
+		defer bc.End(ctx)
 		for row, err := range pt.c.backend.Scan(ctx, pt.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
 				if !errors.Is(err, backends.ErrInvalidArgument) {
 					err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
 				}
-				bc.fail(err)
+				bc.Fail(err)
 				yield(Row{}, err)
 				return
 			}
-			bc.row(row.Key, row.Cells)
+			bc.Row(row.Key, row.Cells)
 			logical, err := pt.salter.AppendLogical(make([]byte, 0, len(row.Key)), row.Key)
 			if err != nil {
 				err = fmt.Errorf("bucket %d: row %s: %w", br.Bucket, keyText(row.Key), err)
-				bc.fail(err)
+				bc.Fail(err)
 				yield(Row{}, err)
 				return
 			}

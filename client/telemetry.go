@@ -1,265 +1,64 @@
 package client
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
-	tracenoop "go.opentelemetry.io/otel/trace/noop"
-)
 
-// instrumentationName names brine's tracer and meter, as OpenTelemetry asks: the instrumenting
-// package's import path.
-const instrumentationName = "github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/telemetry"
+)
 
 // Attribute keys of brine's own, beside the semantic conventions' database attributes.
 const (
-	AttrBucket        = attribute.Key("brine.bucket")         // the bucket a bucket scan reads
-	AttrRows          = attribute.Key("brine.rows")           // rows a call or bucket scan returned or wrote
-	AttrBytes         = attribute.Key("brine.bytes")          // key and value bytes a bucket scan read
-	AttrRetries       = attribute.Key("brine.retries")        // retries the driver or importer made
-	AttrBuckets       = attribute.Key("brine.buckets")        // buckets a scan read
-	AttrPrunedBuckets = attribute.Key("brine.buckets.pruned") // buckets a scan skipped: its range cannot touch them
-	AttrOutcome       = attribute.Key("brine.import.outcome") // "written" or "failed"
+	AttrBucket        = telemetry.AttrBucket        // the bucket a bucket scan reads
+	AttrRows          = telemetry.AttrRows          // rows a call or bucket scan returned or wrote
+	AttrBytes         = telemetry.AttrBytes         // key and value bytes a bucket scan read
+	AttrRetries       = telemetry.AttrRetries       // retries the driver or importer made
+	AttrBuckets       = telemetry.AttrBuckets       // buckets a scan read
+	AttrPrunedBuckets = telemetry.AttrPrunedBuckets // buckets a scan skipped: its range cannot touch them
+	AttrOutcome       = telemetry.AttrOutcome       // "written" or "failed"
 	// AttrStepError is the error of a call made inside another client call (an indexed Put's reads
 	// and writes of its index tables): the outer call may retry it or take it as an answer, so only
 	// the outer call's span and duration carry an error status and error.type, and only when the
 	// caller gets the error.
-	AttrStepError = attribute.Key("brine.step.error")
+	AttrStepError = telemetry.AttrStepError
 )
 
 // Metric names. Latency follows the semantic conventions' db.client.operation.duration; the rest are
 // brine's: what a salting user watches is the per-bucket rows and latency (skew between buckets).
 const (
-	MetricOperationDuration  = semconv.DBClientOperationDurationName
-	MetricRowsRead           = "brine.client.rows.read"
-	MetricRowsWritten        = "brine.client.rows.written"
-	MetricBucketScanDuration = "brine.client.bucket_scan.duration"
-	MetricBucketScanRows     = "brine.client.bucket_scan.rows"
-	MetricRetries            = "brine.client.retries"
-	MetricGiveUps            = "brine.client.give_ups"
-	MetricImportRows         = "brine.client.import.rows"
-	MetricScansInFlight      = "brine.client.bucket_scans.in_flight"
+	MetricOperationDuration  = telemetry.MetricOperationDuration
+	MetricRowsRead           = telemetry.MetricRowsRead
+	MetricRowsWritten        = telemetry.MetricRowsWritten
+	MetricBucketScanDuration = telemetry.MetricBucketScanDuration
+	MetricBucketScanRows     = telemetry.MetricBucketScanRows
+	MetricRetries            = telemetry.MetricRetries
+	MetricGiveUps            = telemetry.MetricGiveUps
+	MetricImportRows         = telemetry.MetricImportRows
+	MetricScansInFlight      = telemetry.MetricScansInFlight
 )
-
-// durationBuckets are the semantic conventions' advised boundaries for database call latency, in
-// seconds (the SDK's default boundaries are meant for milliseconds).
-var durationBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10}
 
 // WithTracerProvider turns tracing on: a span per client call and a child span per bucket scan.
 // Without it (and without WithMeterProvider) the client records nothing and costs nothing.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *Client) { c.telCfg.tp = tp }
+	return func(c *Client) { c.telCfg.TP = tp }
 }
 
 // WithMeterProvider turns metrics on (see the Metric* names).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(c *Client) { c.telCfg.mp = mp }
+	return func(c *Client) { c.telCfg.MP = mp }
 }
 
 // WithStoreAttributes names the store in spans and metrics: system is db.system ("hbase",
 // "tablestore", "bbolt", "memory"), address is server.address (e.g. the ZooKeeper quorum), empty
 // when there is no server. The default system is "brine".
 func WithStoreAttributes(system, address string) Option {
-	return func(c *Client) { c.telCfg.system, c.telCfg.address = system, address }
+	return func(c *Client) { c.telCfg.System, c.telCfg.Address = system, address }
 }
 
-type telemetryConfig struct {
-	tp              trace.TracerProvider
-	mp              metric.MeterProvider
-	system, address string
-}
-
-// telemetry holds the client's tracer and instruments; a nil *telemetry records nothing, which is how
-// a client without providers stays free of any cost per row.
-type telemetry struct {
-	tracer trace.Tracer
-	store  []attribute.KeyValue // db.system and server.address, on every span and measurement
-
-	opDuration, bucketDuration   metric.Float64Histogram
-	rowsRead, rowsWritten        metric.Int64Counter
-	bucketRows, retries, giveUps metric.Int64Counter
-	importRows                   metric.Int64Counter
-	scansInFlight                metric.Int64UpDownCounter
-}
-
-func newTelemetry(cfg telemetryConfig) (*telemetry, error) {
-	if cfg.tp == nil && cfg.mp == nil {
-		return nil, nil
-	}
-	if cfg.tp == nil {
-		cfg.tp = tracenoop.NewTracerProvider()
-	}
-	if cfg.mp == nil {
-		cfg.mp = metricnoop.NewMeterProvider()
-	}
-	if cfg.system == "" {
-		cfg.system = "brine"
-	}
-	tel := &telemetry{
-		tracer: cfg.tp.Tracer(instrumentationName),
-		store:  []attribute.KeyValue{semconv.DBSystemKey.String(cfg.system)},
-	}
-	if cfg.address != "" {
-		tel.store = append(tel.store, semconv.ServerAddress(cfg.address))
-	}
-	m := cfg.mp.Meter(instrumentationName)
-	var errs [9]error
-	tel.opDuration, errs[0] = m.Float64Histogram(MetricOperationDuration, metric.WithUnit("s"),
-		metric.WithDescription("Duration of brine client calls."), metric.WithExplicitBucketBoundaries(durationBuckets...))
-	tel.bucketDuration, errs[1] = m.Float64Histogram(MetricBucketScanDuration, metric.WithUnit("s"),
-		metric.WithDescription("Duration of one bucket's scan within a salted scan."), metric.WithExplicitBucketBoundaries(durationBuckets...))
-	tel.rowsRead, errs[2] = m.Int64Counter(MetricRowsRead, metric.WithUnit("{row}"), metric.WithDescription("Rows returned to callers."))
-	tel.rowsWritten, errs[3] = m.Int64Counter(MetricRowsWritten, metric.WithUnit("{row}"), metric.WithDescription("Rows written."))
-	tel.bucketRows, errs[4] = m.Int64Counter(MetricBucketScanRows, metric.WithUnit("{row}"), metric.WithDescription("Rows read per bucket: the spread shows skew."))
-	tel.retries, errs[5] = m.Int64Counter(MetricRetries, metric.WithUnit("{retry}"), metric.WithDescription("Requests or rows tried again after a retryable error."))
-	tel.giveUps, errs[6] = m.Int64Counter(MetricGiveUps, metric.WithUnit("{row}"), metric.WithDescription("Rows given up on after retries."))
-	tel.importRows, errs[7] = m.Int64Counter(MetricImportRows, metric.WithUnit("{row}"), metric.WithDescription("Import progress: rows by outcome."))
-	tel.scansInFlight, errs[8] = m.Int64UpDownCounter(MetricScansInFlight, metric.WithUnit("{scan}"), metric.WithDescription("Bucket scans running now."))
-	// The API hands back a usable (no-op) instrument with any error, so a failure costs that metric,
-	// not the client.
-	if err := errors.Join(errs[:]...); err != nil {
-		return tel, fmt.Errorf("client telemetry: %w", err)
-	}
-	return tel, nil
-}
-
-// call is one client call being traced and timed; a nil *call (telemetry off) does nothing and
-// costs no allocation.
-type call struct {
-	tel   *telemetry
-	span  trace.Span
-	start time.Time
-	attrs metric.MeasurementOption // the call's store, operation and table
-	rows  int64                    // rows a scan returned (addRow)
-	err   error                    // a scan's error (fail)
-	inner bool                     // made inside another client call: see AttrStepError
-}
-
-// callKey marks a context as inside a client call, so that the calls it makes know they are steps.
-type callKey struct{}
-
-// begin starts the span and clock of a client call; op is the db.operation.name, table the
-// db.collection.name, "" for a call on several tables (not captured then, as the conventions ask).
-func (tel *telemetry) begin(ctx context.Context, op, table string) (context.Context, *call) {
-	if tel == nil {
-		return ctx, nil
-	}
-	kv := make([]attribute.KeyValue, 0, len(tel.store)+2)
-	kv = append(kv, tel.store...)
-	kv = append(kv, semconv.DBOperationName(op))
-	spanName := op
-	if table != "" {
-		kv = append(kv, semconv.DBCollectionName(table))
-		spanName += " " + table
-	}
-	inner := ctx.Value(callKey{}) != nil
-	if !inner {
-		ctx = context.WithValue(ctx, callKey{}, true)
-	}
-	ctx, span := tel.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
-	return ctx, &call{tel: tel, span: span, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...)), inner: inner}
-}
-
-// end records the call's outcome: err (nil for success), and the rows it read and wrote.
-func (c *call) end(ctx context.Context, err error, read, written int64) {
-	if c == nil {
-		return
-	}
-	c.span.SetAttributes(AttrRows.Int64(read + written))
-	c.finish(ctx, err)
-	if read > 0 {
-		c.tel.rowsRead.Add(ctx, read, c.attrs)
-	}
-	if written > 0 {
-		c.tel.rowsWritten.Add(ctx, written, c.attrs)
-	}
-}
-
-// finish ends the span and records the call's latency. Only a call that fails its caller is an
-// error to telemetry: ErrNotFound is an answer (a Get of a missing row, an index's lookup of a free
-// value), and a step's error (AttrStepError) is its outer call's to report or to get over.
-func (c *call) finish(ctx context.Context, err error) {
-	opts := []metric.RecordOption{c.attrs}
-	switch {
-	case err == nil || errors.Is(err, ErrNotFound):
-	case c.inner:
-		c.span.SetAttributes(AttrStepError.String(err.Error()))
-	default:
-		c.span.RecordError(err)
-		c.span.SetStatus(codes.Error, err.Error())
-		opts = append(opts, metric.WithAttributes(semconv.ErrorTypeOther))
-	}
-	c.tel.opDuration.Record(ctx, time.Since(c.start).Seconds(), opts...)
-	c.span.End()
-}
-
-// countRetries records retries made within the call.
-func (c *call) countRetries(ctx context.Context, n int64) {
-	if c != nil && n > 0 {
-		c.tel.retries.Add(ctx, n, c.attrs)
-	}
-}
-
-// countImport records import progress: rows written and failed so far in this batch.
-func (c *call) countImport(ctx context.Context, written, failed int64) {
-	if c == nil {
-		return
-	}
-	if written > 0 {
-		c.tel.importRows.Add(ctx, written, c.attrs, metric.WithAttributes(AttrOutcome.String("written")))
-		c.tel.rowsWritten.Add(ctx, written, c.attrs)
-	}
-	if failed > 0 {
-		c.tel.importRows.Add(ctx, failed, c.attrs, metric.WithAttributes(AttrOutcome.String("failed")))
-	}
-}
-
-// rowsIf is n for a call that succeeded, else 0.
-func rowsIf(err error, n int64) int64 {
-	if err != nil {
-		return 0
-	}
-	return n
-}
-
-// appliedRows is how many of n mutations Apply wrote, from its outcome.
-func appliedRows(n int, rowErrs []error, err error) int64 {
-	if err != nil {
-		return 0
-	}
-	written := int64(n)
-	for _, e := range rowErrs {
-		if e != nil {
-			written--
-		}
-	}
-	return written
-}
-
-// appliedRow is 1 for a conditional mutation that was applied.
-func appliedRow(applied bool) int64 {
-	if applied {
-		return 1
-	}
-	return 0
-}
-
-// endImport records an Import call: its rows were counted batch by batch (countImport), so only the
-// span's totals and the latency remain.
-func (c *call) endImport(ctx context.Context, err error, stats ImportStats) {
-	if c == nil {
-		return
-	}
-	c.span.SetAttributes(AttrRows.Int64(stats.Written), AttrRetries.Int64(stats.Retried),
-		attribute.Int64("brine.import.failed", stats.Failed))
-	c.tel.giveUps.Add(ctx, stats.Failed, c.attrs)
-	c.finish(ctx, err)
+// newTelemetry is the client's telemetry: a row not found is an answer, not a failure.
+func newTelemetry(cfg telemetry.Config) (*telemetry.Telemetry, error) {
+	cfg.Answer = func(err error) bool { return errors.Is(err, ErrNotFound) }
+	return telemetry.New(cfg)
 }

@@ -1,4 +1,4 @@
-package client
+package telemetry
 
 import (
 	"context"
@@ -13,42 +13,43 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 )
 
-// scanBuckets records on a scan's span how many buckets it reads and how many its range pruned.
-func (c *call) scanBuckets(read, total int) {
+// ScanBuckets records on a scan's span how many buckets it reads and how many its range pruned.
+func (c *Call) ScanBuckets(read, total int) {
 	if c != nil {
 		c.span.SetAttributes(AttrBuckets.Int(read), AttrPrunedBuckets.Int(total-read))
 	}
 }
 
-// addRow counts a row a scan returned, and fail records its error; both are small enough to inline,
+// AddRow counts a row a scan returned, and Fail records its error; both are small enough to inline,
 // so that a scan without telemetry pays a nil check per row. They keep the count and the error in the
 // call rather than in variables of the scan's loop, which its closure would move to the heap.
-func (c *call) addRow() {
+func (c *Call) AddRow() {
 	if c != nil {
 		c.rows++
 	}
 }
 
-func (c *call) fail(err error) {
+func (c *Call) Fail(err error) {
 	if c != nil {
 		c.err = err
 	}
 }
 
-// endScan ends a scan's call with the rows and error it recorded.
-func (c *call) endScan(ctx context.Context) {
+// EndScan ends a scan's call with the rows and error it recorded.
+func (c *Call) EndScan(ctx context.Context) {
 	if c != nil {
-		c.end(ctx, c.err, c.rows, 0)
+		c.End(ctx, c.err, c.rows, 0)
 	}
 }
 
-// bucketCall is one bucket's scan being traced; a nil *bucketCall (telemetry off) does nothing, so a
+// BucketCall is one bucket's scan being traced; a nil *BucketCall (telemetry off) does nothing, so a
 // scan without providers pays one nil check per row.
-type bucketCall struct {
-	tel        *telemetry
+type BucketCall struct {
+	tel        *Telemetry
 	span       trace.Span
 	start      time.Time
 	attrs      metric.MeasurementOption
@@ -57,31 +58,31 @@ type bucketCall struct {
 	err        error
 }
 
-// beginBucket starts the child span of bucket's scan; the returned context carries it and the retry
+// BeginBucket starts the child span of bucket's scan; the returned context carries it and the retry
 // counter to the driver.
-func (tel *telemetry) beginBucket(ctx context.Context, table string, bucket int) (context.Context, *bucketCall) {
+func (tel *Telemetry) BeginBucket(ctx context.Context, table string, bucket int) (context.Context, *BucketCall) {
 	if tel == nil {
 		return ctx, nil
 	}
 	kv := make([]attribute.KeyValue, 0, len(tel.store)+3)
 	kv = append(kv, tel.store...)
 	kv = append(kv, semconv.DBOperationName("scan"), semconv.DBCollectionName(table), AttrBucket.Int(bucket))
-	bc := &bucketCall{tel: tel, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
+	bc := &BucketCall{tel: tel, start: time.Now(), attrs: metric.WithAttributeSet(attribute.NewSet(kv...))}
 	ctx, bc.span = tel.tracer.Start(ctx, "scan "+table+" bucket "+strconv.Itoa(bucket),
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(kv...))
 	tel.scansInFlight.Add(ctx, 1, bc.attrs)
 	return driverkit.WithRetryCounter(ctx, &bc.retries), bc
 }
 
-// row counts one row the bucket returned, with its key and value bytes. It is small enough to inline:
+// Row counts one row the bucket returned, with its key and value bytes. It is small enough to inline:
 // a scan without telemetry pays a nil check per row, nothing more.
-func (bc *bucketCall) row(key []byte, cells []Cell) {
+func (bc *BucketCall) Row(key []byte, cells []backends.Cell) {
 	if bc != nil {
 		bc.count(key, cells)
 	}
 }
 
-func (bc *bucketCall) count(key []byte, cells []Cell) {
+func (bc *BucketCall) count(key []byte, cells []backends.Cell) {
 	bc.rows++
 	n := len(key)
 	for i := range cells {
@@ -90,15 +91,15 @@ func (bc *bucketCall) count(key []byte, cells []Cell) {
 	bc.size += int64(n)
 }
 
-// fail records the bucket scan's error.
-func (bc *bucketCall) fail(err error) {
+// Fail records the bucket scan's error.
+func (bc *BucketCall) Fail(err error) {
 	if bc != nil {
 		bc.err = err
 	}
 }
 
-// end closes the bucket's span and records its latency and rows.
-func (bc *bucketCall) end(ctx context.Context) {
+// End closes the bucket's span and records its latency and rows.
+func (bc *BucketCall) End(ctx context.Context) {
 	if bc == nil {
 		return
 	}
