@@ -183,10 +183,11 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 		meta = map[string]string{}
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
-	if _, err := cfg.addKeySchema(meta); err != nil {
+	ks, err := cfg.addKeySchema(meta)
+	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
-	if err := checkIndexes(families, cfg.Indexes); err != nil {
+	if err := checkIndexes(families, ks, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
 	if err := addIndexMeta(meta, families, cfg.Indexes); err != nil {

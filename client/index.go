@@ -41,6 +41,9 @@ var (
 	ErrUniqueViolation = errors.New("brine: unique index key already used by another row")
 	// ErrIndexMismatch: a table was opened with index definitions other than the ones stored with it.
 	ErrIndexMismatch = errors.New("brine: index definitions do not match the table's")
+	// ErrPlainWriters: AddIndex of a table's first index was not told that no plain Table handle
+	// writes the table any more (AddIndexOptions.NoPlainWriters): such a handle would not keep it.
+	ErrPlainWriters = errors.New("brine: plain table handles may still write the table")
 )
 
 // IndexPart is one field of an index key: a field of the main row's logical key (which must be
@@ -102,7 +105,9 @@ func validColumnName(c Column) bool {
 }
 
 // check refuses a definition the store could not keep or brine could not parse back.
-func (cfg IndexConfig) check(families []string) error {
+// check refuses a bad definition: families, when not nil, are the table's, and ks, when not nil, the
+// table's key schema, whose fields a key part must name.
+func (cfg IndexConfig) check(families []string, ks *keys.Schema) error {
 	if !validIndexName(cfg.Name) {
 		return fmt.Errorf("%w: index name %q: want 1-64 letters, digits or '_'", backends.ErrInvalidArgument, cfg.Name)
 	}
@@ -115,6 +120,9 @@ func (cfg IndexConfig) check(families []string) error {
 			return fmt.Errorf("%w: index %q: key field %d", backends.ErrInvalidArgument, cfg.Name, p.KeyField)
 		case p.Column.Family == "" && p.Desc:
 			return fmt.Errorf("%w: index %q: a key field keeps its own order; Desc is for column parts", backends.ErrInvalidArgument, cfg.Name)
+		case p.Column.Family == "" && ks != nil && p.KeyField >= ks.Len():
+			return fmt.Errorf("%w: index %q: key part k%d: the table's key schema %q has %d fields (k0 to k%d)",
+				backends.ErrInvalidArgument, cfg.Name, p.KeyField, ks, ks.Len(), ks.Len()-1)
 		}
 	}
 	for _, c := range cfg.columns() {
@@ -217,7 +225,7 @@ func ParseIndexConfig(name, s string) (IndexConfig, error) {
 	if cfg.Salter == nil {
 		return bad("no salt")
 	}
-	if err := cfg.check(nil); err != nil {
+	if err := cfg.check(nil, nil); err != nil {
 		return IndexConfig{}, err
 	}
 	return cfg, nil

@@ -50,7 +50,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	fail := func(err error) (RebuildProgress, error) {
 		return rep, fmt.Errorf("add index %q to %q: %w", cfg.Name, table, err)
 	}
-	if err := cfg.check(nil); err != nil {
+	if err := cfg.check(nil, nil); err != nil {
 		return fail(err)
 	}
 	if _, found, err := readDir(ctx, c.backend, table); err != nil || found {
@@ -154,9 +154,9 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 			}
 		}
 		found.Add(int64(len(muts)))
-		for _, err := range only.writeIndexedBatch(ctx, muts, true) {
+		for i, err := range only.writeIndexedBatch(ctx, muts, true) {
 			if err != nil {
-				return err
+				return fmt.Errorf("row %s: %w", ix.t.t.printKey(muts[i].Key), err)
 			}
 		}
 		return nil
@@ -178,8 +178,15 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 			}
 			return false, nil
 		}
+		ks, err := metaKeySchema(meta)
+		if err == nil {
+			err = cfg.check(nil, ks)
+		}
+		if err != nil {
+			return false, err
+		}
 		if !hasIndexes(meta) && !noPlainWriters {
-			return false, fmt.Errorf("%w: the table has no index yet, so plain Table handles may write it, which would not keep one: stop them and promise so (NoPlainWriters); its writers then use OpenIndexedTable", backends.ErrInvalidArgument)
+			return false, fmt.Errorf("%w: %w: the table has no index yet, so a plain Table handle, which would not keep one, may write it: stop them and say so with AddIndexOptions.NoPlainWriters; its writers then use OpenIndexedTable", backends.ErrInvalidArgument, ErrPlainWriters)
 		}
 		if meta[metaIndexFamily] == "" {
 			meta[metaIndexFamily] = versionFamily(cfg)

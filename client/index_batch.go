@@ -18,7 +18,8 @@ import (
 // claim batch per unique one. Only the entries a row moves away from are marked one row at a time,
 // in parallel. A row that loses a race to another writer starts again alone through writeIndexed.
 // touch rewrites the rows' entries without changing their data (Rebuild). errs[i] is muts[i]'s
-// outcome.
+// outcome, without the row's position, which is the caller's to add (muts may be part of a call).
+// A row with a bad key fails alone, before anything is read or sent for it.
 func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
 	var mu sync.Mutex
@@ -26,28 +27,37 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 		mu.Lock()
 		defer mu.Unlock()
 		if errs[i] == nil {
-			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(muts[i].Key), err)
+			errs[i] = err
 		}
 	}
-	lkeys := make([][]byte, len(muts))
+	var lkeys [][]byte
+	var at []int
 	for i, m := range muts {
-		lkeys[i] = m.Key
-	}
-	// Step 1, batched. A failed read fails every row: nothing was written.
-	rows, err := it.t.GetMany(ctx, lkeys)
-	if err != nil {
-		for i := range muts {
-			fail(i, fmt.Errorf("read row: %w", err))
+		if err := it.t.checkKey(m.Key); err != nil {
+			fail(i, err)
+			continue
 		}
-		return errs
+		lkeys, at = append(lkeys, m.Key), append(at, i)
+	}
+	// Step 1, batched. A failed read fails every row it read: nothing was written.
+	rows := make([]Row, len(muts))
+	if len(lkeys) > 0 {
+		got, err := it.t.GetMany(ctx, lkeys)
+		for j, i := range at {
+			if err != nil {
+				fail(i, fmt.Errorf("read row: %w", err))
+				continue
+			}
+			rows[i] = got[j]
+		}
 	}
 	plans := make([]writePlan, len(muts))
 	for i, m := range muts {
-		err := it.t.checkKey(m.Key)
-		if err == nil {
-			plans[i], err = it.planIndexed(m, rows[i].Cells, touch)
+		if errs[i] != nil {
+			continue
 		}
-		if err != nil {
+		var err error
+		if plans[i], err = it.planIndexed(m, rows[i].Cells, touch); err != nil {
 			fail(i, err)
 		}
 	}

@@ -9,14 +9,15 @@ import (
 	"strings"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
 // checkIndexes refuses bad or duplicate index definitions before anything is created.
-func checkIndexes(families []string, defs []IndexConfig) error {
+func checkIndexes(families []string, ks *keys.Schema, defs []IndexConfig) error {
 	seen := map[string]bool{}
 	for _, d := range defs {
-		if err := d.check(families); err != nil {
+		if err := d.check(families, ks); err != nil {
 			return err
 		}
 		if seen[d.Name] {

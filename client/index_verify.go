@@ -134,9 +134,9 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		for i, row := range batch {
 			muts[i] = Mutation{Key: row.Key}
 		}
-		for _, err := range only.writeIndexedBatch(ctx, muts, true) {
+		for i, err := range only.writeIndexedBatch(ctx, muts, true) {
 			if err != nil {
-				return err
+				return fmt.Errorf("row %s: %w", ix.t.t.printKey(muts[i].Key), err)
 			}
 		}
 		rows.Add(int64(len(batch)))

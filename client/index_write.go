@@ -442,13 +442,13 @@ func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([
 		indexed, err := it.indexedMutation(m)
 		switch {
 		case err != nil:
-			errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+			errs[i] = fmt.Errorf("row %d (key %s): %w", i, it.t.printKey(m.Key), err)
 		case indexed:
 			indexedIdx = append(indexedIdx, i)
 		case m.Delete:
 			g.Go(func() error {
 				if _, err := it.deleteColumns(ctx, m, nil); err != nil {
-					errs[i] = fmt.Errorf("row %d (key %s): %w", i, keyText(m.Key), err)
+					errs[i] = fmt.Errorf("row %d (key %s): %w", i, it.t.printKey(m.Key), err)
 				}
 				return nil
 			})
@@ -463,8 +463,8 @@ func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([
 			sub[j] = muts[i]
 		}
 		for j, err := range it.writeIndexedBatch(ctx, sub, false) {
-			if err != nil {
-				errs[indexedIdx[j]] = err
+			if i := indexedIdx[j]; err != nil {
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, it.t.printKey(muts[i].Key), err)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 )
 
@@ -49,6 +50,11 @@ func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string
 	}
 	start := time.Now()
 	p, err := c.AddIndex(ctx, sf.table, add[0], client.AddIndexOptions{Fence: *fence, NoPlainWriters: *noPlain, Progress: rebuildProgress(env)})
+	if errors.Is(err, client.ErrPlainWriters) {
+		// The library's message names its Go option; this one names the flag.
+		return fmt.Errorf("index add %s: %w: the table has no index yet, so a program writing it without one would not keep it: stop such writers, then run again with --no-plain-writers (and write it with indexes from then on)",
+			sf.table, backends.ErrInvalidArgument)
+	}
 	if err != nil {
 		return err
 	}

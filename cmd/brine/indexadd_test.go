@@ -24,6 +24,8 @@ func TestCLIIndexAdd(t *testing.T) {
 	add := []string{"index", "add", "--store", c.store, "--fence", "1ms", orders, "--index", "by_seller=" + spec}
 	if _, _, err := c.run(ctx, add...); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("first index without --no-plain-writers: %v, want ErrInvalidArgument", err)
+	} else if msg := err.Error(); !strings.Contains(msg, "--no-plain-writers") || strings.Contains(msg, "NoPlainWriters") {
+		t.Fatalf("first index without --no-plain-writers: %q names the Go option, not the flag", msg)
 	}
 	if out := c.ok(append(add, "--no-plain-writers")...); !strings.HasPrefix(out, "index by_seller added to "+orders+": 3 rows, ") {
 		t.Fatalf("index add: %q", out)
