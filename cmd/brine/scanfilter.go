@@ -47,7 +47,7 @@ func newScanFilter(f client.Filter, kf keyFormat, ks *keys.Schema) *scanFilter {
 	sf := &scanFilter{f: f, typed: map[*client.Filter]*typedLeaf{}, seen: map[client.Column]bool{}}
 	sf.keysLocal = kf.hex || (kf.schema != nil && (ks == nil || kf.schema.String() != ks.String()))
 	if kf.hex || kf.schema != nil {
-		sf.f = f.WithKeyText(kf.keyText) // what @key ~ matches wherever it runs here
+		sf.f = driverkit.WithKeyText(f, kf.keyText) // what @key ~ matches wherever it runs here
 	}
 	cols := map[client.Column]bool{}
 	sf.walk(&sf.f, cols)
