@@ -252,7 +252,7 @@ func compareFloat(a, b float64) int {
 // for the columns no row read had. With strict these are an error instead (the rows were printed).
 // A range that holds no rows is said as such: no filter column could be checked there, and no row
 // was left out, so it is no error even with strict.
-func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r client.Range, strict bool) error {
+func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t client.TableAPI, r client.Range, strict bool) error {
 	var problems []string
 	for _, tl := range sf.typed {
 		if tl.bad == 0 {
