@@ -1,9 +1,5 @@
 package backends
 
-import (
-	"regexp"
-)
-
 // Cell filters trim the cells of a row where the other filters keep or drop it whole (bigtable's
 // family, qualifier and column-range filters and its cells-per-row limit and offset). How they
 // compose, on every store:
@@ -19,28 +15,24 @@ import (
 //     filter has at most one cells-per-row leaf.
 //   - A row left with no cells is not returned, as with a TimeRange.
 
-// NewFamilyRegexFilter keeps the cells whose family the RE2 pattern matches (anywhere unless
+// FamilyRegexFilter keeps the cells whose family the RE2 pattern matches (anywhere unless
 // anchored); a bad pattern fails the read.
-func NewFamilyRegexFilter(pattern string) Filter {
-	f := Filter{Kind: FilterFamilyRegex, Pattern: pattern}
-	f.re, _ = regexp.Compile(pattern)
-	return f
+func FamilyRegexFilter(pattern string) Filter {
+	return regexLeaf(Filter{Kind: FilterFamilyRegex, Pattern: pattern})
 }
 
-// NewQualifierRegexFilter keeps the cells whose qualifier the RE2 pattern matches.
-func NewQualifierRegexFilter(pattern string) Filter {
-	f := Filter{Kind: FilterQualifierRegex, Pattern: pattern}
-	f.re, _ = regexp.Compile(pattern)
-	return f
+// QualifierRegexFilter keeps the cells whose qualifier the RE2 pattern matches.
+func QualifierRegexFilter(pattern string) Filter {
+	return regexLeaf(Filter{Kind: FilterQualifierRegex, Pattern: pattern})
 }
 
-// NewQualifierRangeFilter keeps the cells whose qualifier lies between start and end (nil: no bound),
+// QualifierRangeFilter keeps the cells whose qualifier lies between start and end (nil: no bound),
 // each bound included when its flag says so.
-func NewQualifierRangeFilter(start []byte, startIncl bool, end []byte, endIncl bool) Filter {
+func QualifierRangeFilter(start []byte, startIncl bool, end []byte, endIncl bool) Filter {
 	return Filter{Kind: FilterQualifierRange, Start: start, StartIncl: startIncl, End: end, EndIncl: endIncl}
 }
 
-// NewCellsPerRowFilter skips the first offset cells of a row and keeps at most limit (0: all).
-func NewCellsPerRowFilter(offset, limit int) Filter {
+// CellsPerRowFilter skips the first offset cells of a row and keeps at most limit (0: all).
+func CellsPerRowFilter(offset, limit int) Filter {
 	return Filter{Kind: FilterCellsPerRow, Offset: offset, Limit: limit}
 }

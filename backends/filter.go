@@ -3,6 +3,8 @@ package backends
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/brine-kv/brine/backends/internal/filterstate"
 )
 
 // FilterKind says what a Filter node tests.
@@ -77,55 +79,32 @@ type Filter struct {
 	StartIncl, EndIncl bool
 	Offset, Limit      int
 
-	re      *regexp.Regexp                  // compiled Pattern, set by NewRegexFilter and NewKeyRegexFilter
-	keyText func(key []byte) ([]byte, bool) // FilterKeyRegex: what it matches (WithKeyText); nil: the key
+	// st: the compiled Pattern (set by the regex constructors only) and a row-key leaf's key text
+	// (driverkit.WithKeyText). Unexported, so that neither can be forged or seen by a user of package
+	// client; driverkit reads them through filterstate.Of.
+	st filterstate.State
 }
 
-// NewCompareFilter returns the leaf "column op value".
-func NewCompareFilter(col Column, op CompareOp, value []byte) Filter {
+func init() { filterstate.Of = func(f any) *filterstate.State { return &f.(*Filter).st } }
+
+// ValueFilter returns the leaf "column op value".
+func ValueFilter(col Column, op CompareOp, value []byte) Filter {
 	return Filter{Kind: FilterCompare, Column: col, Op: op, Value: value}
 }
 
-// NewRegexFilter returns the leaf "column matches pattern"; a bad pattern fails the read.
-func NewRegexFilter(col Column, pattern string) Filter {
-	f := Filter{Kind: FilterRegex, Column: col, Pattern: pattern}
-	f.re, _ = regexp.Compile(pattern)
-	return f
+// ValueRegexFilter returns the leaf "column matches pattern"; a bad pattern fails the read.
+func ValueRegexFilter(col Column, pattern string) Filter {
+	return regexLeaf(Filter{Kind: FilterRegex, Column: col, Pattern: pattern})
 }
 
-// NewKeyRegexFilter returns the leaf "logical row key matches pattern"; see FilterKeyRegex.
-func NewKeyRegexFilter(pattern string) Filter {
-	f := Filter{Kind: FilterKeyRegex, Pattern: pattern}
-	f.re, _ = regexp.Compile(pattern)
-	return f
+// KeyRegexFilter returns the leaf "logical row key matches pattern"; see FilterKeyRegex.
+func KeyRegexFilter(pattern string) Filter {
+	return regexLeaf(Filter{Kind: FilterKeyRegex, Pattern: pattern})
 }
 
-// WithKeyText returns a copy of f whose FilterKeyRegex leaves match text(key) instead of the key's
-// bytes, and fail a key text reports false for (so Not of such a leaf passes the row, as Not of a
-// leaf on a missing column does). Package client binds a table's printed keys so.
-func (f Filter) WithKeyText(text func(key []byte) ([]byte, bool)) Filter {
-	if f.Kind == FilterKeyRegex {
-		f.keyText = text
-		return f
-	}
-	if len(f.Subs) > 0 {
-		subs := make([]Filter, len(f.Subs))
-		for i := range f.Subs {
-			subs[i] = f.Subs[i].WithKeyText(text)
-		}
-		f.Subs = subs
-	}
+// regexLeaf returns f with its Pattern compiled, or without when it does not compile (the read then
+// fails).
+func regexLeaf(f Filter) Filter {
+	f.st.Re, _ = regexp.Compile(f.Pattern)
 	return f
-}
-
-// Regexp returns the compiled pattern of a regex leaf made by NewRegexFilter or NewKeyRegexFilter.
-func (f *Filter) Regexp() *regexp.Regexp { return f.re }
-
-// KeyText returns what a FilterKeyRegex leaf of f matches for a row with this logical key: the text
-// WithKeyText bound, or the key itself. ok false means the key has no text, and the leaf fails.
-func (f *Filter) KeyText(key []byte) (text []byte, ok bool) {
-	if f.keyText != nil {
-		return f.keyText(key)
-	}
-	return key, true
 }

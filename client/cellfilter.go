@@ -14,22 +14,22 @@ import (
 
 // FamilyRegexFilter keeps the cells whose family the RE2 pattern matches (anywhere unless anchored).
 // A bad pattern fails the read with ErrInvalidArgument before anything is sent.
-func FamilyRegexFilter(pattern string) Filter { return backends.NewFamilyRegexFilter(pattern) }
+func FamilyRegexFilter(pattern string) Filter { return backends.FamilyRegexFilter(pattern) }
 
 // QualifierRegexFilter keeps the cells whose qualifier the RE2 pattern matches.
-func QualifierRegexFilter(pattern string) Filter { return backends.NewQualifierRegexFilter(pattern) }
+func QualifierRegexFilter(pattern string) Filter { return backends.QualifierRegexFilter(pattern) }
 
 // QualifierRangeFilter keeps the cells whose qualifier lies between start and end, compared bytewise
 // (nil: no bound), each bound included when its flag says so. An empty range fails the read with
 // ErrInvalidArgument.
 func QualifierRangeFilter(start []byte, startIncl bool, end []byte, endIncl bool) Filter {
-	return backends.NewQualifierRangeFilter(start, startIncl, end, endIncl)
+	return backends.QualifierRangeFilter(start, startIncl, end, endIncl)
 }
 
 // CellsPerRowFilter skips the first offset cells of each row (after the other cell filters, in row
 // order: family, qualifier, newest version first) and keeps at most limit of the rest (0: all). A
 // negative offset or limit, or a second CellsPerRowFilter, fails the read with ErrInvalidArgument.
-func CellsPerRowFilter(offset, limit int) Filter { return backends.NewCellsPerRowFilter(offset, limit) }
+func CellsPerRowFilter(offset, limit int) Filter { return backends.CellsPerRowFilter(offset, limit) }
 
 // readsCells reports whether one of fs has a leaf that tests a column's value.
 func readsCells(fs []Filter) bool {

@@ -79,7 +79,7 @@ func TestPointOps(t *testing.T) {
 
 func TestBadKeysRejectedBeforeSending(t *testing.T) {
 	ctx := context.Background()
-	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
+	b := faulty.New(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})
@@ -373,7 +373,7 @@ func TestScanEarlyBreakAndCancel(t *testing.T) {
 
 func TestPruning(t *testing.T) {
 	ctx := context.Background()
-	b := faulty.Wrap(memory.New(), faulty.Config{}) // no rules: it only counts the calls
+	b := faulty.New(memory.New(), faulty.Config{}) // no rules: it only counts the calls
 	c := client.New(b)
 	defer c.Close()
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:16:prefix=4")})

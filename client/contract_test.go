@@ -105,7 +105,7 @@ func TestImportGaveUpKeepsLastError(t *testing.T) {
 	for range 10 {
 		ctx, cancel := context.WithCancel(context.Background())
 		var once atomic.Bool
-		b := faulty.Wrap(memory.New(), faulty.Config{
+		b := faulty.New(memory.New(), faulty.Config{
 			Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpApply, Retryable: true, Err: busy}},
 			OnInject: func(faulty.Event) {
 				if once.CompareAndSwap(false, true) {

@@ -9,7 +9,8 @@ import (
 // GetMany: a row it fails is skipped by Scan, is ErrNotFound to Get and has no cells in GetMany. A
 // leaf tests the newest version of one column that the read returns (after Columns, TimeRange and
 // MaxVersions); a row without the column fails the leaf, so NotFilter of a leaf passes it. Values
-// compare bytewise. Which store evaluates what, where, is in the README ("Filters").
+// compare bytewise. Which store evaluates what, where, is in the README ("Filters"). Build one with
+// the functions below; its fields are what the drivers read (backends.Filter).
 type Filter = backends.Filter
 
 // CompareOp is a filter comparison: the column's value on the left, the filter's on the right.
@@ -27,14 +28,14 @@ const (
 
 // ValueFilter passes rows whose column col (family and qualifier) holds a value v with "v op value".
 func ValueFilter(col Column, op CompareOp, value []byte) Filter {
-	return backends.NewCompareFilter(col, op, value)
+	return backends.ValueFilter(col, op, value)
 }
 
 // ValueRegexFilter passes rows whose column col holds a value the RE2 pattern matches (anywhere in
 // the value unless anchored). A bad pattern fails the read with ErrInvalidArgument before anything
 // is sent.
 func ValueRegexFilter(col Column, pattern string) Filter {
-	return backends.NewRegexFilter(col, pattern)
+	return backends.ValueRegexFilter(col, pattern)
 }
 
 // AllFilters passes rows that every one of fs passes (AND).
@@ -62,7 +63,7 @@ func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter
 // row may still fail on its key), in batches that grow from a few rows, until the merge has its
 // limit. A key range or PrefixRange, which become ranges per bucket, is cheaper where it can say
 // the same.
-func KeyRegexFilter(pattern string) Filter { return backends.NewKeyRegexFilter(pattern) }
+func KeyRegexFilter(pattern string) Filter { return backends.KeyRegexFilter(pattern) }
 
 // splitFilter separates what the store evaluates from what the client evaluates on logical keys: a
 // filter without row-key leaves goes to the store whole; of a top-level AND, the conjuncts without

@@ -40,7 +40,7 @@ func importInput(n int) iter.Seq2[client.ImportRow, error] {
 func TestImportAccountsForEveryRow(t *testing.T) {
 	ctx := context.Background()
 	// One Apply in three fails as a whole with a retryable error: the importer must retry, not drop.
-	b := faulty.Wrap(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
+	b := faulty.New(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
 		{Fault: faulty.Error, Ops: faulty.OpApply, Prob: 1.0 / 3, Retryable: true, Err: errors.New("server busy")},
 	}})
 	c := client.New(b)
@@ -140,7 +140,7 @@ func TestImportRetriesItsRoute(t *testing.T) {
 	}{{2, true}, {3, false}} {
 		t.Run(fmt.Sprintf("%d failed reads", tc.fails), func(t *testing.T) {
 			ctx := context.Background()
-			b := faulty.Wrap(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
+			b := faulty.New(memory.New(), faulty.Config{Seed: 1, Rules: []faulty.Rule{
 				{Fault: faulty.Error, Ops: faulty.OpRead, Table: client.DirTable, Retryable: true, Max: tc.fails},
 			}})
 			b.SetActive(false)

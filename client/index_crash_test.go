@@ -44,7 +44,7 @@ func TestIndexCrashPoints(t *testing.T) {
 	ctx := context.Background()
 	var failed, lost int64
 	for seed := range uint64(240) {
-		fb := faulty.Wrap(memory.New(), faulty.Config{Seed: seed, Rules: []faulty.Rule{
+		fb := faulty.New(memory.New(), faulty.Config{Seed: seed, Rules: []faulty.Rule{
 			{Fault: faulty.Error, Ops: faulty.OpRead | faulty.OpApply | faulty.OpAtomic, Prob: 0.12},
 			{Fault: faulty.AfterWrite, Ops: faulty.OpApply, Prob: 0.1},
 		}})

@@ -18,7 +18,7 @@ import (
 func TestIndexQueryDuringDeadPause(t *testing.T) {
 	ctx := context.Background()
 	ixTable := client.IndexTableName("orders", "by_seller")
-	f := faulty.Wrap(memory.New(), faulty.Config{Rules: []faulty.Rule{
+	f := faulty.New(memory.New(), faulty.Config{Rules: []faulty.Rule{
 		// The first conditional write on the index table is the Put's settle: it fails, the entry
 		// stays pending.
 		{Fault: faulty.Error, Ops: faulty.OpAtomic, Table: ixTable, Prob: 1, Max: 1},

@@ -27,7 +27,7 @@ var indexStores = map[string]func(t *testing.T) backends.Backend{
 		}
 		return s
 	},
-	"faulty": func(*testing.T) backends.Backend { return faulty.Wrap(memory.New(), faulty.Config{Seed: 1}) },
+	"faulty": func(*testing.T) backends.Backend { return faulty.New(memory.New(), faulty.Config{Seed: 1}) },
 }
 
 func TestIndexSteps(t *testing.T) {

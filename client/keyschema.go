@@ -66,7 +66,7 @@ func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {
 	}
 	return append(slices.Clip(opts), func(c *readConfig) {
 		if driverkit.Has(c.read.Filter, backends.FilterKeyRegex) {
-			bound := c.read.Filter.WithKeyText(text)
+			bound := driverkit.WithKeyText(*c.read.Filter, text)
 			c.read.Filter = &bound
 		}
 	})

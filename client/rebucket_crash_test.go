@@ -58,7 +58,7 @@ func TestRebucketCrashResume(t *testing.T) {
 				if attempt == 200 {
 					t.Fatalf("no rebucket finished in %d attempts; crashed in %v", attempt, crashes)
 				}
-				fb := faulty.Wrap(inner, faulty.Config{Seed: seed*1000 + uint64(attempt), Rules: []faulty.Rule{
+				fb := faulty.New(inner, faulty.Config{Seed: seed*1000 + uint64(attempt), Rules: []faulty.Rule{
 					{Fault: faulty.Error, Ops: faulty.OpData | faulty.OpAtomic | faulty.OpTable, Prob: 0.004},
 					{Fault: faulty.AfterWrite, Ops: faulty.OpApply, Prob: 0.05},
 					{Fault: faulty.Error, Ops: faulty.OpScan, Prob: 0.05, AfterRows: 200},

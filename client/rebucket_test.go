@@ -37,7 +37,7 @@ func rebucketStores() map[string]func(t *testing.T) backends.Backend {
 			}
 			return s
 		},
-		"faulty": func(*testing.T) backends.Backend { return faulty.Wrap(memory.New(), faulty.Config{}) },
+		"faulty": func(*testing.T) backends.Backend { return faulty.New(memory.New(), faulty.Config{}) },
 		"tablestore": func(t *testing.T) backends.Backend {
 			srv := tablestoretest.NewServer()
 			t.Cleanup(srv.Close)

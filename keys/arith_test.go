@@ -15,6 +15,8 @@ func TestPrefixEnd(t *testing.T) {
 		{[]byte{'a', 0xff}, []byte("b")},
 		{[]byte{'a', 0xfe}, []byte{'a', 0xff}},
 		{[]byte{0x00}, []byte{0x01}},
+		{[]byte("a\xff\xff"), []byte("b")},
+		{[]byte{0xfe, 0xff}, []byte{0xff}},
 	} {
 		in := bytes.Clone(tc.in)
 		got := PrefixEnd(in)

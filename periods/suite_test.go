@@ -29,7 +29,7 @@ func TestSuite(t *testing.T) {
 		}},
 		// Scans and writes delayed at random (fixed seed) shuffle which period's stream answers first.
 		{"faulty", func(t *testing.T) backends.Backend {
-			return faulty.Wrap(memory.New(), faulty.Config{Seed: 13, Rules: []faulty.Rule{
+			return faulty.New(memory.New(), faulty.Config{Seed: 13, Rules: []faulty.Rule{
 				{Fault: faulty.Delay, Prob: 0.2, Delay: time.Millisecond},
 			}})
 		}},

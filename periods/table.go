@@ -41,6 +41,10 @@ type Table struct {
 	periods []period // sorted by start; replaced, never changed in place
 }
 
+// A period table's rows are read and written as any table's, so that programs taking any kind
+// (the brine CLI) take it too.
+var _ client.TableAPI = (*Table)(nil)
+
 // Create creates the period table name on c (its declaration and, as rows, its period list). It
 // creates no period: call CreateAhead or CreatePeriod.
 func Create(ctx context.Context, c *client.Client, name string, cfg Config) (*Table, error) {

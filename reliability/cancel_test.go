@@ -39,7 +39,7 @@ func TestCancelScans(t *testing.T) {
 		mem := newMemTable(t, spec, ks)
 		for seed := range uint64(seedCount(t, 40)) {
 			rng := rand.New(rand.NewPCG(seed, 0xca9))
-			f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: slowCalls})
+			f := faulty.New(mem, faulty.Config{Seed: seed, Rules: slowCalls})
 			tbl := openOn(t, f, client.WithScanConcurrency(1+rng.IntN(8)), client.WithPrefetch(1+rng.IntN(32)))
 
 			// From the consumer, after k rows.
@@ -108,7 +108,7 @@ func TestCancelBatches(t *testing.T) {
 	for seed := range uint64(seedCount(t, 40)) {
 		rng := rand.New(rand.NewPCG(seed, 0xba7))
 		mem := newMemTable(t, "hash:16", nil)
-		f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: slowCalls})
+		f := faulty.New(mem, faulty.Config{Seed: seed, Rules: slowCalls})
 		tbl := openOn(t, f, client.WithBatchRows(1+rng.IntN(20)), client.WithConcurrency(1+rng.IntN(4)))
 		muts := make([]client.Mutation, n)
 		ks := make([][]byte, n)
@@ -186,7 +186,7 @@ func TestCancelImport(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 0x1e9))
 		mem := newMemTable(t, "hash:16", nil)
 		rules := append([]faulty.Rule{{Fault: faulty.RowError, Prob: 0.2, Retryable: true}}, slowCalls...)
-		f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: rules})
+		f := faulty.New(mem, faulty.Config{Seed: seed, Rules: rules})
 		tbl := openOn(t, f)
 		l := newLedger(tbl.Salter())
 		ts := time.UnixMilli(testTS)

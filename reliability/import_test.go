@@ -186,7 +186,7 @@ func TestImportUnderFaults(t *testing.T) {
 			for seed := range uint64(seedCount(t, 3)) {
 				mem := newMemTable(t, spec, nil)
 				l := newLedger(testkit.Salter(t, spec))
-				f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: tc.rules, OnInject: l.onInject})
+				f := faulty.New(mem, faulty.Config{Seed: seed, Rules: tc.rules, OnInject: l.onInject})
 				tbl := openOn(t, f)
 				ts := time.UnixMilli(testTS)
 				stats, err := tbl.Import(context.Background(), importInput(importRows), client.ImportOptions{

@@ -61,7 +61,7 @@ func TestScanStopsPromptly(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tbl := openOn(t, faulty.Wrap(mem, faulty.Config{Rules: tc.rules}))
+			tbl := openOn(t, faulty.New(mem, faulty.Config{Rules: tc.rules}))
 			began := time.Now()
 			n := 0
 			var err error
@@ -92,7 +92,7 @@ func TestCountByBucketStopsOnError(t *testing.T) {
 	const spec = "hash:8"
 	mem := newMemTable(t, spec, scanKeys())
 	buckets := physicalBuckets(t, spec)
-	tbl := openOn(t, faulty.Wrap(mem, faulty.Config{Rules: []faulty.Rule{
+	tbl := openOn(t, faulty.New(mem, faulty.Config{Rules: []faulty.Rule{
 		{Fault: faulty.Delay, Ops: faulty.OpScan, Range: buckets[1], Delay: stuckFor, MinRows: 1, AfterRows: 1},
 		{Fault: faulty.Delay, Ops: faulty.OpScan, Range: buckets[6], Delay: 100 * time.Millisecond},
 		{Fault: faulty.Error, Ops: faulty.OpScan, Range: buckets[6]},

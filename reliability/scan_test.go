@@ -109,7 +109,7 @@ func TestScanUnderFaults(t *testing.T) {
 			buckets := physicalBuckets(t, spec)
 			for seed := range uint64(n) {
 				rng := rand.New(rand.NewPCG(seed, 0x5ca9))
-				f := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: scanFaults(rng, buckets)})
+				f := faulty.New(mem, faulty.Config{Seed: seed, Rules: scanFaults(rng, buckets)})
 				opts := []client.Option{
 					client.WithScanConcurrency([]int{1, 2, 16}[rng.IntN(3)]),
 					client.WithPrefetch([]int{1, 2, 5, 256}[rng.IntN(4)]),

@@ -135,7 +135,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := faulty.Wrap(b, faulty.Config{Seed: 1, Rules: []faulty.Rule{
+	f := faulty.New(b, faulty.Config{Seed: 1, Rules: []faulty.Rule{
 		{Fault: faulty.RowError, Prob: 0.05},
 		{Fault: faulty.Error, Ops: faulty.OpScan, Prob: 0.5, AfterRows: 10},
 	}})

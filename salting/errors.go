@@ -15,4 +15,9 @@ var (
 	// ErrUnorderedRange: a logical range whose rows the key transform (reverse) does not keep in
 	// order, so it cannot be scanned as physical ranges and merged.
 	ErrUnorderedRange = errors.New("salting: range cannot be mapped in key order")
+	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
+	ErrSpecMismatch = errors.New("salting: spec does not match the table's")
+	// ErrNoSpec: the table has no salting spec stored with it (brine did not create it), none was
+	// given, and the caller did not ask for such tables to be read unsalted.
+	ErrNoSpec = errors.New("salting: table has no stored spec")
 )

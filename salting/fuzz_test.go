@@ -77,7 +77,7 @@ func FuzzSalters(f *testing.F) {
 		case 4: // raw keys; a range from a prefix of k1 to past another prefix of it
 			k1, k2 = d1, d2
 			start = d1[:int(cut&0x0f)%(len(d1)+1)]
-			end = PrefixEnd(d1[:int(cut>>4)%(len(d1)+1)])
+			end = keys.PrefixEnd(d1[:int(cut>>4)%(len(d1)+1)])
 		}
 		for _, spec := range fuzzSpecs {
 			s, err := ParseSpec(spec)

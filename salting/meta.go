@@ -1,21 +1,12 @@
 package salting
 
 import (
-	"errors"
 	"fmt"
 )
 
 // MetaKey is the table-meta key under which a table's salting spec is stored when brine creates (or
 // adopts) it. Package client and both drop-ins read it through Resolve.
 const MetaKey = "brine.salt"
-
-var (
-	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
-	ErrSpecMismatch = errors.New("brine: salting spec does not match the table's")
-	// ErrNoSpec: the table has no salting spec stored with it (brine did not create it), none was
-	// given, and the caller did not ask for such tables to be read unsalted.
-	ErrNoSpec = errors.New("brine: table has no stored salting spec")
-)
 
 // Resolve answers "which salter does this table use" for a table whose meta is meta: the given
 // salter, which must match the stored spec if there is one (ErrSpecMismatch); else the stored spec;

@@ -3,6 +3,8 @@ package salting
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/brine-kv/brine/keys"
 )
 
 // strategy is what differs between the bucket-prefix salters: how a logical key maps to a bucket,
@@ -171,7 +173,7 @@ func (p *prefixed) BucketRanges(start, end []byte) ([]BucketRange, error) {
 		if len(end) > 0 {
 			r.End = append(pfx[:len(pfx):len(pfx)], end...)
 		} else {
-			r.End = PrefixEnd(pfx)
+			r.End = keys.PrefixEnd(pfx)
 		}
 		out[i] = r
 	}

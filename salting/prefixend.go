@@ -6,14 +6,10 @@ import (
 	"github.com/brine-kv/brine/keys"
 )
 
-// PrefixEnd returns the smallest key greater than every key that starts with prefix, nil when there is
-// none; it is keys.PrefixEnd, kept here because salting's callers bound ranges with it.
-func PrefixEnd(prefix []byte) []byte { return keys.PrefixEnd(prefix) }
-
 // endWithin reports whether a range ending at end (empty: unbounded) stays inside the keys that start
 // with prefix, given that its start does.
 func endWithin(prefix, end []byte) bool {
-	pe := PrefixEnd(prefix)
+	pe := keys.PrefixEnd(prefix)
 	if pe == nil {
 		return true
 	}

@@ -98,7 +98,7 @@ func (r reverser) BucketRanges(start, end []byte) ([]BucketRange, error) {
 		}
 		br.End = pe
 	} else {
-		br.End = PrefixEnd(pg) // end is at or past the last key starting with g
+		br.End = keys.PrefixEnd(pg) // end is at or past the last key starting with g
 	}
 	return []BucketRange{br}, nil
 }

@@ -109,24 +109,6 @@ func TestPrefixWidth(t *testing.T) {
 	}
 }
 
-func TestPrefixEnd(t *testing.T) {
-	tests := []struct{ in, want []byte }{
-		{nil, nil}, {[]byte{}, nil}, {[]byte{0xff}, nil}, {[]byte{0xff, 0xff}, nil},
-		{[]byte("a"), []byte("b")}, {[]byte("a\xff"), []byte("b")}, {[]byte("a\xff\xff"), []byte("b")},
-		{[]byte{0, 0xfe}, []byte{0, 0xff}}, {[]byte{0xfe, 0xff}, []byte{0xff}},
-	}
-	for _, tc := range tests {
-		in := slices.Clone(tc.in)
-		got := PrefixEnd(in)
-		if !bytes.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
-			t.Errorf("PrefixEnd(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if !bytes.Equal(in, tc.in) {
-			t.Errorf("PrefixEnd modified its input")
-		}
-	}
-}
-
 var roundTripSpecs = []string{"hash:16", "hash:1", "hash:300", "hash:16:digits=2", "hash:300:digits=3:prefix=2",
 	"mod:7:offset=1,width=2,digits=1", "mod:300:field=2,digits=4", "hash:8:prefix=3", "hash:16:fields=1", "hash:4:sep=0x2c",
 	"md5hex:1", "md5hex:4", "md5hex:2:prefix=3", "md5hex:2:fields=2", "md5hex:2:sep=_",

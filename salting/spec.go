@@ -41,7 +41,7 @@ const (
 //
 // Bucket pruning in BucketRanges: a range holding a single key ([k, k+"\x00")) touches one bucket
 // under every strategy; a range within one leading value (start holds the whole leading part and end
-// does not pass PrefixEnd of it; an empty end only if that is nil) touches one bucket under hash and
+// does not pass keys.PrefixEnd of it; an empty end only if that is nil) touches one bucket under hash and
 // md5hex with a lead; mod touches only the residues of the integers a range can hold when there are
 // fewer than N. reverse has one bucket and keeps key order only within one leading value: every other
 // range, the full table included, is ErrUnorderedRange.

@@ -237,7 +237,7 @@ func testBatchIsAtomic(e *env) {
 // faulted wraps the backend under test in faults for atomic calls; closing the wrapper is left to
 // the backend's own cleanup.
 func (e *env) faulted(rules ...faulty.Rule) *faulty.Backend {
-	return faulty.Wrap(e.b, faulty.Config{Seed: 7, Rules: rules})
+	return faulty.New(e.b, faulty.Config{Seed: 7, Rules: rules})
 }
 
 // testBatchPartialFailure: rows that fail are not applied and do not stop the others; sent again they

@@ -15,8 +15,8 @@ var cellFilterTests = []test{
 	{"CellsInvalid", testFilterCellsInvalid},
 }
 
-func fFam(p string) backends.Filter  { return backends.NewFamilyRegexFilter(p) }
-func fQual(p string) backends.Filter { return backends.NewQualifierRegexFilter(p) }
+func fFam(p string) backends.Filter  { return backends.FamilyRegexFilter(p) }
+func fQual(p string) backends.Filter { return backends.QualifierRegexFilter(p) }
 func fQRange(start string, si bool, end string, ei bool) backends.Filter {
 	var s, e []byte
 	if start != "" {
@@ -25,9 +25,9 @@ func fQRange(start string, si bool, end string, ei bool) backends.Filter {
 	if end != "" {
 		e = []byte(end)
 	}
-	return backends.NewQualifierRangeFilter(s, si, e, ei)
+	return backends.QualifierRangeFilter(s, si, e, ei)
 }
-func fPage(offset, limit int) backends.Filter { return backends.NewCellsPerRowFilter(offset, limit) }
+func fPage(offset, limit int) backends.Filter { return backends.CellsPerRowFilter(offset, limit) }
 
 // flatCells writes rows as "key/family:qualifier=value" words, in order.
 func flatCells(rows []backends.Row) string {

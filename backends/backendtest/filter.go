@@ -18,11 +18,11 @@ var filterTests = append([]test{
 func fEq(q, v string) backends.Filter { return fCmp(q, backends.Equal, v) }
 func fCmp(q string, op backends.CompareOp, v string) backends.Filter {
 	fam, qual, _ := strings.Cut(q, ":")
-	return backends.NewCompareFilter(col(fam, qual), op, []byte(v))
+	return backends.ValueFilter(col(fam, qual), op, []byte(v))
 }
 func fRe(q, pattern string) backends.Filter {
 	fam, qual, _ := strings.Cut(q, ":")
-	return backends.NewRegexFilter(col(fam, qual), pattern)
+	return backends.ValueRegexFilter(col(fam, qual), pattern)
 }
 func fAnd(fs ...backends.Filter) backends.Filter {
 	return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
@@ -148,15 +148,15 @@ func testFilterInvalid(e *env) {
 		f    backends.Filter
 		cols []backends.Column
 	}{
-		{"no qualifier", backends.NewCompareFilter(col("d", ""), backends.Equal, nil), nil},
+		{"no qualifier", backends.ValueFilter(col("d", ""), backends.Equal, nil), nil},
 		{"column not selected", fEq("x:n", "a"), []backends.Column{col("d", "status")}},
 		{"bad regex", fRe("d:status", "("), nil},
-		{"unknown comparison", backends.NewCompareFilter(col("d", "status"), 0, nil), nil},
+		{"unknown comparison", backends.ValueFilter(col("d", "status"), 0, nil), nil},
 		{"empty and", fAnd(), nil},
 		{"not with two", backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{fEq("d:status", "a"), fEq("d:status", "b")}}, nil},
 		{"zero filter", backends.Filter{}, nil},
 		{"bad leaf inside", fOr(fEq("d:status", "a"), fNot(fRe("d:status", "["))), nil},
-		{"row-key leaf (the client evaluates those)", fAnd(fEq("d:status", "a"), backends.NewKeyRegexFilter("k")), nil},
+		{"row-key leaf (the client evaluates those)", fAnd(fEq("d:status", "a"), backends.KeyRegexFilter("k")), nil},
 	}
 	for _, tt := range tests {
 		ropts := backends.ReadOptions{Columns: tt.cols, Filter: &tt.f}

@@ -40,7 +40,7 @@ func checkCell(f *backends.Filter, top bool) error {
 	}
 	switch f.Kind {
 	case backends.FilterFamilyRegex, backends.FilterQualifierRegex:
-		if f.Regexp() == nil {
+		if compiled(f) == nil {
 			if _, err := regexp.Compile(f.Pattern); err != nil {
 				return fmt.Errorf("%w: filter: %w", backends.ErrInvalidArgument, err)
 			}
@@ -164,9 +164,9 @@ next:
 func keeps(f *backends.Filter, c backends.Cell) bool {
 	switch f.Kind {
 	case backends.FilterFamilyRegex:
-		return f.Regexp().MatchString(c.Family)
+		return compiled(f).MatchString(c.Family)
 	case backends.FilterQualifierRegex:
-		return f.Regexp().MatchString(c.Qualifier)
+		return compiled(f).MatchString(c.Qualifier)
 	case backends.FilterQualifierRange:
 		q := []byte(c.Qualifier)
 		if f.Start != nil {

@@ -15,9 +15,9 @@ func TestSplitCells(t *testing.T) {
 	and := func(fs ...backends.Filter) backends.Filter {
 		return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
 	}
-	pred := backends.NewCompareFilter(backends.Column{Family: "d", Qualifier: "q"}, backends.Equal, nil)
-	page := backends.NewCellsPerRowFilter(0, 1)
-	fam := backends.NewFamilyRegexFilter("d")
+	pred := backends.ValueFilter(backends.Column{Family: "d", Qualifier: "q"}, backends.Equal, nil)
+	page := backends.CellsPerRowFilter(0, 1)
+	fam := backends.FamilyRegexFilter("d")
 	tests := []struct {
 		name        string
 		f           backends.Filter
@@ -72,12 +72,12 @@ func TestApplyCells(t *testing.T) {
 		f    backends.Filter
 		want string
 	}{
-		{backends.NewQualifierRangeFilter([]byte("b"), false, nil, false), "cd"},
-		{backends.NewQualifierRangeFilter(nil, false, []byte("b"), false), "a"},
-		{backends.NewCellsPerRowFilter(1, 2), "bc"},
-		{backends.NewCellsPerRowFilter(4, 0), ""},
-		{backends.NewFamilyRegexFilter("^g$"), ""},
-		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{backends.NewQualifierRegexFilter("[bd]"), backends.NewCellsPerRowFilter(1, 0)}}, "d"},
+		{backends.QualifierRangeFilter([]byte("b"), false, nil, false), "cd"},
+		{backends.QualifierRangeFilter(nil, false, []byte("b"), false), "a"},
+		{backends.CellsPerRowFilter(1, 2), "bc"},
+		{backends.CellsPerRowFilter(4, 0), ""},
+		{backends.FamilyRegexFilter("^g$"), ""},
+		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{backends.QualifierRegexFilter("[bd]"), backends.CellsPerRowFilter(1, 0)}}, "d"},
 	}
 	for _, tt := range tests {
 		if err := driverkit.CheckFilter(&tt.f, nil); err != nil {
@@ -90,7 +90,7 @@ func TestApplyCells(t *testing.T) {
 		}
 	}
 	// Under Or or Not, Check refuses with ErrUnsupported.
-	or := backends.Filter{Kind: backends.FilterOr, Subs: []backends.Filter{backends.NewCellsPerRowFilter(0, 1)}}
+	or := backends.Filter{Kind: backends.FilterOr, Subs: []backends.Filter{backends.CellsPerRowFilter(0, 1)}}
 	if err := driverkit.CheckFilter(&or, nil); !errors.Is(err, backends.ErrUnsupported) {
 		t.Errorf("cell leaf under Or: %v, want ErrUnsupported", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/internal/filterstate"
 )
 
 // The one evaluator of backends.Filter: the embedded and memory stores run it on every row, the
@@ -86,13 +87,44 @@ func check(f *backends.Filter, cols []backends.Column, keys, top bool) error {
 // checkRegex refuses a regex leaf whose pattern did not compile, or that no constructor built (its
 // compiled pattern is unexported, so a hand-built leaf has none).
 func checkRegex(f *backends.Filter) error {
-	if f.Regexp() != nil {
+	if compiled(f) != nil {
 		return nil
 	}
 	if _, err := regexp.Compile(f.Pattern); err != nil {
 		return fmt.Errorf("%w: filter: %w", backends.ErrInvalidArgument, err)
 	}
-	return fmt.Errorf("%w: filter: regex leaf not built by NewRegexFilter or NewKeyRegexFilter", backends.ErrInvalidArgument)
+	return fmt.Errorf("%w: filter: regex leaf not built by its constructor", backends.ErrInvalidArgument)
+}
+
+// compiled returns the pattern a regex leaf's constructor compiled, nil for a hand-built leaf or a
+// pattern that did not compile.
+func compiled(f *backends.Filter) *regexp.Regexp { return filterstate.Of(f).Re }
+
+// WithKeyText returns a copy of f whose FilterKeyRegex leaves match text(key) instead of the key's
+// bytes, and fail a key text reports false for (so Not of such a leaf passes the row, as Not of a
+// leaf on a missing column does). Package client binds a table's printed keys so.
+func WithKeyText(f backends.Filter, text func(key []byte) ([]byte, bool)) backends.Filter {
+	if f.Kind == backends.FilterKeyRegex {
+		filterstate.Of(&f).KeyText = text
+		return f
+	}
+	if len(f.Subs) > 0 {
+		subs := make([]backends.Filter, len(f.Subs))
+		for i := range f.Subs {
+			subs[i] = WithKeyText(f.Subs[i], text)
+		}
+		f.Subs = subs
+	}
+	return f
+}
+
+// keyText returns what a FilterKeyRegex leaf matches for a row with this logical key: the text
+// WithKeyText bound, or the key itself. ok false means the key has no text, and the leaf fails.
+func keyText(f *backends.Filter, key []byte) (text []byte, ok bool) {
+	if t := filterstate.Of(f).KeyText; t != nil {
+		return t(key)
+	}
+	return key, true
 }
 
 // Has reports whether f has a leaf of this kind (some stores cannot send regexes to the server; no
@@ -124,15 +156,15 @@ func MatchRow(f *backends.Filter, key []byte, cells []backends.Cell) bool {
 	}
 	switch f.Kind {
 	case backends.FilterKeyRegex:
-		text, ok := f.KeyText(key)
-		return ok && f.Regexp().Match(text)
+		text, ok := keyText(f, key)
+		return ok && compiled(f).Match(text)
 	case backends.FilterCompare, backends.FilterRegex:
 		v, ok := newest(cells, f.Column)
 		if !ok {
 			return false
 		}
 		if f.Kind == backends.FilterRegex {
-			return f.Regexp().Match(v)
+			return compiled(f).Match(v)
 		}
 		return Satisfies(f.Op, bytes.Compare(v, f.Value))
 	case backends.FilterAnd:

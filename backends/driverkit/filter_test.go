@@ -20,7 +20,7 @@ func TestCompareOpNegate(t *testing.T) {
 		for _, v := range vals {
 			for _, w := range vals {
 				cells := []backends.Cell{{Family: "d", Qualifier: "q", Value: v}}
-				f, g := backends.NewCompareFilter(col, op, w), backends.NewCompareFilter(col, driverkit.Negate(op), w)
+				f, g := backends.ValueFilter(col, op, w), backends.ValueFilter(col, driverkit.Negate(op), w)
 				if driverkit.Match(&f, cells) == driverkit.Match(&g, cells) {
 					t.Errorf("%q %v %q and %q %v %q agree", v, op, w, v, driverkit.Negate(op), w)
 				}
@@ -31,7 +31,7 @@ func TestCompareOpNegate(t *testing.T) {
 
 func TestFilterCheck(t *testing.T) {
 	col := backends.Column{Family: "d", Qualifier: "q"}
-	key := backends.NewKeyRegexFilter("^a")
+	key := backends.KeyRegexFilter("^a")
 	tests := []struct {
 		name    string
 		f       backends.Filter
@@ -39,11 +39,11 @@ func TestFilterCheck(t *testing.T) {
 		logical bool   // CheckLogicalFilter instead of CheckFilter
 		want    string // "" for no error
 	}{
-		{"leaf", backends.NewCompareFilter(col, backends.Less, nil), nil, false, ""},
-		{"leaf in a selected family", backends.NewRegexFilter(col, "x"), []backends.Column{{Family: "d"}}, false, ""},
-		{"leaf not selected", backends.NewRegexFilter(col, "x"), []backends.Column{{Family: "e"}}, false, "which the read does not select"},
-		{"hand-built regex", backends.Filter{Kind: backends.FilterRegex, Column: col, Pattern: "x"}, nil, false, "not built by NewRegexFilter"},
-		{"bad regex", backends.NewRegexFilter(col, "a(b"), nil, false, "missing closing )"},
+		{"leaf", backends.ValueFilter(col, backends.Less, nil), nil, false, ""},
+		{"leaf in a selected family", backends.ValueRegexFilter(col, "x"), []backends.Column{{Family: "d"}}, false, ""},
+		{"leaf not selected", backends.ValueRegexFilter(col, "x"), []backends.Column{{Family: "e"}}, false, "which the read does not select"},
+		{"hand-built regex", backends.Filter{Kind: backends.FilterRegex, Column: col, Pattern: "x"}, nil, false, "not built by its constructor"},
+		{"bad regex", backends.ValueRegexFilter(col, "a(b"), nil, false, "missing closing )"},
 		{"row key, driver", key, nil, false, "package client evaluates those"},
 		{"row key, client", key, nil, true, ""},
 		{"row key under not, driver", backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{key}}, nil, false, "package client evaluates those"},
@@ -77,7 +77,7 @@ func TestFilterWithKeyText(t *testing.T) {
 		}
 		return []byte(strings.ToUpper(string(k))), true
 	}
-	leaf := backends.NewKeyRegexFilter("^A")
+	leaf := backends.KeyRegexFilter("^A")
 	not := backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{leaf}}
 	tests := []struct {
 		f    backends.Filter
@@ -87,19 +87,19 @@ func TestFilterWithKeyText(t *testing.T) {
 		{leaf, "abc", true},
 		{leaf, "bcd", false},
 		{leaf, "x", false},
-		{backends.NewKeyRegexFilter(".*"), "x", false}, // no text: the leaf fails whatever its pattern
+		{backends.KeyRegexFilter(".*"), "x", false}, // no text: the leaf fails whatever its pattern
 		{not, "x", true},
 		{not, "abc", false},
-		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{leaf, backends.NewKeyRegexFilter("C$")}}, "abc", true},
+		{backends.Filter{Kind: backends.FilterAnd, Subs: []backends.Filter{leaf, backends.KeyRegexFilter("C$")}}, "abc", true},
 	}
 	for _, tt := range tests {
-		bound := tt.f.WithKeyText(text)
+		bound := driverkit.WithKeyText(tt.f, text)
 		if got := driverkit.MatchRow(&bound, []byte(tt.key), nil); got != tt.want {
 			t.Errorf("%v on %q = %v, want %v", tt.f.Pattern, tt.key, got, tt.want)
 		}
 	}
 	// Binding copies: the filter bound from still matches bytes ("^A" matches neither key).
-	_ = not.WithKeyText(text)
+	_ = driverkit.WithKeyText(not, text)
 	if !driverkit.MatchRow(&not, []byte("x"), nil) || !driverkit.MatchRow(&not, []byte("abc"), nil) {
 		t.Errorf("WithKeyText changed the filter it copied")
 	}

@@ -15,7 +15,7 @@ import (
 func TestConformance(t *testing.T) {
 	backendtest.RunWithOptions(t, backendtest.Options{MaxKeyLen: memory.MaxKeyLen, SplitKeysAreRegions: true},
 		func(t *testing.T) backends.Backend {
-			f := faulty.Wrap(memory.New(memory.WithScanBatch(16)), faulty.Config{Seed: 1, Rules: []faulty.Rule{
+			f := faulty.New(memory.New(memory.WithScanBatch(16)), faulty.Config{Seed: 1, Rules: []faulty.Rule{
 				{Fault: faulty.Delay, Ops: faulty.OpData | faulty.OpAtomic | faulty.OpTable, Prob: 0.3, Delay: time.Microsecond},
 			}})
 			t.Cleanup(func() { f.Close() })

@@ -11,13 +11,13 @@ import (
 )
 
 // A store where one row in three fails with a retryable error, and scans break after at most 10 rows.
-func ExampleWrap() {
+func ExampleNew() {
 	ctx := context.Background()
 	mem := memory.New()
 	defer mem.Close()
 	_ = mem.CreateTable(ctx, "t", backends.TableOptions{})
 
-	b := faulty.Wrap(mem, faulty.Config{Seed: 42, Rules: []faulty.Rule{
+	b := faulty.New(mem, faulty.Config{Seed: 42, Rules: []faulty.Rule{
 		{Fault: faulty.RowError, Prob: 1.0 / 3, Retryable: true},
 		{Fault: faulty.Error, Ops: faulty.OpScan, AfterRows: 10},
 	}})

@@ -128,7 +128,7 @@ type Rule struct {
 	MinRows   int
 }
 
-// Config configures Wrap.
+// Config configures New.
 type Config struct {
 	// Seed makes the faults reproducible: same seed, same calls, same faults.
 	Seed  uint64
@@ -197,8 +197,8 @@ var (
 	_ backends.RegionLister = (*Backend)(nil)
 )
 
-// Wrap returns b with cfg's faults. Closing the result closes b.
-func Wrap(b backends.Backend, cfg Config) *Backend {
+// New returns b with cfg's faults. Closing the result closes b.
+func New(b backends.Backend, cfg Config) *Backend {
 	f := &Backend{
 		inner:    b,
 		seed:     cfg.Seed,

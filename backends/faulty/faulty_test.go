@@ -36,7 +36,7 @@ func setup(t *testing.T, n int, cfg faulty.Config) (*memory.Backend, *faulty.Bac
 			t.Fatal(err)
 		}
 	}
-	return mem, faulty.Wrap(mem, cfg)
+	return mem, faulty.New(mem, cfg)
 }
 
 func key(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
@@ -164,7 +164,7 @@ func TestScanFailsMidStream(t *testing.T) {
 	for seed := range uint64(20) {
 		mem, f := setup(t, 50, faulty.Config{Seed: seed, Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpScan, AfterRows: 60}}})
 		var cut int
-		f2 := faulty.Wrap(mem, faulty.Config{Seed: seed, Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpScan, AfterRows: 60}},
+		f2 := faulty.New(mem, faulty.Config{Seed: seed, Rules: []faulty.Rule{{Fault: faulty.Error, Ops: faulty.OpScan, AfterRows: 60}},
 			OnInject: func(e faulty.Event) { cut = e.Rows }})
 		got, err := scanKeys(t, f, backends.Range{}, backends.ScanOptions{})
 		if !errors.Is(err, faulty.ErrInjected) {

@@ -52,14 +52,14 @@ func TestPushedCellFilters(t *testing.T) {
 		return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
 	}
 	for _, f := range []backends.Filter{
-		backends.NewFamilyRegexFilter("^x$"),
-		backends.NewQualifierRegexFilter("^[ab]$"),
-		backends.NewQualifierRangeFilter([]byte("a"), false, []byte("c"), true),
-		backends.NewQualifierRangeFilter([]byte("n"), true, nil, false),
-		and(backends.NewFamilyRegexFilter("d"), backends.NewQualifierRangeFilter(nil, false, []byte("b"), true)),
-		backends.NewCellsPerRowFilter(0, 1),
-		backends.NewCellsPerRowFilter(1, 2),
-		backends.NewCellsPerRowFilter(3, 0),
+		backends.FamilyRegexFilter("^x$"),
+		backends.QualifierRegexFilter("^[ab]$"),
+		backends.QualifierRangeFilter([]byte("a"), false, []byte("c"), true),
+		backends.QualifierRangeFilter([]byte("n"), true, nil, false),
+		and(backends.FamilyRegexFilter("d"), backends.QualifierRangeFilter(nil, false, []byte("b"), true)),
+		backends.CellsPerRowFilter(0, 1),
+		backends.CellsPerRowFilter(1, 2),
+		backends.CellsPerRowFilter(3, 0),
 	} {
 		if err := driverkit.CheckFilter(&f, nil); err != nil {
 			t.Fatal(err)

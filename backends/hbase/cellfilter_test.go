@@ -14,9 +14,9 @@ func TestServerFilters(t *testing.T) {
 	and := func(fs ...backends.Filter) backends.Filter {
 		return backends.Filter{Kind: backends.FilterAnd, Subs: fs}
 	}
-	pred := backends.NewCompareFilter(backends.Column{Family: "d", Qualifier: "s"}, backends.Equal, []byte("v"))
-	qual := backends.NewQualifierRegexFilter("^a")
-	page := backends.NewCellsPerRowFilter(1, 2)
+	pred := backends.ValueFilter(backends.Column{Family: "d", Qualifier: "s"}, backends.Equal, []byte("v"))
+	qual := backends.QualifierRegexFilter("^a")
+	page := backends.CellsPerRowFilter(1, 2)
 	tests := []struct {
 		name     string
 		f        backends.Filter
@@ -26,7 +26,7 @@ func TestServerFilters(t *testing.T) {
 	}{
 		{"predicate only", pred, 0, "*filter.SingleColumnValueFilter", 0},
 		{"selector alone", qual, 0, "*filter.QualifierFilter", 1},
-		{"selectors", and(qual, backends.NewFamilyRegexFilter("d"), backends.NewQualifierRangeFilter(nil, false, []byte("b"), true)), 0, "*filter.List", 3},
+		{"selectors", and(qual, backends.FamilyRegexFilter("d"), backends.QualifierRangeFilter(nil, false, []byte("b"), true)), 0, "*filter.List", 3},
 		{"page alone", page, 1, "*filter.ColumnPaginationFilter", 0},
 		{"page of versions", page, 2, "", 1},
 		{"page after a selector", and(qual, page), 0, "", 2},

@@ -16,7 +16,7 @@ func TestFilteredScanLimitPushdown(t *testing.T) {
 	b, cc := countingBackend(t)
 	table := fillScanTable(t, b)
 	ctx := testCtx(t)
-	even := backends.NewRegexFilter(backends.Column{Family: "d", Qualifier: "v"}, "^row0[0-9][02468]$")
+	even := backends.ValueRegexFilter(backends.Column{Family: "d", Qualifier: "v"}, "^row0[0-9][02468]$")
 	for _, reverse := range []bool{false, true} {
 		cc.mu.Lock()
 		cc.asked, cc.received = nil, 0

@@ -13,7 +13,7 @@ import (
 
 // CheckAndMutate tests cond and applies m in one write transaction, which stamps m's cells of
 // timestamp 0.
-func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
+func (s *Backend) CheckAndMutate(ctx context.Context, table string, cond backends.Condition, m backends.Mutation) (bool, error) {
 	fail := func(err error) (bool, error) { return false, fmt.Errorf("local: check and mutate %q: %w", table, err) }
 	ti, err := s.atomicTable(ctx, table)
 	if err != nil {
@@ -48,7 +48,7 @@ func (s *Store) CheckAndMutate(ctx context.Context, table string, cond backends.
 }
 
 // Increment adds the deltas in one write transaction.
-func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
+func (s *Backend) Increment(ctx context.Context, table string, key []byte, incs []backends.Increment) ([]backends.Cell, error) {
 	fail := func(err error) ([]backends.Cell, error) {
 		return nil, fmt.Errorf("local: increment %q: %w", table, err)
 	}
@@ -93,7 +93,7 @@ func (s *Store) Increment(ctx context.Context, table string, key []byte, incs []
 	return out, nil
 }
 
-func (s *Store) atomicTable(ctx context.Context, table string) (*tableInfo, error) {
+func (s *Backend) atomicTable(ctx context.Context, table string) (*tableInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 
 // CheckAndMutateBatch tests and applies every row in one write transaction: one disk sync for the
 // batch, where CheckAndMutate per row costs one each.
-func (s *Store) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
+func (s *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []backends.CondMutation) ([]bool, []error, error) {
 	fail := func(err error) ([]bool, []error, error) {
 		return nil, nil, fmt.Errorf("local: check and mutate batch %q: %w", table, err)
 	}

@@ -80,7 +80,7 @@ func load(tb testing.TB, s backends.Backend, table string, n, writers int) {
 	wg.Wait()
 }
 
-func openBench(tb testing.TB, opts ...local.Option) *local.Store {
+func openBench(tb testing.TB, opts ...local.Option) *local.Backend {
 	s, err := local.Open(filepath.Join(tb.TempDir(), "bench.db"), opts...)
 	if err != nil {
 		tb.Fatal(err)

@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // open opens a fresh store in a temporary directory, closed at cleanup.
-func open(t testing.TB, opts ...local.Option) *local.Store {
+func open(t testing.TB, opts ...local.Option) *local.Backend {
 	t.Helper()
 	s, err := local.Open(filepath.Join(t.TempDir(), "brine.db"), append([]local.Option{local.WithNoSync()}, opts...)...)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // RewriteTableMeta replaces the table's Meta if it is still old. The comparison and the write run
 // under the store's table lock, which every rewrite takes, so they are one step; the cached
 // tableInfo is replaced, never changed, since readers hold it without the lock.
-func (s *Store) RewriteTableMeta(ctx context.Context, name string, old, newMeta map[string]string) error {
+func (s *Backend) RewriteTableMeta(ctx context.Context, name string, old, newMeta map[string]string) error {
 	ti, unlock, err := s.lockTable(ctx, "rewrite meta", name)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (s *Store) RewriteTableMeta(ctx context.Context, name string, old, newMeta 
 
 // lockTable takes the store's table lock for a change of name's entry (op names the call in errors)
 // and returns the entry and the unlock; ErrTableNotFound when there is none.
-func (s *Store) lockTable(ctx context.Context, op, name string) (*tableInfo, func(), error) {
+func (s *Backend) lockTable(ctx context.Context, op, name string) (*tableInfo, func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("local: %s %q: %w", op, name, err)
 	}

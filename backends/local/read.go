@@ -17,7 +17,7 @@ import (
 const readChunk = 1024
 
 // Read returns rows[i] for keys[i], copied out of the file.
-func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
+func (s *Backend) Read(ctx context.Context, table string, keys [][]byte, opts backends.ReadOptions) ([]backends.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: read %q: %w", table, err)
 	}
@@ -72,7 +72,7 @@ func (s *Store) Read(ctx context.Context, table string, keys [][]byte, opts back
 // Scan streams the rows of r in pages (driverkit.ScanPages). Each page is read in its own short read
 // transaction and copied out before any row is yielded; the next page resumes after the last key
 // examined.
-func (s *Store) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
+func (s *Backend) Scan(ctx context.Context, table string, r backends.Range, opts backends.ScanOptions) iter.Seq2[backends.Row, error] {
 	return func(yield func(backends.Row, error) bool) {
 		fail := func(err error) { yield(backends.Row{}, fmt.Errorf("local: scan %q: %w", table, err)) }
 		if err := ctx.Err(); err != nil {

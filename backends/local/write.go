@@ -18,7 +18,7 @@ import (
 // which stamps their cells of timestamp 0 (see stampClock). Invalid mutations are reported in
 // rowErrs and the others written. Once the mutations are handed to the transaction, Apply waits for
 // its commit even if ctx ends, so that err always means "nothing written".
-func (s *Store) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
+func (s *Backend) Apply(ctx context.Context, table string, muts []backends.Mutation) ([]error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: apply %q: %w", table, err)
 	}

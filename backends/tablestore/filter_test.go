@@ -24,15 +24,15 @@ func TestFilterWhereEvaluated(t *testing.T) {
 		sent     int // rows the service sent
 		timeOpts bool
 	}{
-		{"comparison: on the service", backends.NewCompareFilter(v, backends.Equal, []byte("k00007")), 0, 1, 1, false},
+		{"comparison: on the service", backends.ValueFilter(v, backends.Equal, []byte("k00007")), 0, 1, 1, false},
 		{"not, or: on the service", backends.Filter{Kind: backends.FilterNot, Subs: []backends.Filter{
 			{Kind: backends.FilterOr, Subs: []backends.Filter{
-				backends.NewCompareFilter(v, backends.Less, []byte("k00290")), backends.NewCompareFilter(v, backends.Equal, []byte("k00295")),
+				backends.ValueFilter(v, backends.Less, []byte("k00290")), backends.ValueFilter(v, backends.Equal, []byte("k00295")),
 			}}}}, 0, 9, 9, false},
-		{"regex: in the driver", backends.NewRegexFilter(v, "^k0000[0-4]$"), 0, 5, 300, false},
-		{"time range: in the driver", backends.NewCompareFilter(v, backends.Equal, []byte("k00007")), 0, 1, 300, true},
-		{"dense regex, limit 5: stops", backends.NewRegexFilter(v, "^k"), 5, 5, 5, false},
-		{"dense comparison, limit 5: stops", backends.NewCompareFilter(v, backends.GreaterOrEqual, []byte("k00100")), 5, 5, 5, false},
+		{"regex: in the driver", backends.ValueRegexFilter(v, "^k0000[0-4]$"), 0, 5, 300, false},
+		{"time range: in the driver", backends.ValueFilter(v, backends.Equal, []byte("k00007")), 0, 1, 300, true},
+		{"dense regex, limit 5: stops", backends.ValueRegexFilter(v, "^k"), 5, 5, 5, false},
+		{"dense comparison, limit 5: stops", backends.ValueFilter(v, backends.GreaterOrEqual, []byte("k00100")), 5, 5, 5, false},
 	}
 	for _, tt := range tests {
 		srv.ResetStats()

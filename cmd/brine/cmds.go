@@ -116,7 +116,7 @@ type tableCommand struct {
 	storeFlags
 	salt string // --salt: the spec of a table brine did not create (checked against a stored one)
 	c    *client.Client
-	t    rowTable // a salted table, or a period table by its logical name
+	t    client.TableAPI // a salted table, or a period table by its logical name
 	kf   keyFormat
 	pos  []string
 }

@@ -40,14 +40,13 @@ func cellLeaf(name, op, val string) (f client.Filter, ok bool, err error) {
 			op, val = "~", "^"+regexp.QuoteMeta(val)+"$"
 		}
 		if op == "~" {
-			f = client.QualifierRegexFilter(val)
+			if err := checkRegex(name, val); err != nil {
+				return client.Filter{}, true, err
+			}
 			if name == familyPseudoColumn {
-				f = client.FamilyRegexFilter(val)
+				return client.FamilyRegexFilter(val), true, nil
 			}
-			if f.Regexp() == nil {
-				return client.Filter{}, true, fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex", name, val)
-			}
-			return f, true, nil
+			return client.QualifierRegexFilter(val), true, nil
 		}
 		if name == familyPseudoColumn {
 			return bad()

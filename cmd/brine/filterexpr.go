@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -235,20 +236,27 @@ func (p *filterParser) comparison() (client.Filter, error) {
 		if op != "~" {
 			return client.Filter{}, fmt.Errorf("--filter: %s %s: row keys take ~ only (use --start, --end or --prefix for ranges)", name, op)
 		}
-		f := client.KeyRegexFilter(val)
-		if f.Regexp() == nil {
-			return client.Filter{}, fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex", name, val)
+		if err := checkRegex(name, val); err != nil {
+			return client.Filter{}, err
 		}
-		return f, nil
+		return client.KeyRegexFilter(val), nil
 	}
 	if op == "~" {
-		f := client.ValueRegexFilter(col, val)
-		if f.Regexp() == nil {
-			return client.Filter{}, fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex", name, val)
+		if err := checkRegex(name, val); err != nil {
+			return client.Filter{}, err
 		}
-		return f, nil
+		return client.ValueRegexFilter(col, val), nil
 	}
 	return client.ValueFilter(col, filterOps[op], []byte(val)), nil
+}
+
+// checkRegex refuses a ~ whose pattern is not RE2, before the filter is built (a read would refuse
+// it too, but later, and without the expression's words).
+func checkRegex(name, val string) error {
+	if _, err := regexp.Compile(val); err != nil {
+		return fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex: %w", name, val, err)
+	}
+	return nil
 }
 
 // isFilterPunct reports whether t is an operator or parenthesis rather than a word or string.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
@@ -36,14 +35,10 @@ func (f *importFlags) keySchema(ctx context.Context, env *cliEnv) (*keys.Schema,
 	return stored, nil
 }
 
-// importTarget is a table an import writes: a salted table, or a period table by its logical name.
-type importTarget interface {
-	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
-}
-
-// openOrCreate opens (or, with -create, creates) the import's target table, and checks that the key
-// schema stored with it, if any, is the import's.
-func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, importTarget, error) {
+// openOrCreate opens (or, with -create, creates) the import's target table, a salted table or a
+// period table by its logical name, and checks that the key schema stored with it, if any, is the
+// import's.
+func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *keys.Schema) (*client.Client, client.TableAPI, error) {
 	if !f.create {
 		c, t, stored, err := f.openTable(ctx, env, f.salt)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -17,18 +16,9 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-// rowTable is what put, get, delete and scan need of a table: a salted table or a period table.
-type rowTable interface {
-	Put(ctx context.Context, key []byte, cells ...client.Cell) error
-	Get(ctx context.Context, key []byte, opts ...client.ReadOption) (client.Row, error)
-	Delete(ctx context.Context, key []byte, columns ...client.Column) error
-	Scan(ctx context.Context, r client.Range, opts ...client.ReadOption) iter.Seq2[client.Row, error]
-	KeySchema() *keys.Schema
-}
-
 // periodsOrTable returns the period table name when it is one, else t: the row commands
 // then read and write a period table by its logical name.
-func periodsOrTable(ctx context.Context, c *client.Client, name string, t rowTable) (rowTable, error) {
+func periodsOrTable(ctx context.Context, c *client.Client, name string, t client.TableAPI) (client.TableAPI, error) {
 	p, err := openPeriods(ctx, c, name)
 	if err != nil || p == nil {
 		return t, err

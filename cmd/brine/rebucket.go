@@ -120,11 +120,5 @@ func openRebucket(ctx context.Context, c *client.Client, name string) (rebucketF
 	if err != nil {
 		return nil, err
 	}
-	rb, ok := t.(interface {
-		Rebucket(context.Context, salting.Salter, client.RebucketOptions) error
-	})
-	if !ok {
-		return nil, fmt.Errorf("rebucket %s: %T cannot be rebucketed", name, t)
-	}
-	return rb.Rebucket, nil
+	return t.Rebucket, nil
 }

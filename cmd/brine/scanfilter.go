@@ -47,7 +47,7 @@ func newScanFilter(f client.Filter, kf keyFormat, ks *keys.Schema) *scanFilter {
 	sf := &scanFilter{f: f, typed: map[*client.Filter]*typedLeaf{}, seen: map[client.Column]bool{}}
 	sf.keysLocal = kf.hex || (kf.schema != nil && (ks == nil || kf.schema.String() != ks.String()))
 	if kf.hex || kf.schema != nil {
-		sf.f = f.WithKeyText(kf.keyText) // what @key ~ matches wherever it runs here
+		sf.f = driverkit.WithKeyText(f, kf.keyText) // what @key ~ matches wherever it runs here
 	}
 	cols := map[client.Column]bool{}
 	sf.walk(&sf.f, cols)
@@ -252,7 +252,7 @@ func compareFloat(a, b float64) int {
 // for the columns no row read had. With strict these are an error instead (the rows were printed).
 // A range that holds no rows is said as such: no filter column could be checked there, and no row
 // was left out, so it is no error even with strict.
-func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t rowTable, r client.Range, strict bool) error {
+func (sf *scanFilter) warn(ctx context.Context, w io.Writer, t client.TableAPI, r client.Range, strict bool) error {
 	var problems []string
 	for _, tl := range sf.typed {
 		if tl.bad == 0 {

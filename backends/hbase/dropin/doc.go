@@ -12,7 +12,7 @@
 // reports a connection that cannot be made, and the next call tries again. Open connects at once and
 // returns the error; with options of this package:
 //
-//	c, err := dropin.Open(ctx, hbase.Config{ZKQuorum: zk}, dropin.WithConcurrency(8))
+//	c, err := dropin.Open(ctx, hbase.Config{ZKQuorum: zk}, dropin.WithScanConcurrency(8))
 //
 // or, keeping a gohbase client the program already makes:
 //
@@ -72,7 +72,7 @@
 // row handed back under the wrong key.
 //
 // Scan over the logical range [StartRow, StopRow) opens one gohbase scanner per bucket (pruned by the
-// salter where the range allows), pulls them in parallel (WithConcurrency, WithPrefetch) and merges
+// salter where the range allows), pulls them in parallel (WithScanConcurrency, WithPrefetch) and merges
 // them by logical key (package fanout). The Scanner it returns closes every bucket scanner when it is
 // closed, exhausted, or fails, and waits for its goroutines before Close returns. One caveat is
 // gohbase's: its scanner, closed in the middle of a region, sends the close-scanner RPC from a

@@ -38,8 +38,8 @@ var (
 
 // Defaults of the scan fan-out.
 const (
-	DefaultConcurrency = 16
-	DefaultPrefetch    = fanout.DefaultPrefetch
+	DefaultScanConcurrency = 16
+	DefaultPrefetch        = fanout.DefaultPrefetch
 )
 
 // systemNamespace is the prefix of the names of HBase's own tables.
@@ -111,8 +111,9 @@ func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
 // is WithSalter's (or none, with WithUnsalted) and a reversed Scan fails with ErrUnsupported.
 func WithBackend(b *hbase.Backend) Option { return func(c *config) { c.backend = b } }
 
-// WithConcurrency bounds how many bucket scanners of one Scan read at once (default 16).
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = max(1, n) } }
+// WithScanConcurrency bounds how many bucket scanners of one Scan read at once (default 16);
+// n <= 0 means no bound, as with client.WithScanConcurrency.
+func WithScanConcurrency(n int) Option { return func(c *config) { c.concurrency = max(0, n) } }
 
 // WithPrefetch bounds the rows buffered per bucket during a Scan (default 256), so a scan's memory is
 // at most buckets × prefetch rows however slow its reader.
@@ -135,7 +136,7 @@ func New(inner gohbase.Client, opts ...Option) *Client {
 // newClient is a Client of opts with nothing to send through yet: New gives it inner, NewClient a
 // lazy connection.
 func newClient(opts []Option) *Client {
-	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultConcurrency, prefetch: DefaultPrefetch}
+	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultScanConcurrency, prefetch: DefaultPrefetch}
 	for _, o := range opts {
 		o(&cfg)
 	}

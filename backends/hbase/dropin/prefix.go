@@ -14,7 +14,7 @@ import (
 
 // Row-key filters that can be carried exactly on salted keys are rewritten rather than refused:
 // a PrefixFilter, alone or as a member of a MUST_PASS_ALL FilterList (where it is a plain AND), selects
-// the logical range [prefix, PrefixEnd(prefix)), so a Scan intersects its range with that one (and the
+// the logical range [prefix, keys.PrefixEnd(prefix)), so a Scan intersects its range with that one (and the
 // salter gives the range per bucket), and a Get, whose one row either has the prefix or not, drops it
 // or replaces the whole filter with one that passes no row. Anywhere else (MUST_PASS_ONE, SkipFilter, ...)
 // a PrefixFilter is not a range and stays refused. On an unsalted ("none") table nothing is rewritten
@@ -110,7 +110,7 @@ func prefixRange(start, end []byte, pre [][]byte) (s, e []byte, empty bool) {
 		if bytes.Compare(p, s) > 0 {
 			s = p
 		}
-		if pe := salting.PrefixEnd(p); pe != nil && (len(e) == 0 || bytes.Compare(pe, e) < 0) {
+		if pe := keys.PrefixEnd(p); pe != nil && (len(e) == 0 || bytes.Compare(pe, e) < 0) {
 			e = pe
 		}
 	}

@@ -84,7 +84,7 @@ func TestScanMergesBucketsInLogicalOrder(t *testing.T) {
 		{"binary high", []byte{0xff}, nil},
 	}
 	for _, spec := range []string{"hash:16", "hash:300", "md5hex:1", "none"} {
-		c, f, _ := newTestClient(t, spec, WithConcurrency(4), WithPrefetch(3))
+		c, f, _ := newTestClient(t, spec, WithScanConcurrency(4), WithPrefetch(3))
 		load(t, c, keys)
 		for _, r := range ranges {
 			t.Run(spec+"/"+r.name, func(t *testing.T) {

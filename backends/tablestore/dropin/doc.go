@@ -76,7 +76,7 @@
 // with the SDK's meaning. It becomes a logical byte range, then one physical range per bucket (pruned
 // by the salter when the range allows, e.g. one bucket for a range within one first-column value under
 // "hash:N:prefix=W"); each bucket is read with the SDK's GetRange and its NextStartPrimaryKey pages,
-// in parallel (WithConcurrency, WithPrefetch), and the rows are merged in logical order (descending
+// in parallel (WithScanConcurrency, WithPrefetch), and the rows are merged in logical order (descending
 // for BACKWARD). A response holds at most Limit rows (0: WithPageRows, default 5000, the service's
 // own page cap); NextStartPrimaryKey is the logical primary key of the next row, so passing it back as
 // StartPrimaryKey continues exactly where the page ended, as with the SDK; it is nil at the end of the

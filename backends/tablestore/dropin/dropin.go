@@ -35,8 +35,8 @@ var (
 
 // Defaults of the GetRange fan-out.
 const (
-	DefaultConcurrency = 16
-	DefaultPrefetch    = fanout.DefaultPrefetch
+	DefaultScanConcurrency = 16
+	DefaultPrefetch        = fanout.DefaultPrefetch
 	// DefaultPageRows is the rows a GetRange without Limit returns: the service's own page cap.
 	DefaultPageRows = 5000
 	// bucketPageRows caps the rows one bucket request asks for, so that a bucket fetches little more
@@ -106,8 +106,9 @@ func WithUnsalted() Option { return func(c *config) { c.unsalted = true } }
 // Without it, New makes one over sdk with default Options and the client's logger.
 func WithBackend(b *tablestore.Backend) Option { return func(c *config) { c.backend = b } }
 
-// WithConcurrency bounds how many bucket reads of one GetRange run at once (default 16).
-func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = max(1, n) } }
+// WithScanConcurrency bounds how many bucket reads of one GetRange run at once (default 16);
+// n <= 0 means no bound, as with client.WithScanConcurrency.
+func WithScanConcurrency(n int) Option { return func(c *config) { c.concurrency = max(0, n) } }
 
 // WithPrefetch bounds the rows buffered per bucket during a GetRange (default 256).
 func WithPrefetch(n int) Option { return func(c *config) { c.prefetch = max(1, n) } }
@@ -121,7 +122,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
 
 // New wraps sdk, the caller's SDK client with its own endpoint, credentials and retry policy.
 func New(sdk *ots.TableStoreClient, opts ...Option) *Client {
-	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultConcurrency,
+	cfg := config{salters: map[string]salting.Salter{}, concurrency: DefaultScanConcurrency,
 		prefetch: DefaultPrefetch, pageRows: DefaultPageRows}
 	for _, o := range opts {
 		o(&cfg)

@@ -142,7 +142,7 @@ func (r *runner) index(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var tables [3]orderTable
+	var tables [3]client.TableAPI      // plain (no index) or indexed
 	var byIndexes *client.IndexedTable // the table with one index, queried below
 	for k := range tables {
 		name := TablePrefix + "orders" + strconv.Itoa(k) + "_" + r.suffix
@@ -199,14 +199,8 @@ func (r *runner) index(ctx context.Context) error {
 	return nil
 }
 
-// orderTable is what the index section needs of an orders table: plain (no index) or indexed.
-type orderTable interface {
-	importer
-	Put(ctx context.Context, key []byte, cells ...client.Cell) error
-}
-
 // indexPuts writes orders [0, n) of repeat rep into t from indexWriters goroutines.
-func indexPuts(ctx context.Context, t orderTable, rep, n int) (time.Duration, error) {
+func indexPuts(ctx context.Context, t client.TableAPI, rep, n int) (time.Duration, error) {
 	return parallelN(ctx, n, indexWriters, func(ctx context.Context, i int) error {
 		if err := t.Put(ctx, orderKey(rep, i), orderCells(i)...); err != nil {
 			return fmt.Errorf("bench: put order %d into %s: %w", i, t.Name(), err)
@@ -217,7 +211,7 @@ func indexPuts(ctx context.Context, t orderTable, rep, n int) (time.Duration, er
 
 // indexImports times Import of the same new orders (BulkRows per repeat, keys the Puts did not
 // use) into plain and into indexed, alternating which goes first.
-func (r *runner) indexImports(ctx context.Context, plain, indexed importer) (*IndexImportResult, error) {
+func (r *runner) indexImports(ctx context.Context, plain, indexed client.TableAPI) (*IndexImportResult, error) {
 	n := r.cfg.bulkRows()
 	r.log.Info("bench: indexed import", "rows", n)
 	var plainRates, indexRates, plainCPU, indexCPU []float64

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -252,15 +251,9 @@ func (r *runner) importRows(ctx context.Context, t *client.Table, n int) (client
 	})
 }
 
-// importer is a table Import writes into: plain or indexed.
-type importer interface {
-	Name() string
-	Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
-}
-
 // importN imports row(i) for i in [0, n) into t with Import's default options (Workers aside, when
 // set), and fails unless every row was written.
-func (r *runner) importN(ctx context.Context, t importer, n int, row func(i int) client.Mutation) (client.ImportStats, error) {
+func (r *runner) importN(ctx context.Context, t client.TableAPI, n int, row func(i int) client.Mutation) (client.ImportStats, error) {
 	rows := func(yield func(client.ImportRow, error) bool) {
 		for i := range n {
 			if !yield(client.ImportRow{Mutation: row(i)}, nil) {

@@ -67,15 +67,15 @@ const maxRowBytes = 256 << 20
 
 // Errors of this package. Table, key and argument errors wrap the backends sentinels.
 var (
-	// errClosed fails operations on a closed Store.
+	// errClosed fails operations on a closed Backend.
 	errClosed = fmt.Errorf("local: store: %w", backends.ErrClosed)
-	// ErrReadOnly is returned by writes to a Store opened WithReadOnly.
+	// ErrReadOnly is returned by writes to a Backend opened WithReadOnly.
 	ErrReadOnly = errors.New("local: store opened read-only")
 	// ErrNotStore means the file is a bbolt database that brine did not create, or of a newer format.
 	ErrNotStore = errors.New("local: not a brine local store")
 	// ErrLocked is returned by Open when another process has the file open past the lock timeout:
 	// the embedded store is single-process (bbolt's file lock), so a second process must wait, or
-	// the program must share one Store, or use a store many processes share (HBase, Tablestore).
+	// the program must share one Backend, or use a store many processes share (HBase, Tablestore).
 	ErrLocked = errors.New("local: the store file is open in another process, and the embedded store is single-process")
 )
 
@@ -125,9 +125,9 @@ func WithScanBatch(n int) Option {
 	}
 }
 
-// Store is a local store; it implements backends.Backend and backends.RegionLister. Methods are safe
+// Backend is a local store; it implements backends.Backend and backends.RegionLister. Methods are safe
 // for concurrent use. Only one process may open a file for writing at a time.
-type Store struct {
+type Backend struct {
 	db  *bbolt.DB
 	cfg config
 
@@ -142,8 +142,8 @@ type Store struct {
 }
 
 var (
-	_ backends.Backend      = (*Store)(nil)
-	_ backends.RegionLister = (*Store)(nil)
+	_ backends.Backend      = (*Backend)(nil)
+	_ backends.RegionLister = (*Backend)(nil)
 )
 
 // tableInfo is a table's entry in the tables bucket.
@@ -170,7 +170,7 @@ func (ti *tableInfo) init() {
 }
 
 // Open opens or creates the store at path.
-func Open(path string, opts ...Option) (*Store, error) {
+func Open(path string, opts ...Option) (*Backend, error) {
 	cfg := config{lockTimeout: time.Second, fillPercent: 0.9, scanBatch: 512}
 	if strconv.IntSize == 64 {
 		cfg.mmapSize = 1 << 30
@@ -194,7 +194,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		}
 		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}
-	s := &Store{db: db, cfg: cfg, tables: map[string]*tableInfo{}}
+	s := &Backend{db: db, cfg: cfg, tables: map[string]*tableInfo{}}
 	s.gc.fill, s.gc.clock = cfg.fillPercent, &s.clock
 	if err := s.load(); err != nil {
 		db.Close()
@@ -204,7 +204,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 }
 
 // load checks the format marker (writing it into a new file) and reads the tables bucket.
-func (s *Store) load() error {
+func (s *Backend) load() error {
 	check := func(tx *bbolt.Tx) (fresh bool, err error) {
 		if fb := tx.Bucket([]byte(formatBucket)); fb != nil {
 			if v := fb.Get([]byte(formatKey)); string(v) != formatValue {
@@ -260,10 +260,10 @@ func (s *Store) load() error {
 }
 
 // Path returns the file's path.
-func (s *Store) Path() string { return s.db.Path() }
+func (s *Backend) Path() string { return s.db.Path() }
 
 // Close closes the file, after the transactions under way. Later calls fail with backends.ErrClosed.
-func (s *Store) Close() error {
+func (s *Backend) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
@@ -284,7 +284,7 @@ func dbErr(err error) error {
 	return err
 }
 
-func (s *Store) usable(write bool) error {
+func (s *Backend) usable(write bool) error {
 	if s.closed.Load() {
 		return errClosed
 	}
@@ -294,7 +294,7 @@ func (s *Store) usable(write bool) error {
 	return nil
 }
 
-func (s *Store) table(name string) (*tableInfo, error) {
+func (s *Backend) table(name string) (*tableInfo, error) {
 	s.mu.RLock()
 	ti := s.tables[name]
 	s.mu.RUnlock()
@@ -305,7 +305,7 @@ func (s *Store) table(name string) (*tableInfo, error) {
 }
 
 // CreateTable creates a table.
-func (s *Store) CreateTable(ctx context.Context, name string, opts backends.TableOptions) error {
+func (s *Backend) CreateTable(ctx context.Context, name string, opts backends.TableOptions) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("local: create table %q: %w", name, err)
 	}
@@ -367,7 +367,7 @@ func (s *Store) CreateTable(ctx context.Context, name string, opts backends.Tabl
 }
 
 // DeleteTable removes a table and its rows.
-func (s *Store) DeleteTable(ctx context.Context, name string) error {
+func (s *Backend) DeleteTable(ctx context.Context, name string) error {
 	ti, unlock, err := s.lockTable(ctx, "delete table", name)
 	if err != nil {
 		return err
@@ -387,7 +387,7 @@ func (s *Store) DeleteTable(ctx context.Context, name string) error {
 }
 
 // Tables returns the tables' names, sorted.
-func (s *Store) Tables(ctx context.Context) ([]string, error) {
+func (s *Backend) Tables(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: tables: %w", err)
 	}
@@ -400,7 +400,7 @@ func (s *Store) Tables(ctx context.Context) ([]string, error) {
 }
 
 // TableMeta returns a copy of the Meta the table was created with (never nil).
-func (s *Store) TableMeta(ctx context.Context, name string) (map[string]string, error) {
+func (s *Backend) TableMeta(ctx context.Context, name string) (map[string]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: table meta %q: %w", name, err)
 	}
@@ -420,7 +420,7 @@ func (s *Store) TableMeta(ctx context.Context, name string) (map[string]string, 
 
 // Regions returns the empty key followed by the split keys the table was created with: the regions
 // the table would have on HBase.
-func (s *Store) Regions(ctx context.Context, name string) ([][]byte, error) {
+func (s *Backend) Regions(ctx context.Context, name string) ([][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("local: regions %q: %w", name, err)
 	}
