@@ -273,8 +273,14 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// DeleteTable deletes a table and its data.
+// DeleteTable deletes a table and its data, with its index tables. The table of an index is
+// refused: DropIndex drops it with its index.
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
+	// An index's table goes with its index: deleted alone, every write of the main table would fail.
+	if table, index, err := c.IndexTableOf(ctx, name); err != nil || index != "" {
+		return fmt.Errorf("delete table %q: %w", name, cmpErr(err,
+			fmt.Errorf("%w: it is the table of index %q of %s: drop the index instead", backends.ErrInvalidArgument, index, table)))
+	}
 	if err := c.deleteIndexTables(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}

@@ -33,7 +33,7 @@ func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mu
 func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
 	indexed, err := it.indexedMutation(m)
 	if err != nil {
-		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+		return false, fmt.Errorf("check and mutate %s: %w", it.t.printKey(m.Key), err)
 	}
 	if !indexed && !m.Delete {
 		return it.t.CheckAndMutate(ctx, cond, it.stamp(m))
@@ -51,7 +51,7 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 		applied, err = it.deleteColumns(ctx, m, &cond)
 	}
 	if err != nil {
-		return false, fmt.Errorf("check and mutate %s: %w", keyText(m.Key), err)
+		return false, fmt.Errorf("check and mutate %s: %w", it.t.printKey(m.Key), err)
 	}
 	return applied, nil
 }
@@ -80,7 +80,7 @@ func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increm
 	ctx, c := it.t.c.tel.Begin(ctx, "increment", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := driverkit.CheckIncrements(incs); err != nil {
-		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+		return nil, fmt.Errorf("increment %s: %w", it.t.printKey(key), err)
 	}
 	var out []Cell
 	_, err = it.writeDerived(ctx, key, false, true, func(row []Cell) (Mutation, bool, error) {
@@ -98,7 +98,7 @@ func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increm
 		return Mutation{Key: key, Cells: slices.Clone(out)}, true, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("increment %s: %w", keyText(key), err)
+		return nil, fmt.Errorf("increment %s: %w", it.t.printKey(key), err)
 	}
 	return out, nil
 }

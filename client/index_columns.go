@@ -93,7 +93,7 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		}
 		if _, err := setVersion(mark, newToken()); err != nil {
 			// The delete is done; writes derived from the row wait out the mark's grace.
-			it.t.c.logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", keyText(m.Key), "err", err)
+			it.t.c.logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", it.t.printKey(m.Key), "err", err)
 		}
 		return true, nil
 	}

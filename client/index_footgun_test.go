@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,148 @@ func TestIndexKeyPartPastSchema(t *testing.T) {
 	}
 	if n := len(it.Indexes()); n != 1 {
 		t.Fatalf("the refused index was declared: %d indexes", n)
+	}
+}
+
+// TestIndexTableDropRefusedAndRebuilt: DeleteTable refuses an index's table (DropIndex drops it with
+// its index), and Rebuild creates the table again when a tool deleted it around the API, after which
+// writes work and the index is exact.
+func TestIndexTableDropRefusedAndRebuilt(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	c := client.New(b)
+	defer c.Close()
+	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(no, seller string) error {
+		return tbl.Put(ctx, indextest.OrderKey(no), client.Cell{Family: "d", Qualifier: "seller", Value: []byte(seller)},
+			client.Cell{Family: "d", Qualifier: "ts", Value: indextest.TS(1)})
+	}
+	for i := range 10 {
+		if err := put(fmt.Sprint("o", i), fmt.Sprint("s", i%3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ixTable := client.IndexTableName("orders", "by_seller")
+	if err := c.DeleteTable(ctx, ixTable); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("DeleteTable of an index's table: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := b.TableMeta(ctx, ixTable); err != nil {
+		t.Fatalf("the refused delete dropped the table: %v", err)
+	}
+	if err := b.DeleteTable(ctx, ixTable); err != nil { // around the API
+		t.Fatal(err)
+	}
+	if _, err := tbl.Index("by_seller").Rebuild(ctx, nil); err != nil {
+		t.Fatalf("Rebuild with its table gone: %v", err)
+	}
+	if err := put("o10", "s1"); err != nil {
+		t.Fatalf("put after the rebuild: %v", err)
+	}
+	indextest.AssertIndexes(t, tbl)
+}
+
+// newSchemaOrders is an order table whose key schema is "no" (one string field, what
+// indextest.OrderKey encodes), with by_time (seller, then ts descending) and the unique by_ext.
+func newSchemaOrders(t *testing.T) *client.IndexedTable {
+	t.Helper()
+	ctx := context.Background()
+	c := client.New(memory.New())
+	t.Cleanup(func() { _ = c.Close() })
+	ks, err := keys.ParseSchema("no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks, Indexes: []client.IndexConfig{
+		{Name: "by_time", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.ColumnPart("d", "seller"), client.ColumnPart("d", "month").Descending()}},
+		{Name: "by_ext", Salter: testkit.Salter(t, "hash:2"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, month := range []string{"JAN", "JUL", "JUN"} {
+		if err := tbl.Put(ctx, indextest.OrderKey(fmt.Sprint("o", i)), client.Cell{Family: "d", Qualifier: "seller", Value: []byte("s9")},
+			client.Cell{Family: "d", Qualifier: "month", Value: []byte(month)}, client.Cell{Family: "d", Qualifier: "ext", Value: []byte(fmt.Sprint("e", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tbl
+}
+
+// TestIndexScanReversedRange: a range whose start is after its end in the index's order is refused,
+// its bounds printed as index values; where the first differing part sorts descending, the error
+// says so. The same bounds the other way round are a range that holds rows.
+func TestIndexScanReversedRange(t *testing.T) {
+	ctx := context.Background()
+	tbl := newSchemaOrders(t)
+	ix := tbl.Index("by_time")
+	prefix := func(vals ...string) []byte {
+		var b [][]byte
+		for _, v := range vals {
+			b = append(b, []byte(v))
+		}
+		p, err := ix.Prefix(b...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name       string
+		start, end []byte
+		desc       bool // the first differing part sorts descending
+	}{
+		{"seller", prefix("s9"), prefix("s1"), false},
+		{"descending month", prefix("s9", "JUL"), prefix("s9", "JUN"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			for _, e := range ix.Scan(ctx, client.RowRange(tc.start, tc.end)) {
+				err = e
+			}
+			if !errors.Is(err, backends.ErrInvalidArgument) {
+				t.Fatalf("reversed range: %v, want ErrInvalidArgument", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, `\x`) || !strings.Contains(msg, `"s9`) {
+				t.Errorf("bounds not printed as index values: %s", msg)
+			}
+			if got := strings.Contains(msg, "part 2, d:month, sorts descending"); got != tc.desc {
+				t.Errorf("names the descending part: %v, want %v: %s", got, tc.desc, msg)
+			}
+		})
+	}
+	n := 0
+	for _, err := range ix.Scan(ctx, client.RowRange(prefix("s9", "JUN"), keys.PrefixEnd(prefix("s9", "JAN")))) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("JUN to JAN (descending) holds %d rows, want 3", n)
+	}
+}
+
+// TestIndexErrorsPrintKeys: errors of the index path print main keys by the table's key schema and
+// index keys as the index's values, not their encodings.
+func TestIndexErrorsPrintKeys(t *testing.T) {
+	ctx := context.Background()
+	tbl := newSchemaOrders(t)
+	ix := tbl.Index("by_ext")
+	missing, err := ix.Prefix([]byte("e9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.Get(ctx, missing)
+	if !errors.Is(err, client.ErrNotFound) || !strings.Contains(err.Error(), `"e9"`) || strings.Contains(err.Error(), `\x`) {
+		t.Errorf("Get of a missing unique value: %v", err)
+	}
+	err = tbl.Put(ctx, indextest.OrderKey("o7"), client.Cell{Family: "d", Qualifier: "ext", Value: []byte("e1")})
+	if !errors.Is(err, client.ErrUniqueViolation) || !strings.Contains(err.Error(), `"e1"`) || !strings.Contains(err.Error(), `"o1"`) ||
+		!strings.Contains(err.Error(), `"o7"`) || strings.Contains(err.Error(), `\x`) {
+		t.Errorf("Put of a taken unique value: %v", err)
 	}
 }

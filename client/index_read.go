@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/keys"
 )
 
 // IndexRow is one answer of a query by index: the entry's key (the cursor for ResumeAfter) and the
@@ -38,6 +39,10 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 		}
 		if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
+			return
+		}
+		if err := ix.checkRange(r); err != nil {
+			yield(IndexRow{}, err)
 			return
 		}
 		// The index scan has no limit: entries that fail the check do not count.
@@ -90,6 +95,32 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 	}
 }
 
+// checkRange refuses a range whose start is after its end in the index's order, printed as the
+// index's values. When the first part where they differ sorts descending, the error says so: a range
+// over a descending part runs from its larger value to its smaller one.
+func (ix *Index) checkRange(r Range) error {
+	if len(r.End) == 0 || bytes.Compare(r.Start, r.End) <= 0 {
+		return nil
+	}
+	why := "a descending scan takes the ascending range and Reverse()"
+	for i, p := range ix.cfg.Parts {
+		a, errA := keys.FieldSpan(r.Start, i)
+		b, errB := keys.FieldSpan(r.End, i)
+		if errA != nil || errB != nil {
+			break
+		}
+		if bytes.Equal(r.Start[a.Start:a.End], r.End[b.Start:b.End]) {
+			continue
+		}
+		if p.Desc {
+			why = fmt.Sprintf("part %d, %s:%s, sorts descending: give its larger value as the start", i+1, p.Column.Family, p.Column.Qualifier)
+		}
+		break
+	}
+	return fmt.Errorf("index %s: %w: range start %s is after its end %s in the index's order (%s)",
+		ix.cfg.Name, ErrInvalidArgument, ix.table.printKey(r.Start), ix.table.printKey(r.End), why)
+}
+
 // Get returns the main row whose unique index key is key (see Prefix): one index read and one row
 // read. ErrNotFound when no row has it.
 func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
@@ -109,10 +140,10 @@ func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, 
 	}
 	out, err := ix.resolve(ctx, []Row{e}, cfg)
 	if err != nil {
-		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, keyText(key), err)
+		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, ix.table.printKey(key), err)
 	}
 	if len(out) == 0 {
-		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, keyText(key), ErrNotFound)
+		return Row{}, fmt.Errorf("index %s get %s: %w", ix.cfg.Name, ix.table.printKey(key), ErrNotFound)
 	}
 	return out[0].Row, nil
 }
@@ -219,7 +250,7 @@ func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell
 		return
 	}
 	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
-		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", keyText(key), "err", err)
+		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", ix.table.printKey(key), "err", err)
 	}
 }
 

@@ -145,7 +145,7 @@ func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption)
 		return row, err
 	}
 	if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
-		return Row{}, fmt.Errorf("get %s: %w", keyText(key), ErrNotFound)
+		return Row{}, fmt.Errorf("get %s: %w", it.t.printKey(key), ErrNotFound)
 	}
 	return row, nil
 }
@@ -229,7 +229,7 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 	indexed, err := it.indexedMutation(m)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+		return fmt.Errorf("%s %s: %w", op, it.t.printKey(m.Key), err)
 	case !indexed && !m.Delete:
 		return it.t.applyOne(ctx, op, it.stamp(m))
 	}
@@ -239,7 +239,7 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := it.writeOne(ctx, m); err != nil {
-		return fmt.Errorf("%s %s: %w", op, keyText(m.Key), err)
+		return fmt.Errorf("%s %s: %w", op, it.t.printKey(m.Key), err)
 	}
 	return nil
 }

@@ -102,7 +102,43 @@ func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
 	cfg.Salter = cfg.salter()
 	// The index table follows its own rebuckets (IndexedTable.RebucketIndex): cfg.Salter is the spec
 	// it was created with, the directory names the one serving it.
-	return &Index{t: t, cfg: cfg, table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	ix := &Index{t: t, cfg: cfg, table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	ix.table.setKeySchema(entrySchema(cfg, t.t.keySchema))
+	return ix
+}
+
+// entrySchema is the key schema of an index's entry keys, by which errors and reports print them as
+// the CLI takes index values: each part (a column's value, or the main key's field), then, unless the
+// index is unique, the main key's fields. nil when they cannot be read: a key part, or a main key,
+// with no key schema to read it by.
+func entrySchema(cfg IndexConfig, main *keys.Schema) *keys.Schema {
+	var fields []keys.Field
+	for i, p := range cfg.Parts {
+		switch {
+		case p.Column.Family != "":
+			fields = append(fields, keys.Field{Name: fmt.Sprintf("p%d", i), Kind: keys.KindBytes, Desc: p.Desc})
+		case main != nil && p.KeyField < main.Len():
+			f := main.Fields()[p.KeyField]
+			f.Name = fmt.Sprintf("p%d", i)
+			fields = append(fields, f)
+		default:
+			return nil
+		}
+	}
+	if !cfg.Unique {
+		if main == nil {
+			return nil
+		}
+		for i, f := range main.Fields() {
+			f.Name = fmt.Sprintf("k%d", i)
+			fields = append(fields, f)
+		}
+	}
+	ks, err := keys.NewSchema(fields...)
+	if err != nil {
+		return nil
+	}
+	return ks
 }
 
 // matchIndexes is CreateOrOpenIndexedTable's check: the definitions given are the ones stored.

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -60,7 +61,7 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		}
 		rep.Rows++
 		if prev, dup := want[string(k)]; dup {
-			rep.note(&rep.Extra, "rows %s and %s share unique key %s", keyText(prev.mainKey), keyText(row.Key), keyText(k))
+			rep.note(&rep.Extra, "rows %s and %s share unique key %s", ix.t.t.printKey(prev.mainKey), ix.t.t.printKey(row.Key), ix.table.printKey(k))
 			continue
 		}
 		want[string(k)] = &wantEntry{mainKey: row.Key, covered: ix.encodeCovered(row.Cells)}
@@ -72,7 +73,7 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		rep.Entries++
 		w := want[string(e.Key)]
 		if w == nil {
-			rep.note(&rep.Extra, "extra entry %s", keyText(e.Key))
+			rep.note(&rep.Extra, "extra entry %s", ix.table.printKey(e.Key))
 			continue
 		}
 		w.seen = true
@@ -81,16 +82,16 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		cov, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
 		switch {
 		case !bytes.Equal(mk, w.mainKey):
-			rep.note(&rep.Stale, "entry %s names row %s, want %s", keyText(e.Key), keyText(mk), keyText(w.mainKey))
+			rep.note(&rep.Stale, "entry %s names row %s, want %s", ix.table.printKey(e.Key), ix.t.t.printKey(mk), ix.t.t.printKey(w.mainKey))
 		case len(st) == 0 || st[0] != statusVerified:
-			rep.note(&rep.Stale, "entry %s pending", keyText(e.Key))
+			rep.note(&rep.Stale, "entry %s pending", ix.table.printKey(e.Key))
 		case !bytes.Equal(cov, w.covered):
-			rep.note(&rep.Stale, "entry %s has old covered values", keyText(e.Key))
+			rep.note(&rep.Stale, "entry %s has old covered values", ix.table.printKey(e.Key))
 		}
 	}
 	for k, w := range want {
 		if !w.seen {
-			rep.note(&rep.Missing, "row %s has no entry %s", keyText(w.mainKey), keyText([]byte(k)))
+			rep.note(&rep.Missing, "row %s has no entry %s", ix.t.t.printKey(w.mainKey), ix.table.printKey([]byte(k)))
 		}
 	}
 	return rep, nil
@@ -128,6 +129,9 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
 		}
 	}
+	if err := ix.ensureTable(ctx); err != nil {
+		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
+	}
 	only := ix.t.only(ix)
 	err := forEachBucketBatch(ctx, ix.t.t, func(ctx context.Context, batch []Row) error {
 		muts := make([]Mutation, len(batch))
@@ -155,6 +159,25 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}
 	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load()}, nil
+}
+
+// ensureTable creates the index's table again when it is gone (deleted around the API, by a tool
+// that does not know it holds an index), so that Rebuild can fill it.
+func (ix *Index) ensureTable(ctx context.Context) error {
+	c := ix.t.t.c
+	name := IndexTableName(ix.t.t.name, ix.cfg.Name)
+	if _, found, err := readDir(ctx, c.backend, name); err != nil || found {
+		return err // a rebucketed index table is the directory's to find
+	}
+	_, err := c.backend.TableMeta(ctx, name)
+	if !errors.Is(err, ErrTableNotFound) {
+		return err
+	}
+	c.logger.WarnContext(ctx, "brine: index table missing: creating it again", "index", ix.cfg.Name, "table", name)
+	if err := c.createIndexTables(ctx, ix.t.t.name, []IndexConfig{ix.cfg}); err != nil && !errors.Is(err, ErrTableExists) {
+		return err
+	}
+	return nil
 }
 
 // only is it with only ix among its indexes, so a rebuild rewrites one index's entries.
@@ -209,7 +232,7 @@ func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) 
 	return forEachBucketBatch(ctx, t, func(ctx context.Context, rows []Row) error {
 		for _, row := range rows {
 			if err := fn(ctx, row); err != nil {
-				return fmt.Errorf("row %s: %w", keyText(row.Key), err)
+				return fmt.Errorf("row %s: %w", t.printKey(row.Key), err)
 			}
 		}
 		return nil

@@ -248,7 +248,7 @@ func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
 	s.add(p.changes, p.pending, status(statusVerified, p.tok))
 	if err := it.sendSettles(ctx, s); err != nil {
 		// The write is durable and its entries are answered from the row until repaired.
-		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", keyText(p.m.Key), "err", err)
+		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", it.t.printKey(p.m.Key), "err", err)
 	}
 }
 
@@ -298,11 +298,11 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 				return err
 			}
 			if k, ok, err := ix.EntryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
-				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner))
+				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, ix.table.printKey(key), ErrUniqueViolation, ix.t.t.printKey(owner))
 			}
 			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
 			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
-				return driverkit.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, keyText(key), ErrUniqueViolation, keyText(owner)))
+				return driverkit.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, ix.table.printKey(key), ErrUniqueViolation, ix.t.t.printKey(owner)))
 			}
 		}
 		applied, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: statusQual, Value: st}, Mutation{Key: key, Cells: cells})
@@ -310,7 +310,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			return err
 		}
 	}
-	return driverkit.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, keyText(key), ErrIndexContention))
+	return driverkit.Retryable(fmt.Errorf("index %s key %s: %w", ix.cfg.Name, ix.table.printKey(key), ErrIndexContention))
 }
 
 // settleBatches are step 4's compare-and-sets by index table, for sendSettles.

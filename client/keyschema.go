@@ -79,9 +79,19 @@ func (it *IndexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
 // CLI's form, "u,999" rather than "u\x00\x00\x00\x00\x00\x00\x03\xe7"); with no schema, or for a
 // key the schema cannot read, the quoted bytes.
 func printKey(ks *keys.Schema, k []byte) string {
-	if ks != nil {
-		if s, err := ks.Format(k); err == nil {
-			return keyText([]byte(s))
+	if ks == nil {
+		return keyText(k)
+	}
+	if s, err := ks.Format(k); err == nil {
+		return keyText([]byte(s))
+	}
+	// A range bound is often a prefix: the leading fields of a key (PrefixRange, Index.Prefix).
+	fields := ks.Fields()
+	for n := len(fields) - 1; n > 0; n-- {
+		if lead, err := keys.NewSchema(fields[:n]...); err == nil {
+			if s, err := lead.Format(k); err == nil {
+				return keyText([]byte(s))
+			}
 		}
 	}
 	return keyText(k)
