@@ -89,14 +89,7 @@ func TestRebucketCopyBatched(t *testing.T) {
 	if batched != rows {
 		t.Errorf("%d rows copied in batches, want %d", batched, rows)
 	}
-	n := 0
-	for _, err := range tbl.Scan(ctx, client.Range{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
-	if n != rows {
+	if n := testkit.Count(t, tbl.Scan(ctx, client.Range{})); n != rows {
 		t.Fatalf("%d rows after the rebucket, want %d", n, rows)
 	}
 }

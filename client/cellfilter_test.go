@@ -34,14 +34,11 @@ func TestCellFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := func(q, v string) client.Cell {
-		return client.Cell{Family: "d", Qualifier: q, Value: []byte(v), Timestamp: 1}
-	}
 	muts := []client.Mutation{
-		{Key: []byte("a1"), Cells: []client.Cell{cell("amt", "1"), cell("b", "x"), cell("status", "paid")}},
-		{Key: []byte("a2"), Cells: []client.Cell{cell("amt", "2"), cell("status", "new")}},
-		{Key: []byte("b1"), Cells: []client.Cell{cell("b", "y"), cell("status", "paid")}},
-		{Key: []byte("b2"), Cells: []client.Cell{cell("status", "paid")}},
+		{Key: []byte("a1"), Cells: []client.Cell{testkit.Cell("amt", "1"), testkit.Cell("b", "x"), testkit.Cell("status", "paid")}},
+		{Key: []byte("a2"), Cells: []client.Cell{testkit.Cell("amt", "2"), testkit.Cell("status", "new")}},
+		{Key: []byte("b1"), Cells: []client.Cell{testkit.Cell("b", "y"), testkit.Cell("status", "paid")}},
+		{Key: []byte("b2"), Cells: []client.Cell{testkit.Cell("status", "paid")}},
 	}
 	if errs, err := tbl.Apply(ctx, muts); err != nil || errs != nil {
 		t.Fatal(err, errs)

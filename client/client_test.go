@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/salting"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -34,10 +32,6 @@ func newTable(t *testing.T, spec string, opts ...client.Option) (*client.Client,
 	return c, tbl
 }
 
-func cell(v string) client.Cell {
-	return client.Cell{Family: "d", Qualifier: "q", Value: []byte(v), Timestamp: 1}
-}
-
 func TestPointOps(t *testing.T) {
 	ctx := context.Background()
 	for _, spec := range []string{"hash:16", "hash:300", "md5hex:2", "mod:8:offset=0,width=1", "reverse", "phoenix:4", "none"} {
@@ -47,7 +41,7 @@ func TestPointOps(t *testing.T) {
 			if _, err := tbl.Get(ctx, key); !errors.Is(err, client.ErrNotFound) {
 				t.Fatalf("Get before Put: %v, want ErrNotFound", err)
 			}
-			if err := tbl.Put(ctx, key, cell("v1"), client.Cell{Family: "d", Qualifier: "r", Value: []byte("x"), Timestamp: 1}); err != nil {
+			if err := tbl.Put(ctx, key, testkit.Cell("q", "v1"), client.Cell{Family: "d", Qualifier: "r", Value: []byte("x"), Timestamp: 1}); err != nil {
 				t.Fatal(err)
 			}
 			row, err := tbl.Get(ctx, key)
@@ -88,7 +82,7 @@ func TestBadKeysRejectedBeforeSending(t *testing.T) {
 	}
 	before := b.Stats().Calls
 	for name, op := range map[string]func() error{
-		"put":    func() error { return tbl.Put(ctx, nil, cell("v")) },
+		"put":    func() error { return tbl.Put(ctx, nil, testkit.Cell("q", "v")) },
 		"get":    func() error { _, err := tbl.Get(ctx, []byte{}); return err },
 		"delete": func() error { return tbl.Delete(ctx, nil) },
 		"getmany": func() error {
@@ -114,7 +108,7 @@ func TestApplyPerRowErrors(t *testing.T) {
 		if i == 50 {
 			k = nil // bad row in the middle
 		}
-		muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{cell(fmt.Sprint(i))}})
+		muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{testkit.Cell("q", fmt.Sprint(i))}})
 	}
 	rowErrs, err := tbl.Apply(ctx, muts)
 	if err != nil {
@@ -183,7 +177,7 @@ func TestSaltIsPhysical(t *testing.T) {
 	ctx := context.Background()
 	c, tbl := newTable(t, "hash:16")
 	for i := range 200 {
-		if err := tbl.Put(ctx, []byte(fmt.Sprintf("%08d", i)), cell("v")); err != nil {
+		if err := tbl.Put(ctx, []byte(fmt.Sprintf("%08d", i)), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,18 +232,6 @@ func testKeys(r *rand.Rand, n int) [][]byte {
 	return out
 }
 
-func collect(t *testing.T, seq iter.Seq2[client.Row, error]) [][]byte {
-	t.Helper()
-	var keys [][]byte
-	for row, err := range seq {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, row.Key)
-	}
-	return keys
-}
-
 func TestScanMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -272,7 +254,7 @@ func TestScanMatchesReference(t *testing.T) {
 			_, tbl := newTable(t, spec, client.WithPrefetch(3), client.WithConcurrency(4))
 			var muts []client.Mutation
 			for _, k := range all {
-				muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{cell(string(k))}})
+				muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{testkit.Cell("q", string(k))}})
 			}
 			if errs, err := tbl.Apply(ctx, muts); err != nil || errs != nil {
 				t.Fatal(err, errs)
@@ -284,7 +266,7 @@ func TestScanMatchesReference(t *testing.T) {
 						if reverse {
 							opts = append(opts, client.Reverse())
 						}
-						got := collect(t, tbl.Scan(ctx, r, opts...))
+						got := testkit.Keys(testkit.Collect(t, tbl.Scan(ctx, r, opts...)))
 						want := backendtest.ExpectKeys(all, r, reverse, limit)
 						if !slices.EqualFunc(got, want, bytes.Equal) {
 							t.Fatalf("range [%q,%q) reverse=%v limit=%d:\n got %q\nwant %q", r.Start, r.End, reverse, limit, got, want)
@@ -302,7 +284,7 @@ func TestScanCursorPaging(t *testing.T) {
 	all := testKeys(rng, 200)
 	_, tbl := newTable(t, "hash:8")
 	for _, k := range all {
-		if err := tbl.Put(ctx, k, cell("v")); err != nil {
+		if err := tbl.Put(ctx, k, testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -318,7 +300,7 @@ func TestScanCursorPaging(t *testing.T) {
 				if cursor != nil {
 					opts = append(opts, client.ResumeAfter(cursor))
 				}
-				keys := collect(t, tbl.Scan(ctx, r, opts...))
+				keys := testkit.Keys(testkit.Collect(t, tbl.Scan(ctx, r, opts...)))
 				got = append(got, keys...)
 				if len(keys) < 13 {
 					break
@@ -339,7 +321,7 @@ func TestScanEarlyBreakAndCancel(t *testing.T) {
 	_, tbl := newTable(t, "hash:32", client.WithPrefetch(2))
 	ctx := context.Background()
 	for i := range 500 {
-		if err := tbl.Put(ctx, []byte(fmt.Sprintf("%05d", i)), cell("v")); err != nil {
+		if err := tbl.Put(ctx, []byte(fmt.Sprintf("%05d", i)), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -381,12 +363,12 @@ func TestPruning(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"usr1/a", "usr1/b", "usr2/a", "usr3/c"} {
-		if err := tbl.Put(ctx, []byte(k), cell("v")); err != nil {
+		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	before := b.Stats().OpCalls[faulty.OpScan]
-	got := collect(t, tbl.Scan(ctx, client.PrefixRange([]byte("usr1"))))
+	got := testkit.Keys(testkit.Collect(t, tbl.Scan(ctx, client.PrefixRange([]byte("usr1")))))
 	if len(got) != 2 {
 		t.Fatalf("prefix scan = %q", got)
 	}
@@ -401,11 +383,7 @@ func TestCountByBucketReverse(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	s, err := salting.ParseSpec("reverse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := c.CreateTable(ctx, "rev", client.TableConfig{Salter: s})
+	tbl, err := c.CreateTable(ctx, "rev", client.TableConfig{Salter: testkit.Salter(t, "reverse")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,10 +22,10 @@ func TestApplyWholeCallError(t *testing.T) {
 	muts := func(bad bool) []client.Mutation {
 		var ms []client.Mutation
 		for _, k := range []string{"a", "b", "c", "d", "e", "f"} {
-			ms = append(ms, client.Mutation{Key: []byte(k), Cells: []client.Cell{cell(k)}})
+			ms = append(ms, client.Mutation{Key: []byte(k), Cells: []client.Cell{testkit.Cell("q", k)}})
 		}
 		if bad {
-			ms = append(ms, client.Mutation{Key: nil, Cells: []client.Cell{cell("bad")}})
+			ms = append(ms, client.Mutation{Key: nil, Cells: []client.Cell{testkit.Cell("q", "bad")}})
 		}
 		return ms
 	}
@@ -97,7 +97,7 @@ func TestGetReportsDriverContractViolation(t *testing.T) {
 func TestImportGaveUpKeepsLastError(t *testing.T) {
 	busy := errors.New("server busy")
 	one := func(yield func(client.ImportRow, error) bool) {
-		yield(client.ImportRow{Source: 1, Mutation: client.Mutation{Key: []byte("k"), Cells: []client.Cell{cell("v")}}}, nil)
+		yield(client.ImportRow{Source: 1, Mutation: client.Mutation{Key: []byte("k"), Cells: []client.Cell{testkit.Cell("q", "v")}}}, nil)
 	}
 	// The store always fails; ctx ends while the import sleeps between tries (nearly all of its time).
 	// Should it end in the microseconds between a try and the import's look at ctx, the row fails

@@ -59,16 +59,6 @@ func TestClosedClientErrClosed(t *testing.T) {
 	}
 }
 
-func scanCount(seq iter.Seq2[client.Row, error]) (n int, err error) {
-	for _, err := range seq {
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
-}
-
 // A range whose start is after its end is refused by every Go scan, as the CLI refuses it; a range
 // whose start equals its end is empty; Reverse takes the ascending range.
 func TestScanRangeOrder(t *testing.T) {
@@ -90,10 +80,10 @@ func TestScanRangeOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"a", "b", "c", "d"} {
-		if err := tbl.Put(ctx, []byte(k), cell("v")); err != nil {
+		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
-		if err := it.Put(ctx, []byte(k), cell("v")); err != nil {
+		if err := it.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,7 +115,7 @@ func TestScanRangeOrder(t *testing.T) {
 	for name, scan := range scans {
 		for _, tc := range tests {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
-				n, err := scanCount(scan(tc.r, tc.opts...))
+				n, err := testkit.CountErr(scan(tc.r, tc.opts...))
 				if got := errors.Is(err, client.ErrInvalidArgument); got != tc.invalidArg {
 					t.Fatalf("err = %v, want ErrInvalidArgument: %v", err, tc.invalidArg)
 				}
@@ -139,19 +129,9 @@ func TestScanRangeOrder(t *testing.T) {
 		}
 	}
 	// An index's scan reads its own range the same way.
-	if _, err := collectIndex(it.Index("by_v").Scan(ctx, client.RowRange([]byte("z"), []byte("a")))); !errors.Is(err, client.ErrInvalidArgument) {
+	if _, err := testkit.CountErr(it.Index("by_v").Scan(ctx, client.RowRange([]byte("z"), []byte("a")))); !errors.Is(err, client.ErrInvalidArgument) {
 		t.Errorf("index scan of a reversed range: %v, want ErrInvalidArgument", err)
 	}
-}
-
-func collectIndex(seq iter.Seq2[client.IndexRow, error]) (n int, err error) {
-	for _, err := range seq {
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
 }
 
 // Bad input that every bucket refuses alike gives one error naming the table and the input, the
@@ -166,13 +146,13 @@ func TestScanBadFamilyNamedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
-		if err := tbl.Put(ctx, []byte(k), cell("v")); err != nil {
+		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var first string
 	for i := range 20 {
-		_, err := scanCount(tbl.Scan(ctx, client.InfiniteRange(nil), client.Families("x")))
+		_, err := testkit.CountErr(tbl.Scan(ctx, client.InfiniteRange(nil), client.Families("x")))
 		if !errors.Is(err, client.ErrInvalidArgument) {
 			t.Fatalf("scan of family x: %v, want ErrInvalidArgument", err)
 		}

@@ -194,13 +194,7 @@ func TestKeyRegexFilter(t *testing.T) {
 		if tt.limit > 0 {
 			opts = append(opts, client.Limit(tt.limit))
 		}
-		var got []string
-		for row, err := range tbl.Scan(ctx, client.Range{}, opts...) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(row.Key))
-		}
+		got := testkit.KeyStrings(testkit.Collect(t, tbl.Scan(ctx, client.Range{}, opts...)))
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: got %d rows %v, want %d %v", tt.name, len(got), got[:min(len(got), 6)], len(tt.want), tt.want[:min(len(tt.want), 6)])
 		}

@@ -32,7 +32,7 @@ func BenchmarkGet(b *testing.B) {
 	muts := make([]client.Mutation, n)
 	for i := range keys {
 		keys[i] = binary.BigEndian.AppendUint64(nil, uint64(1_700_000_000_000+i*10))
-		muts[i] = client.Mutation{Key: keys[i], Cells: []client.Cell{cell("v")}}
+		muts[i] = client.Mutation{Key: keys[i], Cells: []client.Cell{testkit.Cell("q", "v")}}
 	}
 	for _, tab := range []*client.Table{raw, t} {
 		if rowErrs, err := tab.Apply(ctx, muts); err != nil || rowErrs != nil {

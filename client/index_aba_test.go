@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // holdKey marks the context of the write that gated stops at its data write.
@@ -129,13 +130,7 @@ func TestIndexScanLimitPastWriteInFlight(t *testing.T) {
 		{4, []string{"o1", "o2", "o3", "o4"}},
 		{9, []string{"o1", "o2", "o3", "o4"}},
 	} {
-		var got []string
-		for row, err := range tbl.Scan(ctx, client.Range{}, client.Limit(tc.limit)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(row.Key))
-		}
+		got := testkit.KeyStrings(testkit.Collect(t, tbl.Scan(ctx, client.Range{}, client.Limit(tc.limit))))
 		var want []string
 		for _, no := range tc.want {
 			want = append(want, string(indextest.OrderKey(no)))

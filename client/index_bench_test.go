@@ -129,13 +129,7 @@ func BenchmarkIndexQuery(b *testing.B) {
 	}
 	scan := func(opts ...client.ReadOption) func() int {
 		return func() int {
-			n := 0
-			for _, err := range ix.Scan(ctx, client.PrefixRange(prefix), append(opts, client.Limit(20))...) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
+			n := testkit.Count(b, ix.Scan(ctx, client.PrefixRange(prefix), append(opts, client.Limit(20))...))
 			return n
 		}
 	}

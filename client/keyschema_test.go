@@ -11,7 +11,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/keys"
 )
 
 // TestKeyRegexFilterKeySchema: on a table with a key schema a key regex matches the printed key
@@ -19,10 +18,7 @@ import (
 // the key's bytes.
 func TestKeyRegexFilterKeySchema(t *testing.T) {
 	ctx := context.Background()
-	ks, err := keys.ParseSchema("id,n:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ks := testkit.Schema(t, "id,n:int64")
 	c := client.New(memory.New())
 	defer c.Close()
 	var muts []client.Mutation
@@ -110,10 +106,7 @@ func TestKeyRegexFilterKeySchema(t *testing.T) {
 
 func TestCreateTableKeySchema(t *testing.T) {
 	ctx := context.Background()
-	ks, err := keys.ParseSchema("id,n:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ks := testkit.Schema(t, "id,n:int64")
 	tests := []struct {
 		name    string
 		cfg     client.TableConfig
@@ -163,10 +156,7 @@ func TestCreateTableKeySchema(t *testing.T) {
 // form), not its encoded bytes; keys the schema cannot read, and tables without one, print bytes.
 func TestErrorsPrintKeysBySchema(t *testing.T) {
 	ctx := context.Background()
-	ks, err := keys.ParseSchema("id,n:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ks := testkit.Schema(t, "id,n:int64")
 	c := client.New(memory.New())
 	defer c.Close()
 	typed, err := c.CreateTable(ctx, "typed", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks})
@@ -200,7 +190,7 @@ func TestErrorsPrintKeysBySchema(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
 		}
 	}
-	_, err = scanCount(typed.Scan(ctx, client.RowRange(k999, k1)))
+	_, err = testkit.CountErr(typed.Scan(ctx, client.RowRange(k999, k1)))
 	if !errors.Is(err, client.ErrInvalidArgument) {
 		t.Fatalf("reversed scan: %v, want ErrInvalidArgument", err)
 	}

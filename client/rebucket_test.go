@@ -139,14 +139,7 @@ func TestRebucketStaleHandleFollows(t *testing.T) {
 	if err := stale.Put(ctx, []byte("after"), client.Cell{Family: "d", Qualifier: "q", Value: []byte("2")}); err != nil {
 		t.Fatal(err)
 	}
-	oldRows := 0
-	for _, err := range b.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		oldRows++
-	}
-	if oldRows != 1 {
+	if oldRows := testkit.Count(t, b.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{})); oldRows != 1 {
 		t.Errorf("old table holds %d rows, want only the one written before the rebucket", oldRows)
 	}
 	if got := stale.Salter().Spec(); got != "hash:8" {

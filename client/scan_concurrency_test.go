@@ -92,13 +92,13 @@ func TestScanConcurrency(t *testing.T) {
 			}
 			var muts []client.Mutation
 			for i := range 20 * buckets {
-				muts = append(muts, client.Mutation{Key: fmt.Appendf(nil, "k%04d", i), Cells: []client.Cell{cell("v")}})
+				muts = append(muts, client.Mutation{Key: fmt.Appendf(nil, "k%04d", i), Cells: []client.Cell{testkit.Cell("q", "v")}})
 			}
 			if errs, err := tbl.Apply(ctx, muts); err != nil || errs != nil {
 				t.Fatal(err, errs)
 			}
-			if got := collect(t, tbl.Scan(ctx, client.Range{})); len(got) != len(muts) {
-				t.Fatalf("scan returned %d rows, want %d", len(got), len(muts))
+			if got := testkit.Count(t, tbl.Scan(ctx, client.Range{})); got != len(muts) {
+				t.Fatalf("scan returned %d rows, want %d", got, len(muts))
 			}
 			o.mu.Lock()
 			defer o.mu.Unlock()

@@ -55,7 +55,7 @@ func TestLimitScanPullsOnDemand(t *testing.T) {
 	}
 	muts := make([]client.Mutation, rows)
 	for i := range muts {
-		muts[i] = client.Mutation{Key: binary.BigEndian.AppendUint64(nil, uint64(i)), Cells: []client.Cell{cell("v")}}
+		muts[i] = client.Mutation{Key: binary.BigEndian.AppendUint64(nil, uint64(i)), Cells: []client.Cell{testkit.Cell("q", "v")}}
 	}
 	if rowErrs, err := tbl.Apply(ctx, muts); err != nil || rowErrs != nil {
 		t.Fatal(err, rowErrs)
@@ -121,11 +121,7 @@ func TestScanFirstBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, err := range tbl.Scan(ctx, client.Range{}, tc.opts...) {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		testkit.Count(t, tbl.Scan(ctx, client.Range{}, tc.opts...))
 		for _, o := range rec.opts {
 			if o.FirstBatch != tc.wantFirst {
 				t.Errorf("%s %d options: FirstBatch %d, want %d", tc.spec, len(tc.opts), o.FirstBatch, tc.wantFirst)

@@ -31,12 +31,12 @@ func mergedTables(t *testing.T, c *client.Client) (a, b *client.Table, want []st
 		if i%2 == 1 {
 			tbl = b
 		}
-		if err := tbl.Put(ctx, []byte(k), cell(tbl.Name())); err != nil {
+		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", tbl.Name())); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, k)
 	}
-	if err := b.Put(ctx, []byte("k050"), cell("b")); err != nil {
+	if err := b.Put(ctx, []byte("k050"), testkit.Cell("q", "b")); err != nil {
 		t.Fatal(err)
 	}
 	want = slices.Insert(want, 51, "k050")
@@ -45,14 +45,7 @@ func mergedTables(t *testing.T, c *client.Client) (a, b *client.Table, want []st
 
 func rowText(t *testing.T, c *client.Client, tables []*client.Table, r client.Range, opts ...client.ReadOption) []string {
 	t.Helper()
-	var out []string
-	for row, err := range c.ScanTables(context.Background(), tables, r, opts...) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(row.Key))
-	}
-	return out
+	return testkit.KeyStrings(testkit.Collect(t, c.ScanTables(context.Background(), tables, r, opts...)))
 }
 
 func TestScanTables(t *testing.T) {
@@ -112,7 +105,7 @@ func TestScanTables(t *testing.T) {
 		t.Errorf("no tables: %q", got)
 	}
 	for _, tables := range [][]*client.Table{nil, both} {
-		_, err := scanCount(c.ScanTables(ctx, tables, client.RowRange([]byte("z"), []byte("a"))))
+		_, err := testkit.CountErr(c.ScanTables(ctx, tables, client.RowRange([]byte("z"), []byte("a"))))
 		if !errors.Is(err, client.ErrInvalidArgument) {
 			t.Errorf("%d tables, reversed range: %v, want ErrInvalidArgument", len(tables), err)
 		}
@@ -121,7 +114,7 @@ func TestScanTables(t *testing.T) {
 	if err := c.DeleteTable(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := scanCount(c.ScanTables(ctx, both, client.Range{}))
+	_, err := testkit.CountErr(c.ScanTables(ctx, both, client.Range{}))
 	if !errors.Is(err, client.ErrTableNotFound) || !strings.HasPrefix(err.Error(), "scan: ") || !strings.Contains(err.Error(), "table b: ") {
 		t.Errorf("scan with table b dropped: %v, want ErrTableNotFound naming b", err)
 	}
@@ -159,7 +152,7 @@ func TestScanTablesTelemetry(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
 	a, b, all := mergedTables(t, o.c)
-	if n, err := scanCount(o.c.ScanTables(ctx, []*client.Table{a, b}, client.Range{})); err != nil || n != len(all) {
+	if n, err := testkit.CountErr(o.c.ScanTables(ctx, []*client.Table{a, b}, client.Range{})); err != nil || n != len(all) {
 		t.Fatalf("%d rows, %v; want %d", n, err, len(all))
 	}
 	spans := o.spansNamed("scan")

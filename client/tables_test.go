@@ -63,7 +63,7 @@ func TestCreateOrOpenTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first CreateOrOpenTable: %v", err)
 	}
-	if err := first.Put(ctx, []byte("k"), cell("v")); err != nil {
+	if err := first.Put(ctx, []byte("k"), testkit.Cell("q", "v")); err != nil {
 		t.Fatal(err)
 	}
 	again, err := c.CreateOrOpenTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:8")})

@@ -38,7 +38,7 @@ func scanTables(b *testing.B) (off, on *client.Table, stop func()) {
 	}
 	muts := make([]client.Mutation, benchScanRows)
 	for i := range muts {
-		muts[i] = client.Mutation{Key: binary.BigEndian.AppendUint64(nil, uint64(1_700_000_000_000+i*10)), Cells: []client.Cell{cell("value-0123456789")}}
+		muts[i] = client.Mutation{Key: binary.BigEndian.AppendUint64(nil, uint64(1_700_000_000_000+i*10)), Cells: []client.Cell{testkit.Cell("q", "value-0123456789")}}
 	}
 	if rowErrs, err := off.Apply(ctx, muts); err != nil || rowErrs != nil {
 		b.Fatal(err, rowErrs)
@@ -54,14 +54,7 @@ func scanTables(b *testing.B) (off, on *client.Table, stop func()) {
 }
 
 func drain(b *testing.B, t *client.Table) {
-	n := 0
-	for _, err := range t.Scan(b.Context(), client.Range{}) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	if n != benchScanRows {
+	if n := testkit.Count(b, t.Scan(b.Context(), client.Range{})); n != benchScanRows {
 		b.Fatalf("scanned %d rows, want %d", n, benchScanRows)
 	}
 }

@@ -87,12 +87,12 @@ func TestTelemetryCallSpans(t *testing.T) {
 	key := func(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
 	muts := make([]client.Mutation, 40)
 	for i := range muts {
-		muts[i] = client.Mutation{Key: key(i), Cells: []client.Cell{cell("v")}}
+		muts[i] = client.Mutation{Key: key(i), Cells: []client.Cell{testkit.Cell("q", "v")}}
 	}
 	if rowErrs, err := tbl.Apply(ctx, muts); err != nil || rowErrs != nil {
 		t.Fatal(err, rowErrs)
 	}
-	if err := tbl.Put(ctx, key(99), cell("x")); err != nil {
+	if err := tbl.Put(ctx, key(99), testkit.Cell("q", "x")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tbl.Get(ctx, key(1)); err != nil {
@@ -108,16 +108,10 @@ func TestTelemetryCallSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := tbl.CheckAndMutate(ctx, client.Condition{Family: "d", Qualifier: "q", Value: []byte("v")},
-		client.Mutation{Key: key(3), Cells: []client.Cell{cell("w")}}); err != nil {
+		client.Mutation{Key: key(3), Cells: []client.Cell{testkit.Cell("q", "w")}}); err != nil {
 		t.Fatal(err)
 	}
-	rows := 0
-	for _, err := range tbl.Scan(ctx, client.Range{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows++
-	}
+	rows := testkit.Count(t, tbl.Scan(ctx, client.Range{}))
 
 	tests := []struct {
 		name, op string
@@ -165,7 +159,7 @@ func TestTelemetryBucketSpans(t *testing.T) {
 	}
 	muts := make([]client.Mutation, 200)
 	for i := range muts {
-		muts[i] = client.Mutation{Key: fmt.Appendf(nil, "k%03d", i), Cells: []client.Cell{cell("val")}}
+		muts[i] = client.Mutation{Key: fmt.Appendf(nil, "k%03d", i), Cells: []client.Cell{testkit.Cell("q", "val")}}
 	}
 	if rowErrs, err := tbl.Apply(ctx, muts); err != nil || rowErrs != nil {
 		t.Fatal(err, rowErrs)
@@ -174,11 +168,7 @@ func TestTelemetryBucketSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range tbl.Scan(ctx, client.Range{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.Count(t, tbl.Scan(ctx, client.Range{}))
 	scan := o.spansNamed("scan orders")[0]
 	if a := attrs(scan.Attributes()); a[client.AttrBuckets].AsInt64() != 4 || a[client.AttrPrunedBuckets].AsInt64() != 0 {
 		t.Errorf("full scan: buckets %v pruned %v, want 4 and 0", a[client.AttrBuckets], a[client.AttrPrunedBuckets])
@@ -216,11 +206,7 @@ func TestTelemetryBucketSpans(t *testing.T) {
 	}
 
 	// A single-key range reads one bucket: the other three are pruned.
-	for _, err := range tbl.Scan(ctx, client.Range{Start: []byte("k007"), End: []byte("k007\x00")}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.Count(t, tbl.Scan(ctx, client.Range{Start: []byte("k007"), End: []byte("k007\x00")}))
 	point := o.spansNamed("scan orders")[1]
 	if a := attrs(point.Attributes()); a[client.AttrBuckets].AsInt64() != 1 || a[client.AttrPrunedBuckets].AsInt64() != 3 || a[client.AttrRows].AsInt64() != 1 {
 		t.Errorf("point scan: buckets %v pruned %v rows %v, want 1, 3, 1", a[client.AttrBuckets], a[client.AttrPrunedBuckets], a[client.AttrRows])
@@ -235,16 +221,12 @@ func TestTelemetryMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		if err := tbl.Put(ctx, fmt.Appendf(nil, "k%d", i), cell("v")); err != nil {
+		if err := tbl.Put(ctx, fmt.Appendf(nil, "k%d", i), testkit.Cell("q", "v")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for range 3 {
-		for _, err := range tbl.Scan(ctx, client.Range{}) {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		testkit.Count(t, tbl.Scan(ctx, client.Range{}))
 	}
 	hist, ok := o.metric(t, client.MetricOperationDuration).(metricdata.Histogram[float64])
 	if !ok {
@@ -329,7 +311,7 @@ func TestTelemetryRetriesAndImport(t *testing.T) {
 	}
 	in := func(yield func(client.ImportRow, error) bool) {
 		for _, k := range []string{"a", "b", "c-bad"} {
-			if !yield(client.ImportRow{Mutation: client.Mutation{Key: []byte(k), Cells: []client.Cell{cell("v")}}}, nil) {
+			if !yield(client.ImportRow{Mutation: client.Mutation{Key: []byte(k), Cells: []client.Cell{testkit.Cell("q", "v")}}}, nil) {
 				return
 			}
 		}
@@ -345,11 +327,7 @@ func TestTelemetryRetriesAndImport(t *testing.T) {
 	if a := attrs(imp[0].Attributes()); a[client.AttrRows].AsInt64() != 2 || a[client.AttrRetries].AsInt64() != 3 {
 		t.Errorf("import span: rows %v retries %v, want 2 and 3", a[client.AttrRows], a[client.AttrRetries])
 	}
-	for _, err := range tbl.Scan(ctx, client.Range{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.Count(t, tbl.Scan(ctx, client.Range{}))
 	bucket := o.spansNamed("scan orders bucket 0")
 	if len(bucket) != 1 || attrs(bucket[0].Attributes())[client.AttrRetries].AsInt64() != 1 {
 		t.Fatalf("bucket span: want one with 1 retry, got %d spans", len(bucket))
@@ -407,7 +385,7 @@ func TestTelemetryEarlyBreak(t *testing.T) {
 	}
 	muts := make([]client.Mutation, 5000)
 	for i := range muts {
-		muts[i] = client.Mutation{Key: fmt.Appendf(nil, "k%05d", i), Cells: []client.Cell{cell("v")}}
+		muts[i] = client.Mutation{Key: fmt.Appendf(nil, "k%05d", i), Cells: []client.Cell{testkit.Cell("q", "v")}}
 	}
 	if rowErrs, err := tbl.Apply(ctx, muts); err != nil || rowErrs != nil {
 		t.Fatal(err, rowErrs)

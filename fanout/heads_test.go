@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // Every stream waits after its head until all heads are in, whatever the concurrency: the merge can
@@ -45,13 +47,7 @@ func TestHeadGate(t *testing.T) {
 					}
 				}
 			}
-			n := 0
-			for _, err := range Merge(t.Context(), srcs, asc, Options{Concurrency: tc.concurrency, Prefetch: 8}) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				n++
-			}
+			n := testkit.Count(t, Merge(t.Context(), srcs, asc, Options{Concurrency: tc.concurrency, Prefetch: 8}))
 			heads := streams
 			if tc.empty >= 0 {
 				heads--

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func TestMergeMatchesStableSort(t *testing.T) {
@@ -22,18 +24,9 @@ func TestMergeMatchesStableSort(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("got %d elements, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			t.Fatalf("got %d elements, want %d; first difference at %d", len(got), len(want), testkit.FirstDiff(got, want))
 		}
 	})
-}
-
-func firstDiff(a, b []item) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
 }
 
 func TestMergeLimit(t *testing.T) {
@@ -48,7 +41,7 @@ func TestMergeLimit(t *testing.T) {
 		}
 		want = want[:min(opts.Limit, len(want))]
 		if !slices.Equal(got, want) {
-			t.Fatalf("limit %d: got %d elements, want %d; first difference at %d", opts.Limit, len(got), len(want), firstDiff(got, want))
+			t.Fatalf("limit %d: got %d elements, want %d; first difference at %d", opts.Limit, len(got), len(want), testkit.FirstDiff(got, want))
 		}
 	})
 }
@@ -70,7 +63,7 @@ func TestMergeEarlyBreak(t *testing.T) {
 		}
 		p.checkStopped(t)
 		if !slices.Equal(got, want[:k]) {
-			t.Fatalf("break after %d: first difference at %d", k, firstDiff(got, want[:k]))
+			t.Fatalf("break after %d: first difference at %d", k, testkit.FirstDiff(got, want[:k]))
 		}
 	})
 }
@@ -98,7 +91,7 @@ func TestMergeStreamError(t *testing.T) {
 			t.Errorf("error %v: want a *StreamError for stream %d", err, bad)
 		}
 		if !slices.Equal(got, want[:len(got)]) {
-			t.Fatalf("elements before the error are not a prefix of the merge: first difference at %d", firstDiff(got, want))
+			t.Fatalf("elements before the error are not a prefix of the merge: first difference at %d", testkit.FirstDiff(got, want))
 		}
 	})
 }
@@ -179,7 +172,7 @@ func TestMergeSlowStream(t *testing.T) {
 				}
 				slices.SortStableFunc(want, asc)
 				if !slices.Equal(got, want) {
-					t.Fatalf("first difference at %d", firstDiff(got, want))
+					t.Fatalf("first difference at %d", testkit.FirstDiff(got, want))
 				}
 			})
 		}
@@ -376,7 +369,7 @@ func TestMergeBoundedConcurrency(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("first difference at %d", firstDiff(got, want))
+				t.Fatalf("first difference at %d", testkit.FirstDiff(got, want))
 			}
 			if m := p.maxActive.Load(); m > int64(tc.conc) {
 				t.Fatalf("%d sources ran at once, want <= %d", m, tc.conc)
@@ -476,13 +469,7 @@ func TestStopCalledOnce(t *testing.T) {
 				}
 			}
 			calls := 0
-			got := 0
-			for _, err := range Merge(context.Background(), streams, cmp.Compare[int], Options{Limit: limit, stop: func() { calls++ }}) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				got++
-			}
+			got := testkit.Count(t, Merge(context.Background(), streams, cmp.Compare[int], Options{Limit: limit, stop: func() { calls++ }}))
 			if calls != 1 {
 				t.Errorf("n=%d limit=%d: stop called %d times, want 1 (%d rows)", n, limit, calls, got)
 			}

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // With more streams than concurrency slots, every stream's head is pulled before any stream pulls its
@@ -30,13 +32,7 @@ func TestHeadsBeforeSecondElements(t *testing.T) {
 			}
 		}
 	}
-	n := 0
-	for _, err := range Merge(t.Context(), streamsOf, asc, Options{Concurrency: 1, Prefetch: 64}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	n := testkit.Count(t, Merge(t.Context(), streamsOf, asc, Options{Concurrency: 1, Prefetch: 64}))
 	if n != streams*per {
 		t.Fatalf("merged %d elements, want %d", n, streams*per)
 	}

@@ -48,7 +48,7 @@ func TestClusterSpreadOverServers(t *testing.T) {
 		splits = append(splits, []byte{byte(i * 256 / buckets)})
 	}
 	ref := e.unsalted(t, splits)
-	refTbl, err := e.client.OpenTable(testCtx(t, time.Minute), ref, testkit.Salter(t, "none"))
+	refTbl, err := e.client.OpenTable(testkit.Context(t, time.Minute), ref, testkit.Salter(t, "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ type placement struct {
 // write requests (each region server's own per-region counters) per server.
 func importAndPlace(t *testing.T, e *hbaseEnv, sess *hbasetest.Session, tbl *client.Table, keys [][]byte) placement {
 	t.Helper()
-	ctx := testCtx(t, 5*time.Minute)
+	ctx := testkit.Context(t, 5*time.Minute)
 	began := time.Now()
 	st, err := tbl.Import(ctx, importRows(keys), client.ImportOptions{})
 	if err != nil || st.Written != int64(len(keys)) {
@@ -166,7 +166,7 @@ func import256(t *testing.T, e *hbaseEnv) {
 					}
 				}
 			}
-			st, err := tbl.Import(testCtx(t, 5*time.Minute), keys, client.ImportOptions{})
+			st, err := tbl.Import(testkit.Context(t, 5*time.Minute), keys, client.ImportOptions{})
 			if err != nil || st.Written != rows {
 				return fmt.Errorf("import %d into %s: %+v, %v", i, tbl.Name(), st, err)
 			}
@@ -179,7 +179,7 @@ func import256(t *testing.T, e *hbaseEnv) {
 	// The server is still alive and serves every table.
 	for _, tbl := range tbls {
 		k := binary.BigEndian.AppendUint64(nil, uint64(1_700_000_000_000+rows-1))
-		if _, err := tbl.Get(testCtx(t, time.Minute), k); err != nil {
+		if _, err := tbl.Get(testkit.Context(t, time.Minute), k); err != nil {
 			t.Fatalf("Get from %s after the imports: %v", tbl.Name(), err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestAbandonedScansLeaveNoGoroutines: a fan-out scan stopped part-way, by cancelling its context,
@@ -30,7 +31,7 @@ func TestAbandonedScansLeaveNoGoroutines(t *testing.T) {
 	}
 	writeBrine(t, tbl, keys)
 	dc := newDropin(t, e, dropin.WithPrefetch(4))
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 
 	// Warm up: a full scan of each kind opens the region connections, whose goroutines live as long
 	// as the client; what is running now is the baseline.

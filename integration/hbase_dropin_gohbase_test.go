@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The tests of this file are written the way gohbase's own integration_test.go is: the same calls
@@ -28,7 +30,7 @@ import (
 func newDropin(t *testing.T, e *hbaseEnv, opts ...dropin.Option) *dropin.Client {
 	t.Helper()
 	c := dropin.New(gohbase.NewClient(hbasetest.ZK(t), gohbase.FlushInterval(0)),
-		append([]dropin.Option{dropin.WithBackend(e.backend), dropin.WithLogger(testLogger(t))}, opts...)...)
+		append([]dropin.Option{dropin.WithBackend(e.backend), dropin.WithLogger(testkit.Logger(t, slog.LevelWarn))}, opts...)...)
 	t.Cleanup(c.Close)
 	return c
 }
@@ -115,7 +117,7 @@ func TestDropinErrorsAreGohbases(t *testing.T) {
 	}
 
 	// brine's own API reports a missing table with both sentinels.
-	_, err := e.client.OpenTable(testCtx(t, time.Minute), "brine_no_such_table", nil)
+	_, err := e.client.OpenTable(testkit.Context(t, time.Minute), "brine_no_such_table", nil)
 	if !errors.Is(err, backends.ErrTableNotFound) || !errors.Is(err, gohbase.TableNotFound) {
 		t.Errorf("OpenTable of a missing table: %v, want ErrTableNotFound and gohbase.TableNotFound", err)
 	}
@@ -126,7 +128,7 @@ func TestDropinErrorsAreGohbases(t *testing.T) {
 // with ErrUnsupported and changes nothing.
 func TestDropinPrefixFilter(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testkit.Context(t, 3*time.Minute)
 	sides := bothSides(t, e, "hash:8", scanKeys())
 	keyOnly := filter.NewKeyOnlyFilter(false)
 	scans := []struct {
@@ -199,7 +201,7 @@ func TestDropinPrefixFilter(t *testing.T) {
 // does on the very same table.
 func TestDropinUnsaltedPassesThrough(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	tbl := e.salted(t, "none", 0)
 	keys := scanKeys()
 	writeRaw(t, e.raw, tbl.Name(), keys)

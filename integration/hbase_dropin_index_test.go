@@ -4,7 +4,6 @@ package integration
 
 import (
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/indexproto"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestDropinIndexedTable: on a table with indexes, made and written by client.IndexedTable, every
@@ -27,11 +26,8 @@ import (
 // no row.
 func TestDropinIndexedTable(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 3*time.Minute)
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := testkit.Context(t, 3*time.Minute)
+	s := testkit.Salter(t, "hash:4")
 	name := hbasetest.Table("brine_dropix")
 	it, err := e.client.CreateIndexedTable(ctx, name, client.TableConfig{Salter: s, Indexes: []client.IndexConfig{
 		{Name: "by_a", Parts: []client.IndexPart{client.ColumnPart(fam, "a")}},
@@ -39,11 +35,7 @@ func TestDropinIndexedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := e.client.DeleteTable(testCtx(t, time.Minute), name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, name, e.client.DeleteTable)
 	for key, a := range map[string]string{"k1": "1", "k2": "2"} {
 		if err := it.Put(ctx, []byte(key), client.Cell{Family: fam, Qualifier: "a", Value: []byte(a)},
 			client.Cell{Family: fam, Qualifier: "b", Value: []byte("b" + a)}); err != nil {
@@ -138,17 +130,12 @@ func TestDropinIndexedTable(t *testing.T) {
 		}
 		scanner := dc.Scan(scan)
 		var got []string
-		for {
-			r, err := scanner.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
+		for r, err := range testkit.Seq(scanner.Next, scanner.Close) {
 			if err != nil {
 				t.Fatalf("Scan %s: %v", sc.name, err)
 			}
 			got = append(got, string(r.Cells[0].Row)+" "+resultText(r))
 		}
-		_ = scanner.Close()
 		if !slices.Equal(got, sc.want) {
 			t.Errorf("Scan %s = %q, want %q", sc.name, got, sc.want)
 		}

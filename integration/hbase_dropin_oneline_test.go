@@ -18,6 +18,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/internal/gomodtest"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // onelineProgram is a gohbase program as its author wrote it, knowing nothing of brine: rows written,
@@ -206,7 +207,7 @@ func TestDropinSystemTablesPassThrough(t *testing.T) {
 	salted := e.salted(t, "hash:8", 0).Name()
 	c := dropin.NewClient(zk)
 	defer c.Close()
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Context(t, time.Minute)
 
 	get := func(cl gohbase.Client) row {
 		t.Helper()

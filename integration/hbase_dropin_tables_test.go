@@ -21,7 +21,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase/dropin"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // masterRPC is a MasterService call the pinned gohbase has no request type for (namespaces, table
@@ -67,7 +67,7 @@ func (e *hbaseEnv) master(ctx context.Context, name string, req proto.Message, n
 // the test drops in cleanups registered later).
 func (e *hbaseEnv) namespace(t *testing.T) string {
 	t.Helper()
-	ctx := testCtx(t, time.Minute)
+	ctx := testkit.Context(t, time.Minute)
 	ns := strings.ReplaceAll(hbasetest.Table("brine_ns"), "-", "_")
 	_, err := e.master(ctx, "CreateNamespace", &pb.CreateNamespaceRequest{NamespaceDescriptor: &pb.NamespaceDescriptor{Name: []byte(ns)}},
 		func() proto.Message { return &pb.CreateNamespaceResponse{} })
@@ -108,7 +108,7 @@ func (e *hbaseEnv) namespace(t *testing.T) string {
 // familySchema reads a table's column family descriptors back from the master.
 func (e *hbaseEnv) familySchema(t *testing.T, ns, qualifier string) map[string]map[string]string {
 	t.Helper()
-	msg, err := e.master(testCtx(t, time.Minute), "GetTableDescriptors", &pb.GetTableDescriptorsRequest{
+	msg, err := e.master(testkit.Context(t, time.Minute), "GetTableDescriptors", &pb.GetTableDescriptorsRequest{
 		TableNames: []*pb.TableName{{Namespace: []byte(ns), Qualifier: []byte(qualifier)}},
 	}, func() proto.Message { return &pb.GetTableDescriptorsResponse{} })
 	if err != nil {
@@ -132,13 +132,10 @@ func (e *hbaseEnv) familySchema(t *testing.T, ns, qualifier string) map[string]m
 // through WithUnsalted as raw gohbase reads them; without WithUnsalted a table with no spec is refused.
 func TestDropinNamespaces(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testkit.Context(t, 3*time.Minute)
 	ns := e.namespace(t)
 	name := ns + ":salted"
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, "hash:4")
 	if _, err := e.client.CreateTable(ctx, name, client.TableConfig{Salter: s}); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
@@ -205,7 +202,7 @@ func TestDropinNamespaces(t *testing.T) {
 // it when the test ends.
 func (e *hbaseEnv) unsaltedIn(t *testing.T, name string) string {
 	t.Helper()
-	if err := e.backend.CreateTable(testCtx(t, time.Minute), name, backends.TableOptions{Families: []string{fam}}); err != nil {
+	if err := e.backend.CreateTable(testkit.Context(t, time.Minute), name, backends.TableOptions{Families: []string{fam}}); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
 	e.dropTable(t, name)
@@ -217,11 +214,8 @@ func (e *hbaseEnv) unsaltedIn(t *testing.T, name string) string {
 // keeps (gohbase's CreateTable keeps 3, brine's default 1), and the family TTL hides old cells.
 func TestDropinFamilySettings(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 3*time.Minute)
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := testkit.Context(t, 3*time.Minute)
+	s := testkit.Salter(t, "hash:4")
 	no := false
 	cfg := client.TableConfig{Salter: s, Families: []string{"v", "one", "ttl"}, FamilyOptions: map[string]client.FamilyOptions{
 		"v":   {MaxVersions: 3, Compression: "GZ", BlockCache: &no, BloomFilter: "ROWCOL"},

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase/dropin"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -80,7 +81,7 @@ func writeCalls(t *testing.T, ctx context.Context, c gohbase.Client, table strin
 // refuses with dropin.ErrUnsupported naming the call, and sends nothing.
 func TestDropin(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testkit.Context(t, 3*time.Minute)
 	tbl := e.salted(t, "hash:8", 0)
 	name := tbl.Name()
 	ref := e.unsalted(t, [][]byte{{0x01}, []byte("gF"), {0xff}})

@@ -13,13 +13,14 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestDropinValueFilters: gohbase's own value and column filters pass through the drop-in to every
 // bucket's scanner, and a salted table answers as raw gohbase does on an unsalted one.
 func TestDropinValueFilters(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	sides := bothSides(t, e, "hash:8", scanKeys())
 	binEq := func(v string) filter.Comparator {
 		return filter.NewBinaryComparator(filter.NewByteArrayComparable([]byte(v)))
@@ -79,7 +80,7 @@ func TestDropinValueFilters(t *testing.T) {
 // against reading every row is measured by `brine bench` (section filter), not here.
 func TestHBaseSelectiveFilter(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	tbl := e.salted(t, "hash:8", 0)
 	const n = 10_000
 	payload := bytes.Repeat([]byte("x"), 200)

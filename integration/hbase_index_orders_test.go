@@ -19,6 +19,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -48,12 +49,9 @@ type testOrder struct {
 // buyer, imported, then queried by each index and checked against a reference computed here.
 func TestHBaseIndexOrders(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 5*time.Minute)
+	ctx := testkit.Context(t, 5*time.Minute)
 	spec := func(s string) salting.Salter {
-		sl, err := salting.ParseSpec(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sl := testkit.Salter(t, s)
 		return sl
 	}
 	name := hbasetest.Table("brine_ix_orders")
@@ -177,8 +175,6 @@ func loseEntries(t *testing.T, ctx context.Context, b backends.Backend, table st
 		}
 		muts = append(muts, backends.Mutation{Key: bytes.Clone(row.Key), Delete: true})
 	}
-	if rowErrs, err := b.Apply(ctx, table, muts); err != nil || rowErrs != nil {
-		t.Fatal(err, rowErrs)
-	}
+	testkit.Apply(t, ctx, b, table, muts...)
 	return len(muts)
 }

@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -38,10 +39,10 @@ func rebucketRows(t *testing.T) int {
 // duplicated, every writer's last value there.
 func TestHBaseRebucketLive(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 10*time.Minute)
+	ctx := testkit.Context(t, 10*time.Minute)
 	n := rebucketRows(t)
 	const refresh, fence = 200 * time.Millisecond, time.Second
-	c := client.New(e.backend, client.WithRouteRefresh(refresh), client.WithLogger(testLogger(t)))
+	c := client.New(e.backend, client.WithRouteRefresh(refresh), client.WithLogger(testkit.Logger(t, slog.LevelWarn)))
 	name := hbasetest.Table("brine_rebucket")
 	t.Cleanup(func() {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestScanDuringSplitAndCompaction: a region split, a flush and a major compaction run while a slow
@@ -40,7 +41,7 @@ func TestScanDuringSplitAndCompaction(t *testing.T) {
 	}
 	slices.SortFunc(want, func(a, b row) int { return bytes.Compare([]byte(a.Key), []byte(b.Key)) })
 
-	ctx := testCtx(t, 3*time.Minute)
+	ctx := testkit.Context(t, 3*time.Minute)
 	before, err := e.backend.Regions(ctx, tbl.Name())
 	if err != nil {
 		t.Fatal(err)

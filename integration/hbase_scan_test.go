@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // scanKeys is the data set of the scan tests: binary keys with 0x00 and 0xFF bytes, keys that are
@@ -101,7 +102,7 @@ func TestScanEquivalence(t *testing.T) {
 			// A second client over a counting wrapper of the same driver sees how many bucket
 			// scans each brine scan sends.
 			counter := &countingBackend{Backend: e.backend}
-			ctbl, err := client.New(counter).OpenTable(testCtx(t, time.Minute), tbl.Name(), nil)
+			ctbl, err := client.New(counter).OpenTable(testkit.Context(t, time.Minute), tbl.Name(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +112,7 @@ func TestScanEquivalence(t *testing.T) {
 			buckets := ctbl.Salter().Buckets()
 			for _, r := range scanRanges() {
 				t.Run(r.name, func(t *testing.T) {
-					ctx := testCtx(t, time.Minute)
+					ctx := testkit.Context(t, time.Minute)
 					empty := len(r.end) > 0 && bytes.Compare(r.start, r.end) >= 0
 					// start > stop is refused before anything is sent (a descending scan is the
 					// ascending range and Reverse()); start == stop is an empty range.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -18,7 +19,7 @@ import (
 // one and reads and writes where the creator did.
 func TestOpenWithConflictingSpec(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	tbl := e.salted(t, "hash:8", 0)
 	keys := make([][]byte, 200)
 	for i := range keys {
@@ -32,10 +33,7 @@ func TestOpenWithConflictingSpec(t *testing.T) {
 
 	for _, spec := range []string{"hash:16", "hash:4", "md5hex:1", "mod:8:offset=4,width=1", "hash:8:prefix=4", "phoenix:8", "none"} {
 		t.Run(spec, func(t *testing.T) {
-			s, err := salting.ParseSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := testkit.Salter(t, spec)
 			other, err := e.client.OpenTable(ctx, tbl.Name(), s)
 			if !errors.Is(err, client.ErrSpecMismatch) {
 				t.Fatalf("OpenTable with %s: table %v, error %v; want ErrSpecMismatch", spec, other, err)
@@ -49,10 +47,7 @@ func TestOpenWithConflictingSpec(t *testing.T) {
 		})
 	}
 
-	same, err := salting.ParseSpec("hash:8")
-	if err != nil {
-		t.Fatal(err)
-	}
+	same := testkit.Salter(t, "hash:8")
 	for _, tc := range []struct {
 		name string
 		s    salting.Salter

@@ -7,13 +7,15 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // regionCounts counts, server-side, the rows of every region of table: the regions come from
 // hbase:meta and each one's key range is scanned raw.
 func (e *hbaseEnv) regionCounts(t *testing.T, table string) []int {
 	t.Helper()
-	starts, err := e.backend.Regions(testCtx(t, time.Minute), table)
+	starts, err := e.backend.Regions(testkit.Context(t, time.Minute), table)
 	if err != nil {
 		t.Fatalf("Regions(%s): %v", table, err)
 	}
@@ -91,7 +93,7 @@ func TestSpreadMonotonicKeys(t *testing.T) {
 
 	// The regions are the buckets: every row of salted region i carries bucket prefix i.
 	s := tbl.Salter()
-	starts, err := e.backend.Regions(testCtx(t, time.Minute), tbl.Name())
+	starts, err := e.backend.Regions(testkit.Context(t, time.Minute), tbl.Name())
 	if err != nil {
 		t.Fatal(err)
 	}

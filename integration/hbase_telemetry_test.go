@@ -14,6 +14,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestHBaseTraceSpans scans a hash:4 table on HBase through a traced client: one scan span with the
@@ -35,17 +36,11 @@ func TestHBaseTraceSpans(t *testing.T) {
 	zk := hbasetest.ZK(t)
 	// Not closed: closing a Client closes its backend, which e owns.
 	traced := client.New(e.backend, client.WithTracerProvider(tp), client.WithStoreAttributes("hbase", zk))
-	tt, err := traced.OpenTable(testCtx(t, time.Minute), tbl.Name(), nil)
+	tt, err := traced.OpenTable(testkit.Context(t, time.Minute), tbl.Name(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, err := range tt.Scan(testCtx(t, time.Minute), client.Range{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	n := testkit.Count(t, tt.Scan(testkit.Context(t, time.Minute), client.Range{}))
 	if n != rows {
 		t.Fatalf("scanned %d rows, want %d", n, rows)
 	}

@@ -4,13 +4,10 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +20,7 @@ import (
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // fam is the column family of every test table.
@@ -47,53 +44,26 @@ func openHBaseAt(t *testing.T, zk string) *hbaseEnv {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: hbase.Options{Logger: testLogger(t)}})
+	b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: hbase.Options{Logger: testkit.Logger(t, slog.LevelWarn)}})
 	if err != nil {
 		t.Fatalf("hbase.Open(%s): %v", zk, err)
 	}
-	c := client.New(b, client.WithLogger(testLogger(t)))
+	c := client.New(b, client.WithLogger(testkit.Logger(t, slog.LevelWarn)))
 	t.Cleanup(func() { _ = c.Close() })
 	return &hbaseEnv{backend: b, client: c, raw: b.Client()}
 }
 
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-// testWriter sends log lines to the test's log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
-}
-
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // dropTable deletes table when the test ends.
 func (e *hbaseEnv) dropTable(t *testing.T, name string) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := e.backend.DeleteTable(ctx, name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, name, e.backend.DeleteTable)
 }
 
 // salted creates a brine table with spec through client.CreateTable (pre-split at bucket bounds).
 func (e *hbaseEnv) salted(t *testing.T, spec string, regions int) *client.Table {
 	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, spec)
 	name := hbasetest.Table("brine_integ")
-	tbl, err := e.client.CreateTable(testCtx(t, 2*time.Minute), name, client.TableConfig{Salter: s, Regions: regions})
+	tbl, err := e.client.CreateTable(testkit.Context(t, 2*time.Minute), name, client.TableConfig{Salter: s, Regions: regions})
 	if err != nil {
 		t.Fatalf("CreateTable(%s, %s): %v", name, spec, err)
 	}
@@ -105,7 +75,7 @@ func (e *hbaseEnv) salted(t *testing.T, spec string, regions int) *client.Table 
 func (e *hbaseEnv) unsalted(t *testing.T, splits [][]byte) string {
 	t.Helper()
 	name := hbasetest.Table("brine_integ_ref")
-	err := e.backend.CreateTable(testCtx(t, 2*time.Minute), name, backends.TableOptions{Families: []string{fam}, SplitKeys: splits})
+	err := e.backend.CreateTable(testkit.Context(t, 2*time.Minute), name, backends.TableOptions{Families: []string{fam}, SplitKeys: splits})
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
@@ -141,7 +111,7 @@ func writeBrine(t *testing.T, tbl *client.Table, keys [][]byte) {
 	for i, k := range keys {
 		muts[i] = brineMutation(k)
 	}
-	rowErrs, err := tbl.Apply(testCtx(t, 2*time.Minute), muts)
+	rowErrs, err := tbl.Apply(testkit.Context(t, 2*time.Minute), muts)
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -155,7 +125,7 @@ func writeBrine(t *testing.T, tbl *client.Table, keys [][]byte) {
 // writeRaw writes testCells for every key straight through gohbase, keys unchanged.
 func writeRaw(t *testing.T, raw gohbase.Client, table string, keys [][]byte) {
 	t.Helper()
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(64)
 	for _, k := range keys {
@@ -200,7 +170,7 @@ func brineRow(r client.Row) row {
 // content of a salted table.
 func rawScan(t *testing.T, raw gohbase.Client, table string, start, stop []byte) []row {
 	t.Helper()
-	rows, err := rawScanErr(testCtx(t, time.Minute), raw, table, start, stop)
+	rows, err := rawScanErr(testkit.Context(t, time.Minute), raw, table, start, stop)
 	if err != nil {
 		t.Fatalf("raw scan %s [%q, %q): %v", table, start, stop, err)
 	}
@@ -215,32 +185,24 @@ func rawScanErr(ctx context.Context, raw gohbase.Client, table string, start, st
 	return drain(raw.Scan(sc))
 }
 
-// drain reads a gohbase scanner to its end and closes it.
+// drain reads a gohbase scanner to its end, or its first error, and closes it.
 func drain(sc hrpc.Scanner) ([]row, error) {
-	defer sc.Close()
+	results, err := testkit.CollectErr(testkit.Seq(sc.Next, sc.Close))
 	var rows []row
-	for {
-		r, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		if err != nil {
-			return rows, err
-		}
+	for _, r := range results {
 		rows = append(rows, resultRow(r))
 	}
+	return rows, err
 }
 
-// collect runs a brine scan to its end.
-func collect(seq func(func(client.Row, error) bool)) ([]row, error) {
+// collect runs a brine scan to its end, or its first error, and returns its rows as tests compare them.
+func collect(seq iter.Seq2[client.Row, error]) ([]row, error) {
+	got, err := testkit.CollectErr(seq)
 	var rows []row
-	for r, err := range seq {
-		if err != nil {
-			return rows, err
-		}
+	for _, r := range got {
 		rows = append(rows, brineRow(r))
 	}
-	return rows, nil
+	return rows, err
 }
 
 // diffRows describes the first difference between got and want ("" if equal).

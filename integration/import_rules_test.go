@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The import rules that must hold on every store, run here on the real HBase and the Tablestore
@@ -49,7 +50,7 @@ func importRowAt(i int, keys []int) client.ImportRow {
 func wantLastValues(t *testing.T, tbl *client.Table, want map[int]int) {
 	t.Helper()
 	got := 0
-	for row, err := range tbl.Scan(testCtx(t, 2*time.Minute), client.Range{}) {
+	for row, err := range tbl.Scan(testkit.Context(t, 2*time.Minute), client.Range{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func checkImportDuplicates(t *testing.T, tbl *client.Table) {
 		}
 	}
 	for run := range 2 {
-		stats, err := tbl.Import(testCtx(t, 5*time.Minute), input, client.ImportOptions{Workers: 16, BatchRows: 7})
+		stats, err := tbl.Import(testkit.Context(t, 5*time.Minute), input, client.ImportOptions{Workers: 16, BatchRows: 7})
 		if err != nil || stats.Written != n || stats.Duplicates != int64(n-len(last)) {
 			t.Fatalf("run %d: %+v, %v; want %d written, %d duplicates", run, stats, err, n, n-len(last))
 		}
@@ -105,7 +106,7 @@ func checkImportDuplicates(t *testing.T, tbl *client.Table) {
 // order, then the rows never read. The table must then hold every row once, with its value.
 func checkImportInterrupt(t *testing.T, tbl *client.Table) {
 	const n = 6000
-	ctx, cancel := context.WithCancel(testCtx(t, 5*time.Minute))
+	ctx, cancel := context.WithCancel(testkit.Context(t, 5*time.Minute))
 	defer cancel()
 	handed := 0
 	input := func(yield func(client.ImportRow, error) bool) {
@@ -142,7 +143,7 @@ func checkImportInterrupt(t *testing.T, tbl *client.Table) {
 			}
 		}
 	}
-	st2, err := tbl.Import(testCtx(t, 5*time.Minute), resume, client.ImportOptions{})
+	st2, err := tbl.Import(testkit.Context(t, 5*time.Minute), resume, client.ImportOptions{})
 	if err != nil || st2.Written != int64(len(failed)+n-handed) {
 		t.Fatalf("resume: %+v, %v", st2, err)
 	}

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestPeriodsHBase(t *testing.T) {
 		Open: func(t *testing.T) backends.Backend {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: hbase.Options{Logger: testLogger(t)}})
+			b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: hbase.Options{Logger: testkit.Logger(t, slog.LevelWarn)}})
 			if err != nil {
 				t.Fatalf("hbase.Open(%s): %v", zk, err)
 			}
@@ -47,8 +48,8 @@ func TestPeriodsTablestore(t *testing.T) {
 			Prefix: tsTableName("per") + "_",
 			Open: func(t *testing.T) backends.Backend {
 				cfg := tg.cfg
-				cfg.Logger = tsLogger(t)
-				b, err := tablestore.Open(tsCtx(t, time.Minute), cfg)
+				cfg.Logger = testkit.Logger(t, slog.LevelWarn)
+				b, err := tablestore.Open(testkit.Context(t, time.Minute), cfg)
 				if err != nil {
 					t.Fatalf("tablestore.Open: %v", err)
 				}
@@ -62,7 +63,7 @@ func TestPeriodsTablestore(t *testing.T) {
 // TTL and compression) has them on the server, and the next period the table's defaults.
 func TestPeriodsHBaseFamilySettings(t *testing.T) {
 	e := openHBase(t)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := testkit.Context(t, 2*time.Minute)
 	month, err := periods.ParseInterval("month")
 	if err != nil {
 		t.Fatal(err)

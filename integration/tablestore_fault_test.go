@@ -10,6 +10,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestTablestoreFaults: with the local server answering requests and batch rows with server busy,
@@ -50,7 +51,7 @@ func TestTablestoreFaults(t *testing.T) {
 		// its own above the SDK's, and a page lost there would end the scan with an error).
 		srv.FailRowsRandomly(0, 0)
 		r := tg.open(t, nil)
-		scanTbl, err := r.client.OpenTable(tsCtx(t, time.Minute), tbl.Name(), nil)
+		scanTbl, err := r.client.OpenTable(testkit.Context(t, time.Minute), tbl.Name(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore/dropin"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // tsScanKeys: monotonic keys (more than a thousand, so that every bucket reads many small pages),
@@ -93,7 +95,7 @@ func TestTablestoreScanEquivalence(t *testing.T) {
 					if reverse {
 						opts = append(opts, client.Reverse())
 					}
-					rows, err := tsScanErr(tsCtx(t, time.Minute), tbl, client.RowRange([]byte("u"), []byte("p")), opts...)
+					rows, err := tsScanErr(testkit.Context(t, time.Minute), tbl, client.RowRange([]byte("u"), []byte("p")), opts...)
 					if len(rows) != 0 || !errors.Is(err, client.ErrInvalidArgument) {
 						t.Fatalf("inverted range, reverse=%v: %d rows, %v; want ErrInvalidArgument", reverse, len(rows), err)
 					}
@@ -147,7 +149,7 @@ func TestTablestoreScanEquivalence(t *testing.T) {
 			// The SDK drop-in reads the table brine's client wrote (spec from the meta table), with
 			// GetRange pages of 100 rows, as the plain SDK reads the unsalted copy.
 			t.Run(spec+"/dropin", func(t *testing.T) {
-				d := dropin.New(e.sdk, dropin.WithLogger(tsLogger(t)))
+				d := dropin.New(e.sdk, dropin.WithLogger(testkit.Logger(t, slog.LevelWarn)))
 				for _, dir := range []ots.Direction{ots.FORWARD, ots.BACKWARD} {
 					start, end := tsInf("pk", -1), tsInf("pk", +1)
 					exp := want(client.Range{})

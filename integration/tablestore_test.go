@@ -23,7 +23,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The Tablestore tests run against the local protocol-faithful server (tablestoretest: the real SDK
@@ -79,36 +79,19 @@ type tsEnv struct {
 	sdk     *ots.TableStoreClient
 }
 
-type tsLogWriter struct{ t *testing.T }
-
-func (w tsLogWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
-}
-
-func tsLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tsLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-func tsCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // open opens the target with brine's Open (the path a user takes), changed by mod.
 func (tg *tsTarget) open(t *testing.T, mod func(*tablestore.Config), opts ...client.Option) *tsEnv {
 	t.Helper()
 	cfg := tg.cfg
-	cfg.Logger = tsLogger(t)
+	cfg.Logger = testkit.Logger(t, slog.LevelWarn)
 	if mod != nil {
 		mod(&cfg)
 	}
-	b, err := tablestore.Open(tsCtx(t, time.Minute), cfg)
+	b, err := tablestore.Open(testkit.Context(t, time.Minute), cfg)
 	if err != nil {
 		t.Fatalf("tablestore.Open: %v", err)
 	}
-	c := client.New(b, append([]client.Option{client.WithLogger(tsLogger(t))}, opts...)...)
+	c := client.New(b, append([]client.Option{client.WithLogger(testkit.Logger(t, slog.LevelWarn))}, opts...)...)
 	t.Cleanup(func() { _ = c.Close() })
 	return &tsEnv{tg: tg, backend: b, client: c, sdk: b.Client()}
 }
@@ -118,24 +101,15 @@ func tsTableName(kind string) string { return fmt.Sprintf("brine_it_%s_%08x", ki
 
 // drop deletes table when the test ends.
 func (e *tsEnv) drop(t *testing.T, table string) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := e.backend.DeleteTable(ctx, table); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
-			t.Errorf("DeleteTable(%s): %v", table, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, table, e.backend.DeleteTable, backends.ErrTableNotFound)
 }
 
 // salted creates a brine table with spec through client.CreateTable.
 func (e *tsEnv) salted(t *testing.T, spec string) *client.Table {
 	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, spec)
 	name := tsTableName("s")
-	tbl, err := e.client.CreateTable(tsCtx(t, 2*time.Minute), name, client.TableConfig{Salter: s})
+	tbl, err := e.client.CreateTable(testkit.Context(t, 2*time.Minute), name, client.TableConfig{Salter: s})
 	if err != nil {
 		t.Fatalf("CreateTable(%s, %s): %v", name, spec, err)
 	}
@@ -148,7 +122,7 @@ func (e *tsEnv) salted(t *testing.T, spec string) *client.Table {
 func (e *tsEnv) reference(t *testing.T) string {
 	t.Helper()
 	name := tsTableName("ref")
-	if err := e.backend.CreateTable(tsCtx(t, 2*time.Minute), name, backends.TableOptions{}); err != nil {
+	if err := e.backend.CreateTable(testkit.Context(t, 2*time.Minute), name, backends.TableOptions{}); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
 	e.drop(t, name)
@@ -195,7 +169,7 @@ func tsImport(t *testing.T, tbl *client.Table, keys [][]byte, opts client.Import
 	t.Helper()
 	var failed []client.FailedRow
 	opts.OnFailure = func(f client.FailedRow) { failed = append(failed, f) }
-	stats, err := tbl.Import(tsCtx(t, 2*time.Minute), tsRows(keys), opts)
+	stats, err := tbl.Import(testkit.Context(t, 2*time.Minute), tsRows(keys), opts)
 	if err != nil || len(failed) > 0 {
 		t.Fatalf("Import into %s: %v; %d failed rows (first: %v)", tbl.Name(), err, len(failed), tsFirstFailure(failed))
 	}
@@ -305,7 +279,7 @@ func tsSDKRows(rows []*ots.Row) []tsRow {
 // tsScan reads a range through brine's client.
 func tsScan(t *testing.T, tbl *client.Table, r client.Range, opts ...client.ReadOption) []tsRow {
 	t.Helper()
-	rows, err := tsScanErr(tsCtx(t, 2*time.Minute), tbl, r, opts...)
+	rows, err := tsScanErr(testkit.Context(t, 2*time.Minute), tbl, r, opts...)
 	if err != nil {
 		t.Fatalf("Scan %s %q..%q: %v", tbl.Name(), r.Start, r.End, err)
 	}
@@ -313,14 +287,12 @@ func tsScan(t *testing.T, tbl *client.Table, r client.Range, opts ...client.Read
 }
 
 func tsScanErr(ctx context.Context, tbl *client.Table, r client.Range, opts ...client.ReadOption) ([]tsRow, error) {
-	var out []tsRow
-	for row, err := range tbl.Scan(ctx, r, opts...) {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, tsBrineRow(row))
+	got, err := testkit.CollectErr(tbl.Scan(ctx, r, opts...))
+	var rows []tsRow
+	for _, r := range got {
+		rows = append(rows, tsBrineRow(r))
 	}
-	return out, nil
+	return rows, err
 }
 
 func tsDiff(got, want []tsRow) string {
@@ -404,7 +376,7 @@ func TestTablestoreSpread(t *testing.T) {
 			t.Errorf("unsalted: max range holds %d of %d rows, want all in one (%v)", uMax, rows, unsalted)
 		}
 		// brine's own count (a scan per bucket) agrees with the physical one.
-		counts, err := tbl.CountByBucket(tsCtx(t, time.Minute))
+		counts, err := tbl.CountByBucket(testkit.Context(t, time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,15 +403,15 @@ func TestTablestoreSpecMismatch(t *testing.T) {
 		e := tg.open(t, nil)
 		tbl := e.salted(t, "hash:16")
 		key := []byte("order-1")
-		if err := tbl.Put(tsCtx(t, time.Minute), key, tsMutation(key).Cells...); err != nil {
+		if err := tbl.Put(testkit.Context(t, time.Minute), key, tsMutation(key).Cells...); err != nil {
 			t.Fatal(err)
 		}
 		before := e.rawRange(t, tbl.Name(), nil, nil)
 		if tg.srv != nil {
 			tg.srv.ResetStats()
 		}
-		other, _ := salting.ParseSpec("hash:8")
-		_, err := e.client.OpenTable(tsCtx(t, time.Minute), tbl.Name(), other)
+		other := testkit.Salter(t, "hash:8")
+		_, err := e.client.OpenTable(testkit.Context(t, time.Minute), tbl.Name(), other)
 		if !errors.Is(err, client.ErrSpecMismatch) || !strings.Contains(err.Error(), "hash:8") || !strings.Contains(err.Error(), "hash:16") {
 			t.Fatalf("OpenTable with hash:8: %v, want ErrSpecMismatch naming both specs", err)
 		}
@@ -451,11 +423,11 @@ func TestTablestoreSpecMismatch(t *testing.T) {
 		if after := e.rawRange(t, tbl.Name(), nil, nil); tsDiff(after, before) != "" {
 			t.Fatalf("table changed: %s", tsDiff(after, before))
 		}
-		adopted, err := e.client.OpenTable(tsCtx(t, time.Minute), tbl.Name(), nil)
+		adopted, err := e.client.OpenTable(testkit.Context(t, time.Minute), tbl.Name(), nil)
 		if err != nil || adopted.Salter().Spec() != "hash:16" {
 			t.Fatalf("OpenTable(nil): %v %v", adopted, err)
 		}
-		got, err := adopted.Get(tsCtx(t, time.Minute), key)
+		got, err := adopted.Get(testkit.Context(t, time.Minute), key)
 		if err != nil || tsDiff([]tsRow{tsBrineRow(got)}, tsWant([][]byte{key})) != "" {
 			t.Fatalf("Get through the adopted spec: %v %v", got, err)
 		}
@@ -469,7 +441,7 @@ func TestTablestoreBadKeys(t *testing.T) {
 	tsTargets(t, func(t *testing.T, tg *tsTarget) {
 		e := tg.open(t, nil)
 		tbl := e.salted(t, "hash:16")
-		ctx := tsCtx(t, time.Minute)
+		ctx := testkit.Context(t, time.Minute)
 		fits := bytes.Repeat([]byte("k"), 1023) // 1024 with the 1-byte salt: the limit itself
 		over := bytes.Repeat([]byte("k"), 1024)
 
@@ -541,13 +513,13 @@ func TestTablestoreMultiColumnKey(t *testing.T) {
 		e := tg.open(t, nil)
 		name := tsTableName("mc")
 		const spec, pkSpec = "hash:16:prefix=6", "DeviceID:BINARY:7,SellerID:STRING,CardID:INTEGER"
-		err := e.backend.CreateTable(tsCtx(t, 2*time.Minute), name, backends.TableOptions{
+		err := e.backend.CreateTable(testkit.Context(t, 2*time.Minute), name, backends.TableOptions{
 			Meta: map[string]string{client.MetaSaltSpec: spec, tablestore.MetaPrimaryKey: pkSpec}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.drop(t, name)
-		tbl, err := e.client.OpenTable(tsCtx(t, time.Minute), name, nil)
+		tbl, err := e.client.OpenTable(testkit.Context(t, time.Minute), name, nil)
 		if err != nil || tbl.Salter().Spec() != spec {
 			t.Fatalf("OpenTable: %v", err)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -32,10 +31,7 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 			return s
 		}},
 	}
-	schema, err := keys.ParseSchema("ts:int64,host")
-	if err != nil {
-		b.Fatal(err)
-	}
+	schema := testkit.Schema(b, "ts:int64,host")
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var muts []client.Mutation
 	for ts := start; ts.Year() == 2026; ts = ts.Add(15 * time.Minute) {
@@ -44,7 +40,7 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{cell("v")}})
+			muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{testkit.Cell("q", "v")}})
 		}
 	}
 	day := time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC)
@@ -83,8 +79,8 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 				name string
 				scan func() int
 			}{
-				{"monthly-tables", func() int { return countRows(b, p.Scan(ctx, r)) }},
-				{"one-table", func() int { return countRows(b, one.Scan(ctx, r)) }},
+				{"monthly-tables", func() int { return testkit.Count(b, p.Scan(ctx, r)) }},
+				{"one-table", func() int { return testkit.Count(b, one.Scan(ctx, r)) }},
 			} {
 				b.Run(tc.name, func(b *testing.B) {
 					for b.Loop() {
@@ -96,15 +92,4 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 			}
 		})
 	}
-}
-
-func countRows(b *testing.B, seq func(yield func(client.Row, error) bool)) int {
-	n := 0
-	for _, err := range seq {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	return n
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -32,7 +31,7 @@ func TestImport(t *testing.T) {
 	if _, err := p.CreateAhead(ctx, time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), 2, nil); err != nil { // Jan, Feb, Mar
 		t.Fatal(err)
 	}
-	schema, _ := keys.ParseSchema("host,ts:int64")
+	schema := testkit.Schema(t, "host,ts:int64")
 	key := func(host string, month time.Month, day int) []byte {
 		k, _ := schema.Encode(host, time.Date(2026, month, day, 0, 0, 0, 0, time.UTC).UnixMilli())
 		return k
@@ -110,7 +109,7 @@ func TestImportCancel(t *testing.T) {
 	if _, err := p.CreateAhead(ctx, time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), 1, nil); err != nil {
 		t.Fatal(err)
 	}
-	schema, _ := keys.ParseSchema("host,ts:int64")
+	schema := testkit.Schema(t, "host,ts:int64")
 	pulled := 0
 	rows := func(yield func(client.ImportRow, error) bool) {
 		for i := range 100000 {

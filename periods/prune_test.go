@@ -31,10 +31,7 @@ func TestPruneRandomRanges(t *testing.T) {
 		{"ts:int64,host", 0, func(s *keys.Schema, h string, ms int64) []byte { k, _ := s.Encode(ms, h); return k }},
 	} {
 		t.Run(tc.schema, func(t *testing.T) {
-			sch, err := keys.ParseSchema(tc.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch := testkit.Schema(t, tc.schema)
 			c := client.New(memory.New())
 			defer c.Close()
 			month, _ := periods.ParseInterval("month")
@@ -54,7 +51,7 @@ func TestPruneRandomRanges(t *testing.T) {
 				ms := start.UnixMilli() + rng.Int64N(365*24*3600*1000)
 				k := tc.key(sch, []string{"a", "b", "c"}[rng.IntN(3)], ms)
 				ref = append(ref, k)
-				muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{cell("v")}})
+				muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{testkit.Cell("q", "v")}})
 			}
 			// And on both sides of every boundary between two months, where pruning can be off by one.
 			for m := time.February; m <= time.December; m++ {
@@ -63,7 +60,7 @@ func TestPruneRandomRanges(t *testing.T) {
 					for _, h := range []string{"a", "b", "c"} {
 						k := tc.key(sch, h, ms)
 						ref = append(ref, k)
-						muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{cell("v")}})
+						muts = append(muts, client.Mutation{Key: k, Cells: []client.Cell{testkit.Cell("q", "v")}})
 					}
 				}
 			}
@@ -110,13 +107,7 @@ func TestPruneRandomRanges(t *testing.T) {
 					if rev {
 						opts = append(opts, client.Reverse())
 					}
-					var got []string
-					for row, err := range p.Scan(ctx, r, opts...) {
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = append(got, string(row.Key))
-					}
+					got := testkit.KeyStrings(testkit.Collect(t, p.Scan(ctx, r, opts...)))
 					w := slices.Clone(want)
 					if rev {
 						slices.Reverse(w)

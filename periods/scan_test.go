@@ -10,7 +10,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -22,7 +21,7 @@ func TestScanErrors(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	month, _ := periods.ParseInterval("month")
-	sch, _ := keys.ParseSchema("ts:int64,host")
+	sch := testkit.Schema(t, "ts:int64,host")
 	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2"), KeySchema: sch}})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +42,7 @@ func TestScanErrors(t *testing.T) {
 		}
 	}
 	key, _ := sch.Encode(time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), "web1")
-	err = p.Put(ctx, key, cell("v"))
+	err = p.Put(ctx, key, testkit.Cell("q", "v"))
 	if !errors.Is(err, periods.ErrNoPeriod) || !strings.Contains(err.Error(), "1803859200000") || !strings.Contains(err.Error(), "web1") {
 		t.Errorf("put outside every period: %v, want ErrNoPeriod with the key as its schema prints it", err)
 	}

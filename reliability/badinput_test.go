@@ -16,7 +16,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
-	"github.com/brine-kv/brine/keys"
 )
 
 // maxKeyLen is the physical key limit of memory and local (HBase's).
@@ -157,10 +156,7 @@ func checkStored(t *testing.T, tbl *client.Table, ks [][]byte) {
 // TestInvalidUTF8Keys: keys are bytes. Invalid UTF-8 in a key, whether raw or in a String field of
 // the key codec, is stored and read back byte for byte, by Get and by Scan; nothing is replaced.
 func TestInvalidUTF8Keys(t *testing.T) {
-	schema, err := keys.ParseSchema("host,event,ts:int64:desc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := testkit.Schema(t, "host,event,ts:int64:desc")
 	hostile := []string{"\xff\xfe", "caf\xc3", "\xed\xa0\x80" /* a UTF-16 surrogate */, "ok\x00nul", "\uFFFD"}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
@@ -191,7 +187,7 @@ func TestInvalidUTF8Keys(t *testing.T) {
 					t.Fatalf("Get(%q) = %q %+v, %v", k, row.Key, row.Cells, err)
 				}
 			}
-			rows, err := collect(tbl.Scan(ctx, client.Range{}))
+			rows, err := testkit.CollectErr(tbl.Scan(ctx, client.Range{}))
 			if err != nil || len(rows) != len(ks) {
 				t.Fatalf("Scan: %d rows of %d, %v", len(rows), len(ks), err)
 			}

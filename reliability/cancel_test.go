@@ -14,6 +14,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // slowCalls make calls and streams pause, so that a cancellation lands while I/O is in flight.
@@ -70,7 +71,7 @@ func TestCancelScans(t *testing.T) {
 
 			// From a timer.
 			ctx, cancel = randomCancel(rng, 3*time.Millisecond)
-			got, err = collect(tbl.Scan(ctx, client.Range{}, client.Reverse()))
+			got, err = testkit.CollectErr(tbl.Scan(ctx, client.Range{}, client.Reverse()))
 			cancel()
 			if cerr := checkScan(expected(ks, client.Range{}, true, 0, nil), got, err); cerr != nil {
 				t.Fatalf("%s seed %d, timer: %v", spec, seed, cerr)

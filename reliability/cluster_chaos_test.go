@@ -347,7 +347,7 @@ func (w *chaosWork) scanner(ctx context.Context, t *testing.T, tbl *client.Table
 		switch {
 		case err == nil:
 			if !slices.EqualFunc(got, want, bytes.Equal) {
-				t.Errorf("scan of [%s, %s): %d rows, want %d (first difference at %d)", base[lo], chaosKey("base", hi), len(got), len(want), firstDiff(got, want))
+				t.Errorf("scan of [%s, %s): %d rows, want %d (first difference at %d)", base[lo], chaosKey("base", hi), len(got), len(want), testkit.FirstDiffFunc(got, want, bytes.Equal))
 				return
 			}
 			w.scans.Add(1)
@@ -375,15 +375,6 @@ func scanKeysOf(rows iter.Seq2[client.Row, error]) ([][]byte, error) {
 		keys = append(keys, row.Key)
 	}
 	return keys, nil
-}
-
-func firstDiff(a, b [][]byte) int {
-	for i := range min(len(a), len(b)) {
-		if !bytes.Equal(a[i], b[i]) {
-			return i
-		}
-	}
-	return min(len(a), len(b))
 }
 
 // verify checks the table against what the workloads did, re-imports the failure report, and checks

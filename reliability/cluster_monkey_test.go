@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/tsuna/gohbase/hrpc"
 
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // monkey is the chaos loop of TestClusterChaos, after HBase's ChaosMonkey: at random, every few
@@ -357,12 +357,7 @@ func (c *control) verify(ctx context.Context, t *testing.T, zombie func(time.Tim
 	}
 	stored := map[string]bool{}
 	scanner := c.client.Scan(sc)
-	defer scanner.Close()
-	for {
-		res, err := scanner.Next()
-		if err == io.EOF {
-			break
-		}
+	for res, err := range testkit.Seq(scanner.Next, scanner.Close) {
 		if err != nil {
 			t.Fatalf("control: scan: %v", err)
 		}

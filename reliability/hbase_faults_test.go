@@ -127,13 +127,7 @@ func newHBaseTable(t *testing.T, c *client.Client, prefix string) *client.Table 
 	if err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := c.DeleteTable(ctx, name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, name, c.DeleteTable)
 	return tbl
 }
 

@@ -109,7 +109,7 @@ func checkImport(tbl *client.Table, n int, stats client.ImportStats, err error, 
 	if !errors.Is(err, context.Canceled) && (stats.Failed > 0) != errors.Is(err, client.ErrRowsFailed) {
 		return 0, fmt.Errorf("Import returned %v with %d failed rows", err, stats.Failed)
 	}
-	rows, serr := collect(tbl.Scan(context.Background(), client.Range{}))
+	rows, serr := testkit.CollectErr(tbl.Scan(context.Background(), client.Range{}))
 	if serr != nil {
 		return 0, serr
 	}

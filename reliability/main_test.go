@@ -160,14 +160,3 @@ func checkScan(want [][]byte, got []client.Row, err error) error {
 func injectedErr(err error) bool {
 	return errors.Is(err, faulty.ErrInjected) || errors.Is(err, context.DeadlineExceeded)
 }
-
-func collect(seq func(yield func(client.Row, error) bool)) ([]client.Row, error) {
-	var rows []client.Row
-	for row, err := range seq {
-		if err != nil {
-			return rows, err
-		}
-		rows = append(rows, row)
-	}
-	return rows, nil
-}

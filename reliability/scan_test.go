@@ -125,7 +125,7 @@ func TestScanUnderFaults(t *testing.T) {
 					if sh.after != nil {
 						ropts = append(ropts, client.ResumeAfter(sh.after))
 					}
-					got, err := collect(tbl.Scan(context.Background(), sh.r, ropts...))
+					got, err := testkit.CollectErr(tbl.Scan(context.Background(), sh.r, ropts...))
 					if strings.HasPrefix(sh.name, "inverted") {
 						// Refused before anything is read, whatever the faults: a descending scan is
 						// the ascending range and Reverse().
@@ -185,7 +185,7 @@ func pageThrough(tbl *client.Table, r client.Range, reverse bool, size int, want
 		if cursor != nil {
 			opts = append(opts, client.ResumeAfter(cursor))
 		}
-		got, err := collect(tbl.Scan(context.Background(), r, opts...))
+		got, err := testkit.CollectErr(tbl.Scan(context.Background(), r, opts...))
 		pages++
 		rest := want[len(all):]
 		if cerr := checkScan(rest[:min(size, len(rest))], got, err); cerr != nil {
@@ -238,7 +238,7 @@ func TestScanCheckCatchesSilentLoss(t *testing.T) {
 	ks := scanKeys()
 	mem := newMemTable(t, "hash:8", ks)
 	tbl := openOn(t, truncating{mem, 3})
-	got, err := collect(tbl.Scan(context.Background(), client.Range{}))
+	got, err := testkit.CollectErr(tbl.Scan(context.Background(), client.Range{}))
 	if checkScan(expected(ks, client.Range{}, false, 0, nil), got, err) == nil {
 		t.Fatalf("a driver that drops rows quietly passed the check (%d rows, error %v)", len(got), err)
 	}

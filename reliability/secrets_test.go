@@ -175,7 +175,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatalf("import %+v, %v: no failure path was exercised", stats, err)
 	}
 	for range 5 {
-		_, serr := collect(tbl.Scan(ctx, client.Range{}))
+		_, serr := testkit.CollectErr(tbl.Scan(ctx, client.Range{}))
 		fmt.Fprintf(&out, "scan: %v\n", serr)
 	}
 	_, gerr := tbl.GetMany(ctx, [][]byte{[]byte("row0001"), bytes.Repeat([]byte("k"), 2000)})

@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -51,14 +52,8 @@ func muts(from, to int) []backends.Mutation {
 
 func scanKeys(t *testing.T, b backends.Backend, r backends.Range, opts backends.ScanOptions) ([]string, error) {
 	t.Helper()
-	var got []string
-	for row, err := range b.Scan(context.Background(), tbl, r, opts) {
-		if err != nil {
-			return got, err
-		}
-		got = append(got, string(row.Key))
-	}
-	return got, nil
+	rows, err := testkit.CollectErr(b.Scan(context.Background(), tbl, r, opts))
+	return testkit.KeyStrings(rows), err
 }
 
 func TestRowErrorsMakeAPartialApply(t *testing.T) {

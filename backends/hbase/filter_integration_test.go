@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestFilteredScanLimitPushdown: a filter runs on the region server, so a filtered scan with a limit
@@ -27,7 +28,7 @@ func TestFilteredScanLimitPushdown(t *testing.T) {
 			r = backends.Range{End: []byte("row025")}
 			want = []string{`"row024"`, `"row022"`, `"row020"`}
 		}
-		rows, err := collect(t, b.Scan(ctx, table, r, backends.ScanOptions{ReadOptions: backends.ReadOptions{Filter: &even}, Reverse: reverse, Limit: 3}))
+		rows, err := testkit.CollectErr(b.Scan(ctx, table, r, backends.ScanOptions{ReadOptions: backends.ReadOptions{Filter: &even}, Reverse: reverse, Limit: 3}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -38,7 +38,7 @@ func openBackend(t *testing.T, opts hbase.Options) *hbase.Backend {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		opts.Logger = testkit.Logger(t, slog.LevelDebug)
 	}
 	b, err := hbase.Open(ctx, hbase.Config{ZKQuorum: zk, Options: opts})
 	if err != nil {
@@ -46,15 +46,6 @@ func openBackend(t *testing.T, opts hbase.Options) *hbase.Backend {
 	}
 	t.Cleanup(func() { b.Close() })
 	return b
-}
-
-// testWriter sends the driver's log lines to the test's log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
 }
 
 // newTable creates a uniquely named table, dropped when the test ends.
@@ -69,21 +60,12 @@ func newTable(t *testing.T, b *hbase.Backend, opts backends.TableOptions) string
 	if err := b.CreateTable(ctx, name, opts); err != nil {
 		t.Fatalf("CreateTable(%s): %v", name, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := b.DeleteTable(ctx, name); err != nil {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, name, b.DeleteTable)
 	return name
 }
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx is the context of one test's calls to HBase.
+func testCtx(t *testing.T) context.Context { return testkit.Context(t, 90*time.Second) }
 
 func put(key []byte, cells ...backends.Cell) backends.Mutation {
 	return backends.Mutation{Key: key, Cells: cells}
@@ -91,26 +73,6 @@ func put(key []byte, cells ...backends.Cell) backends.Mutation {
 
 func cell(fam, qual, val string) backends.Cell {
 	return backends.Cell{Family: fam, Qualifier: qual, Value: []byte(val)}
-}
-
-func mustApply(t *testing.T, b *hbase.Backend, table string, muts ...backends.Mutation) {
-	t.Helper()
-	rowErrs, err := b.Apply(testCtx(t), table, muts)
-	if err != nil || rowErrs != nil {
-		t.Fatalf("Apply: err=%v rowErrs=%v", err, rowErrs)
-	}
-}
-
-func collect(t *testing.T, seq func(func(backends.Row, error) bool)) ([]backends.Row, error) {
-	t.Helper()
-	var rows []backends.Row
-	for row, err := range seq {
-		if err != nil {
-			return rows, err
-		}
-		rows = append(rows, row)
-	}
-	return rows, nil
 }
 
 func keysOf(rows []backends.Row) []string {
@@ -160,7 +122,7 @@ func TestTableLifecycle(t *testing.T) {
 		t.Errorf("Apply: got %v (rowErrs %v), want ErrTableNotFound", err, rowErrs)
 	}
 	for _, reverse := range []bool{false, true} {
-		if _, err := collect(t, b.Scan(ctx, name, backends.Range{}, backends.ScanOptions{Reverse: reverse})); !errors.Is(err, backends.ErrTableNotFound) {
+		if _, err := testkit.CollectErr(b.Scan(ctx, name, backends.Range{}, backends.ScanOptions{Reverse: reverse})); !errors.Is(err, backends.ErrTableNotFound) {
 			t.Errorf("Scan(reverse=%v): got %v, want ErrTableNotFound", reverse, err)
 		}
 	}
@@ -249,13 +211,13 @@ func TestPutReadDelete(t *testing.T) {
 	table := newTable(t, b, backends.TableOptions{SplitKeys: [][]byte{[]byte("m")}})
 
 	k1, k2, missing := []byte("a\x00key"), []byte("z\xffkey"), []byte("nope")
-	mustApply(t, b, table,
+	testkit.Apply(t, testCtx(t), b, table,
 		put(k1, cell("e", "x", "ex"), cell("d", "b", "db"), cell("d", "a", "da"), cell("d", "", "empty-qualifier")),
 		put(k2, backends.Cell{Family: "d", Qualifier: "t", Value: []byte("old"), Timestamp: 1_000}),
 	)
-	mustApply(t, b, table, put(k2, backends.Cell{Family: "d", Qualifier: "t", Value: []byte("new"), Timestamp: 2_000}))
+	testkit.Apply(t, testCtx(t), b, table, put(k2, backends.Cell{Family: "d", Qualifier: "t", Value: []byte("new"), Timestamp: 2_000}))
 	// An older explicit timestamp does not shadow the newer cell.
-	mustApply(t, b, table, put(k2, backends.Cell{Family: "d", Qualifier: "t", Value: []byte("older"), Timestamp: 1_500}))
+	testkit.Apply(t, testCtx(t), b, table, put(k2, backends.Cell{Family: "d", Qualifier: "t", Value: []byte("older"), Timestamp: 1_500}))
 
 	rows, err := b.Read(ctx, table, [][]byte{k1, missing, k2}, backends.ReadOptions{})
 	if err != nil {
@@ -295,12 +257,12 @@ func TestPutReadDelete(t *testing.T) {
 	}
 
 	// Delete one column, then the whole row.
-	mustApply(t, b, table, backends.Mutation{Key: k1, Delete: true, Cells: []backends.Cell{{Family: "d", Qualifier: "a"}}})
+	testkit.Apply(t, testCtx(t), b, table, backends.Mutation{Key: k1, Delete: true, Cells: []backends.Cell{{Family: "d", Qualifier: "a"}}})
 	rows, _ = b.Read(ctx, table, [][]byte{k1}, backends.ReadOptions{})
 	if len(rows[0].Cells) != 3 || rows[0].Cells[1].Qualifier != "b" {
 		t.Errorf("after column delete: %+v", rows[0].Cells)
 	}
-	mustApply(t, b, table, backends.Mutation{Key: k1, Delete: true}, backends.Mutation{Key: k2, Delete: true})
+	testkit.Apply(t, testCtx(t), b, table, backends.Mutation{Key: k1, Delete: true}, backends.Mutation{Key: k2, Delete: true})
 	rows, _ = b.Read(ctx, table, [][]byte{k1, k2}, backends.ReadOptions{})
 	if rows[0].Cells != nil || rows[1].Cells != nil {
 		t.Errorf("after row delete: %+v", rows)
@@ -366,7 +328,7 @@ func TestMixedTimestampsInOneRow(t *testing.T) {
 	ctx := testCtx(t)
 	table := newTable(t, b, backends.TableOptions{})
 	key := []byte("row")
-	mustApply(t, b, table, put(key,
+	testkit.Apply(t, testCtx(t), b, table, put(key,
 		backends.Cell{Family: "d", Qualifier: "a", Value: []byte("A"), Timestamp: 1_000},
 		backends.Cell{Family: "d", Qualifier: "b", Value: []byte("B"), Timestamp: 2_000},
 		backends.Cell{Family: "e", Qualifier: "c", Value: []byte("C")},
@@ -381,7 +343,7 @@ func TestMixedTimestampsInOneRow(t *testing.T) {
 	}
 	// A delete removes every version of the columns it names, whatever timestamps its cells carry:
 	// the contract of every store (backends.Mutation), not HBase's delete-up-to-a-timestamp.
-	mustApply(t, b, table, backends.Mutation{Key: key, Delete: true, Cells: []backends.Cell{
+	testkit.Apply(t, testCtx(t), b, table, backends.Mutation{Key: key, Delete: true, Cells: []backends.Cell{
 		{Family: "d", Qualifier: "a", Timestamp: 999},
 		{Family: "d", Qualifier: "b", Timestamp: 2_000},
 	}})

@@ -15,6 +15,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // takeResponses returns the Multi responses and single-row calls seen since the last take.
@@ -99,7 +100,7 @@ func TestCheckAndMutateBatchWire(t *testing.T) {
 	b, rec, _ := openRecorded(t)
 	table := newTable(t, b, backends.TableOptions{})
 	ctx := testCtx(t)
-	mustApply(t, b, table, put([]byte("b"), cell("d", "q", "1")), put([]byte("d"), cell("d", "q", "1")))
+	testkit.Apply(t, testCtx(t), b, table, put([]byte("b"), cell("d", "q", "1")), put([]byte("d"), cell("d", "q", "1")))
 	rec.takeResponses()
 
 	ms := []backends.CondMutation{

@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // writeCounter records the rows of every Multi call that got a response, and the per-row puts.
@@ -92,7 +93,7 @@ func TestApplyMultiPerRegion(t *testing.T) {
 		for i, k := range keys {
 			muts[i] = put(k, cell("d", "q", fmt.Sprint(gen)), cell("e", "q", fmt.Sprint(gen)))
 		}
-		mustApply(t, b, table, muts...)
+		testkit.Apply(t, testCtx(t), b, table, muts...)
 	}
 
 	wc.take()

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/region"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // stubClient is a gohbase client that only counts Close; every other method panics (nil interface).

@@ -23,6 +23,7 @@ import (
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // scanKeys are the rows of the scan tests: binary keys around every region boundary, including keys
@@ -65,7 +66,7 @@ func fillScanTable(t *testing.T, b *hbase.Backend) string {
 	for i, k := range scanKeys {
 		muts[i] = put(k, cell("d", "v", string(k)), cell("e", "w", "x"))
 	}
-	mustApply(t, b, table, muts...)
+	testkit.Apply(t, testCtx(t), b, table, muts...)
 	return table
 }
 
@@ -101,7 +102,7 @@ func TestScanConformance(t *testing.T) {
 				for _, batch := range []int{0, 1, 2} {
 					name := fmt.Sprintf("%s/reverse=%v/limit=%d/batch=%d", rc.name, reverse, limit, batch)
 					t.Run(name, func(t *testing.T) {
-						rows, err := collect(t, b.Scan(ctx, table, rc.r, backends.ScanOptions{Reverse: reverse, Limit: limit, BatchSize: batch}))
+						rows, err := testkit.CollectErr(b.Scan(ctx, table, rc.r, backends.ScanOptions{Reverse: reverse, Limit: limit, BatchSize: batch}))
 						if err != nil {
 							t.Fatalf("Scan: %v", err)
 						}
@@ -126,7 +127,7 @@ func TestScanColumnsAndEarlyStop(t *testing.T) {
 	table := fillScanTable(t, b)
 
 	for _, reverse := range []bool{false, true} {
-		rows, err := collect(t, b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{
+		rows, err := testkit.CollectErr(b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{
 			Reverse: reverse, ReadOptions: backends.ReadOptions{Columns: []backends.Column{{Family: "e"}}},
 		}))
 		if err != nil {
@@ -186,9 +187,9 @@ func TestScanWideRowsInPieces(t *testing.T) {
 		}
 		muts = append(muts, put([]byte(k), cells...))
 	}
-	mustApply(t, b, table, muts...)
+	testkit.Apply(t, testCtx(t), b, table, muts...)
 	for _, reverse := range []bool{false, true} {
-		rows, err := collect(t, b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{Reverse: reverse}))
+		rows, err := testkit.CollectErr(b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{Reverse: reverse}))
 		if err != nil {
 			t.Fatalf("Scan: %v", err)
 		}
@@ -218,7 +219,7 @@ func TestRegionChanges(t *testing.T) {
 	check := func(stage string) {
 		t.Helper()
 		for _, reverse := range []bool{false, true} {
-			rows, err := collect(t, b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{Reverse: reverse, BatchSize: 3}))
+			rows, err := testkit.CollectErr(b.Scan(ctx, table, backends.Range{}, backends.ScanOptions{Reverse: reverse, BatchSize: 3}))
 			if err != nil {
 				t.Fatalf("%s: Scan(reverse=%v): %v", stage, reverse, err)
 			}
@@ -360,7 +361,7 @@ func TestScanLimitPushdown(t *testing.T) {
 			cc.mu.Lock()
 			cc.asked, cc.received, cc.closes = nil, 0, 0
 			cc.mu.Unlock()
-			rows, err := collect(t, b.Scan(ctx, table, tc.r, backends.ScanOptions{Reverse: tc.reverse, Limit: tc.limit}))
+			rows, err := testkit.CollectErr(b.Scan(ctx, table, tc.r, backends.ScanOptions{Reverse: tc.reverse, Limit: tc.limit}))
 			if err != nil {
 				t.Fatal(err)
 			}

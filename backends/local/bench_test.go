@@ -16,6 +16,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/local"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The load benchmarks mimic the README quickstart: monotonic 8-byte timestamps salted into 16
@@ -134,13 +135,7 @@ func BenchmarkScan(b *testing.B) {
 	load(b, s, "t", benchRows, 2)
 	ctx := context.Background()
 	scan := func(b *testing.B, r backends.Range, reverse bool) int {
-		n := 0
-		for _, err := range s.Scan(ctx, "t", r, backends.ScanOptions{Reverse: reverse}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
+		n := testkit.Count(b, s.Scan(ctx, "t", r, backends.ScanOptions{Reverse: reverse}))
 		return n
 	}
 	for _, reverse := range []bool{false, true} {
@@ -177,13 +172,7 @@ func BenchmarkScan(b *testing.B) {
 	})
 	b.Run("limit-10", func(b *testing.B) {
 		for b.Loop() {
-			n := 0
-			for _, err := range s.Scan(ctx, "t", backends.Range{Start: []byte{7}}, backends.ScanOptions{Limit: 10}) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				n++
-			}
+			n := testkit.Count(b, s.Scan(ctx, "t", backends.Range{Start: []byte{7}}, backends.ScanOptions{Limit: 10}))
 			if n != 10 {
 				b.Fatal(n)
 			}
@@ -216,9 +205,7 @@ func BenchmarkApply(b *testing.B) {
 			muts[j] = backends.Mutation{Key: k, Cells: []backends.Cell{{Family: "d", Qualifier: "v", Value: []byte("21.50"), Timestamp: 1}}}
 			i++
 		}
-		if rowErrs, err := s.Apply(ctx, "t", muts); err != nil || rowErrs != nil {
-			b.Fatal(rowErrs, err)
-		}
+		testkit.Apply(b, ctx, s, "t", muts...)
 	}
 	b.ReportMetric(float64(benchBatch*b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -14,19 +14,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/local"
+	"github.com/brine-kv/brine/internal/testkit"
 )
-
-func cell(q, v string) backends.Cell {
-	return backends.Cell{Family: "d", Qualifier: q, Value: []byte(v), Timestamp: 1}
-}
-
-func mustApply(t testing.TB, b backends.Backend, table string, muts ...backends.Mutation) {
-	t.Helper()
-	rowErrs, err := b.Apply(context.Background(), table, muts)
-	if err != nil || rowErrs != nil {
-		t.Fatalf("Apply: %v %v", rowErrs, err)
-	}
-}
 
 func TestPersistence(t *testing.T) {
 	ctx := context.Background()
@@ -40,7 +29,7 @@ func TestPersistence(t *testing.T) {
 	if err := s.CreateTable(ctx, "t", backends.TableOptions{Families: []string{"d"}, SplitKeys: splits, Meta: meta}); err != nil {
 		t.Fatal(err)
 	}
-	mustApply(t, s, "t", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{cell("q", "v")}})
+	testkit.Apply(t, context.Background(), s, "t", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{testkit.Cell("q", "v")}})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +92,7 @@ func TestReadOnly(t *testing.T) {
 	if err := s.CreateTable(ctx, "t", backends.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mustApply(t, s, "t", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{cell("q", "v")}})
+	testkit.Apply(t, context.Background(), s, "t", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{testkit.Cell("q", "v")}})
 	s.Close()
 
 	r1, err := local.Open(path, local.WithReadOnly())
@@ -125,13 +114,7 @@ func TestReadOnly(t *testing.T) {
 	if err := r1.DeleteTable(ctx, "t"); !errors.Is(err, local.ErrReadOnly) {
 		t.Errorf("DeleteTable on a read-only store: %v", err)
 	}
-	n := 0
-	for _, err := range r2.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	n := testkit.Count(t, r2.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}))
 	if n != 1 {
 		t.Fatalf("read-only scan: %d rows", n)
 	}
@@ -196,7 +179,7 @@ func TestCloseWithWritersInFlight(t *testing.T) {
 	for w := range 4 {
 		wg.Go(func() {
 			for i := 0; ; i++ {
-				_, err := s.Apply(ctx, "t", []backends.Mutation{{Key: fmt.Appendf(nil, "w%d-%d", w, i), Cells: []backends.Cell{cell("q", "v")}}})
+				_, err := s.Apply(ctx, "t", []backends.Mutation{{Key: fmt.Appendf(nil, "w%d-%d", w, i), Cells: []backends.Cell{testkit.Cell("q", "v")}}})
 				if errors.Is(err, backends.ErrClosed) {
 					return
 				}
@@ -227,8 +210,8 @@ func TestGroupCommit(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				muts := []backends.Mutation{
-					{Key: fmt.Appendf(nil, "w%d-%04d", w, i), Cells: []backends.Cell{cell("q", "v")}},
-					{Key: nil, Cells: []backends.Cell{cell("q", "v")}},
+					{Key: fmt.Appendf(nil, "w%d-%04d", w, i), Cells: []backends.Cell{testkit.Cell("q", "v")}},
+					{Key: nil, Cells: []backends.Cell{testkit.Cell("q", "v")}},
 					{Key: []byte("x"), Cells: []backends.Cell{{Family: "nope", Qualifier: "q"}}},
 				}
 				rowErrs, err := s.Apply(ctx, "t", muts)
@@ -248,13 +231,7 @@ func TestGroupCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	n := 0
-	for _, err := range s.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	n := testkit.Count(t, s.Scan(ctx, "t", backends.Range{}, backends.ScanOptions{}))
 	if n != writers*each {
 		t.Fatalf("%d rows, want %d", n, writers*each)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -24,10 +25,6 @@ func TestConformance(t *testing.T) {
 			t.Cleanup(func() { b.Close() })
 			return b
 		})
-}
-
-func cell(q, v string) backends.Cell {
-	return backends.Cell{Family: "d", Qualifier: q, Value: []byte(v), Timestamp: 1}
 }
 
 func newTable(t *testing.T, opts ...memory.Option) *memory.Backend {
@@ -44,11 +41,9 @@ func fill(t *testing.T, b *memory.Backend, n int) {
 	t.Helper()
 	var muts []backends.Mutation
 	for i := range n {
-		muts = append(muts, backends.Mutation{Key: fmt.Appendf(nil, "k%04d", i), Cells: []backends.Cell{cell("q", "v")}})
+		muts = append(muts, backends.Mutation{Key: fmt.Appendf(nil, "k%04d", i), Cells: []backends.Cell{testkit.Cell("q", "v")}})
 	}
-	if rowErrs, err := b.Apply(context.Background(), "t", muts); err != nil || rowErrs != nil {
-		t.Fatal(rowErrs, err)
-	}
+	testkit.Apply(t, context.Background(), b, "t", muts...)
 }
 
 func TestWriteSameTableDuringScan(t *testing.T) {
@@ -64,7 +59,7 @@ func TestWriteSameTableDuringScan(t *testing.T) {
 		}
 		got = append(got, string(row.Key))
 		if string(row.Key) == "k0000" {
-			if _, err := b.Apply(ctx, "t", []backends.Mutation{{Key: []byte("z"), Cells: []backends.Cell{cell("q", "v")}}}); err != nil {
+			if _, err := b.Apply(ctx, "t", []backends.Mutation{{Key: []byte("z"), Cells: []backends.Cell{testkit.Cell("q", "v")}}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -144,9 +139,7 @@ func TestSemantics(t *testing.T) {
 	if err := b.CreateTable(ctx, "free", backends.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if rowErrs, err := b.Apply(ctx, "free", []backends.Mutation{{Key: []byte("r"), Cells: []backends.Cell{{Qualifier: "q"}, {Family: "any", Qualifier: "q"}}}}); err != nil || rowErrs != nil {
-		t.Fatal(rowErrs, err)
-	}
+	testkit.Apply(t, ctx, b, "free", backends.Mutation{Key: []byte("r"), Cells: []backends.Cell{{Qualifier: "q"}, {Family: "any", Qualifier: "q"}}})
 	// Split keys must be non-empty and ascending.
 	for _, splits := range [][][]byte{{[]byte("b"), []byte("a")}, {[]byte("a"), []byte("a")}, {{}}} {
 		if err := b.CreateTable(ctx, "bad", backends.TableOptions{SplitKeys: splits}); !errors.Is(err, backends.ErrInvalidArgument) {

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func TestRowFaultsRetried(t *testing.T) {
@@ -30,7 +31,7 @@ func TestRowFaultsRetried(t *testing.T) {
 			srv.ResetStats()
 			srv.FailRowsRandomly(7, 0.3, code)
 			defer srv.ClearFaults()
-			mustApply(t, b, tbl, muts)
+			testkit.Apply(t, t.Context(), b, tbl, muts...)
 			st := srv.Stats()["BatchWriteRow"]
 			if st.RowErrors == 0 || st.RowsWritten != len(muts) {
 				t.Fatalf("%d row errors, %d rows written; want some errors and each of %d rows written once", st.RowErrors, st.RowsWritten, len(muts))
@@ -110,7 +111,7 @@ func TestRequestFaults(t *testing.T) {
 		muts := puts(10, ts(), "r")
 		srv.ResetStats()
 		srv.FailNext("BatchWriteRow", tablestoretest.CodeServerBusy, 2)
-		mustApply(t, b, tbl, muts)
+		testkit.Apply(t, t.Context(), b, tbl, muts...)
 		if st := srv.Stats()["BatchWriteRow"]; st.Requests != 3 || st.RowsWritten != len(muts) {
 			t.Errorf("%d requests writing %d rows, want 3 writing %d: the SDK retries, brine adds none", st.Requests, st.RowsWritten, len(muts))
 		}
@@ -128,7 +129,7 @@ func TestRequestFaults(t *testing.T) {
 			return nil
 		})
 		defer srv.ClearFaults()
-		mustApply(t, b, tbl, muts)
+		testkit.Apply(t, t.Context(), b, tbl, muts...)
 		pk := new(ots.PrimaryKey)
 		pk.AddPrimaryKeyColumn(defaultKeyColumn, muts[0].Key)
 		resp, err := b.Client().GetRow(&ots.GetRowRequest{SingleRowQueryCriteria: &ots.SingleRowQueryCriteria{
@@ -155,7 +156,7 @@ func TestRequestFaults(t *testing.T) {
 	t.Run("scan page fault", func(t *testing.T) {
 		b := te.open(t, func(c *Config) { c.SDKRetryTimes = -1 })
 		tbl := table(t, b, backends.TableOptions{})
-		mustApply(t, b, tbl, puts(30, ts(), "s"))
+		testkit.Apply(t, t.Context(), b, tbl, puts(30, ts(), "s")...)
 		srv.FailNext("GetRange", tablestoretest.CodeServerBusy, 1)
 		var n int
 		var last error

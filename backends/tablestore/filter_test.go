@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestFilterWhereEvaluated counts the rows the service sends: a regex-free filter runs on the
@@ -14,7 +15,7 @@ func TestFilterWhereEvaluated(t *testing.T) {
 	srv := te.local(t)
 	b := te.open(t, nil)
 	tbl := table(t, b, backends.TableOptions{})
-	mustApply(t, b, tbl, puts(300, ts(), "k"))
+	testkit.Apply(t, t.Context(), b, tbl, puts(300, ts(), "k")...)
 	v := backends.Column{Family: "d", Qualifier: "v"}
 	tests := []struct {
 		name     string

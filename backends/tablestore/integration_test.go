@@ -2,7 +2,6 @@ package tablestore
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/backendtest"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // These tests run against a live instance when the TABLESTORE_* variables are set (see
@@ -59,7 +59,7 @@ func (te *testEnv) local(t *testing.T) *tablestoretest.Server {
 func (te *testEnv) open(t *testing.T, mod func(*Config)) *Backend {
 	t.Helper()
 	cfg := te.cfg
-	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.Logger = testkit.Logger(t, slog.LevelWarn)
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -71,13 +71,6 @@ func (te *testEnv) open(t *testing.T, mod func(*Config)) *Backend {
 	return b
 }
 
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(bytes.TrimRight(p, "\n")))
-	return len(p), nil
-}
-
 // table creates a table with a fresh name and drops it when the test ends.
 func table(t *testing.T, b *Backend, opts backends.TableOptions) string {
 	t.Helper()
@@ -85,13 +78,7 @@ func table(t *testing.T, b *Backend, opts backends.TableOptions) string {
 	if err := b.CreateTable(t.Context(), name, opts); err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := b.DeleteTable(ctx, name); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
-			t.Errorf("DeleteTable(%s): %v", name, err)
-		}
-	})
+	testkit.DeleteAtEnd(t, name, b.DeleteTable, backends.ErrTableNotFound)
 	return name
 }
 
@@ -104,14 +91,6 @@ func puts(n int, stamp int64, prefix string) []backends.Mutation {
 		muts[i] = backends.Mutation{Key: key, Cells: []backends.Cell{{Family: "d", Qualifier: "v", Value: key, Timestamp: stamp}}}
 	}
 	return muts
-}
-
-func mustApply(t *testing.T, b *Backend, table string, muts []backends.Mutation) {
-	t.Helper()
-	rowErrs, err := b.Apply(t.Context(), table, muts)
-	if err != nil || rowErrs != nil {
-		t.Fatalf("Apply: %v %v", err, rowErrs)
-	}
 }
 
 // checkAll reads every mutation's row back: each holds exactly the value it was written with.
@@ -168,7 +147,7 @@ func TestApplySplitsBatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		srv.ResetStats()
-		mustApply(t, b, tbl, tt.muts)
+		testkit.Apply(t, t.Context(), b, tbl, tt.muts...)
 		st := srv.Stats()["BatchWriteRow"]
 		if st.Requests != tt.requests || st.RowsWritten != len(tt.muts) {
 			t.Errorf("%s: %d requests writing %d rows, want %d requests writing %d", tt.name, st.Requests, st.RowsWritten, tt.requests, len(tt.muts))
@@ -182,7 +161,7 @@ func TestReadSplitsBatches(t *testing.T) {
 	b := te.open(t, nil)
 	tbl := table(t, b, backends.TableOptions{})
 	muts := puts(250, ts(), "k")
-	mustApply(t, b, tbl, muts)
+	testkit.Apply(t, t.Context(), b, tbl, muts...)
 	srv.ResetStats()
 	checkAll(t, b, tbl, muts)
 	if got := srv.Stats()["BatchGetRow"].Requests; got != 3 {
@@ -231,7 +210,7 @@ func TestScanPagesAndLimit(t *testing.T) {
 	b := te.open(t, nil)
 	tbl := table(t, b, backends.TableOptions{})
 	muts := puts(95, ts(), "p")
-	mustApply(t, b, tbl, muts)
+	testkit.Apply(t, t.Context(), b, tbl, muts...)
 	tests := []struct {
 		name     string
 		opts     backends.ScanOptions
@@ -268,8 +247,8 @@ func TestPutIsUpdate(t *testing.T) {
 	te := newTestEnv(t)
 	b := te.open(t, nil)
 	tbl := table(t, b, backends.TableOptions{})
-	mustApply(t, b, tbl, []backends.Mutation{{Key: []byte("r"), Cells: []backends.Cell{{Family: "d", Qualifier: "a", Value: []byte("1"), Timestamp: ts()}}}})
-	mustApply(t, b, tbl, []backends.Mutation{{Key: []byte("r"), Cells: []backends.Cell{{Qualifier: "b", Value: []byte("2"), Timestamp: ts()}}}})
+	testkit.Apply(t, t.Context(), b, tbl, backends.Mutation{Key: []byte("r"), Cells: []backends.Cell{{Family: "d", Qualifier: "a", Value: []byte("1"), Timestamp: ts()}}})
+	testkit.Apply(t, t.Context(), b, tbl, backends.Mutation{Key: []byte("r"), Cells: []backends.Cell{{Qualifier: "b", Value: []byte("2"), Timestamp: ts()}}})
 	rows, err := b.Read(t.Context(), tbl, [][]byte{[]byte("r")}, backends.ReadOptions{})
 	if err != nil || len(rows[0].Cells) != 2 || rows[0].Cells[0].Family != "" || rows[0].Cells[1].Family != "d" {
 		t.Fatalf("row after two puts = %v, %v; want the family-less column b and d:a", rows, err)
@@ -339,7 +318,7 @@ func TestMultiColumnKey(t *testing.T) {
 		}
 	}
 	rand.Shuffle(len(muts), func(i, j int) { muts[i], muts[j] = muts[j], muts[i] })
-	mustApply(t, b, tbl, muts)
+	testkit.Apply(t, t.Context(), b, tbl, muts...)
 	checkAll(t, b, tbl, muts)
 	slices.SortFunc(want, bytes.Compare)
 
@@ -454,12 +433,12 @@ func TestExternalTables(t *testing.T) {
 		t.Fatalf("Read of a fixed-width key from an undeclared multi-column table: %v, want ErrInvalidKey", err)
 	}
 	varKey, _ := AppendKeyTail(AppendKeyHead(nil, []byte("device-7")), int64(42))
-	mustApply(t, b, multi, []backends.Mutation{{Key: varKey, Cells: []backends.Cell{cell}}})
+	testkit.Apply(t, t.Context(), b, multi, backends.Mutation{Key: varKey, Cells: []backends.Cell{cell}})
 	if rows, err := b.Read(t.Context(), multi, [][]byte{varKey}, backends.ReadOptions{}); err != nil || len(rows[0].Cells) != 1 {
 		t.Fatalf("Read of a variable first column = %v, %v", rows, err)
 	}
 	declared := te.open(t, func(c *Config) { c.Schemas = map[string][]KeyColumn{multi: cols} })
-	mustApply(t, declared, multi, []backends.Mutation{{Key: key, Cells: []backends.Cell{cell}}})
+	testkit.Apply(t, t.Context(), declared, multi, backends.Mutation{Key: key, Cells: []backends.Cell{cell}})
 	rows, err := declared.Read(t.Context(), multi, [][]byte{key}, backends.ReadOptions{})
 	if err != nil || len(rows[0].Cells) != 1 {
 		t.Fatalf("Read through Options.Schemas = %v, %v", rows, err)

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 func mustSchema(t testing.TB, spec string) *keySchema {
@@ -108,10 +108,7 @@ func TestKeyTailRoundTrip(t *testing.T) {
 
 // TestTailIsKeysCodec: tails are package keys' encoding, so a keys.Schema builds whole logical keys.
 func TestTailIsKeysCodec(t *testing.T) {
-	ks, err := keys.ParseSchema("device:fixed=6,seller,card:int64,blob:bytes")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ks := testkit.Schema(t, "device:fixed=6,seller,card:int64,blob:bytes")
 	cols, _ := ParsePrimaryKey("DeviceID:BINARY:9,SellerID:STRING,CardID:INTEGER,Blob:BINARY")
 	for _, tt := range []struct {
 		seller string

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends/hbase"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestHBaseAnalyzeLive writes 2,000 rows into a hash:4 table and checks that analyze --store reports
@@ -28,7 +28,7 @@ func TestHBaseAnalyzeLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	s, _ := salting.ParseSpec("hash:4")
+	s := testkit.Salter(t, "hash:4")
 	var l liveLoad
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		status, err := clusterStatus(ctx, b.(*hbase.Backend))

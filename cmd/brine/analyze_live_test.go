@@ -9,6 +9,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -40,10 +41,7 @@ func fakeStatus(t *testing.T, s salting.Salter) *pb.ClusterStatus {
 }
 
 func TestAnalyzeLiveGroups(t *testing.T) {
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, "hash:4")
 	regions := tableRegionLoads(fakeStatus(t, s), "t")
 	if len(regions) != 4 {
 		t.Fatalf("%d regions of t, want 4 (t2's must not count)", len(regions))

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestCLITypedKeys: rows imported with a typed key schema are read back by typed values: get, scan
@@ -194,10 +194,7 @@ func checkTablesDescribeDrop(t *testing.T, c *cli, regions bool) {
 
 // TestRegionsPerBucket: a bucket split over regions counts each of them; buckets sharing one count 1.
 func TestRegionsPerBucket(t *testing.T) {
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, "hash:4")
 	for _, tc := range []struct {
 		starts [][]byte
 		want   []int

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestExportRowsRefuses: a row the import formats cannot carry so that import reads it back equal
 // fails the export (which then drops nothing), naming the format that can carry it.
 func TestExportRowsRefuses(t *testing.T) {
-	schema, _ := keys.ParseSchema("host,ts:int64")
+	schema := testkit.Schema(t, "host,ts:int64")
 	key, _ := schema.Encode("h1", int64(5))
 	cell := func(fam, qual, val string, ts int64) client.Cell {
 		return client.Cell{Family: fam, Qualifier: qual, Value: []byte(val), Timestamp: ts}

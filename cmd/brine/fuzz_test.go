@@ -17,8 +17,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/keys"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The import path's reliability tests: the reader, the row converter and the failure report, fuzzed
@@ -27,15 +26,6 @@ import (
 const fuzzKeySpec = "id,n:int64"
 
 var formats = []inputFormat{formatCSV, formatTSV, formatJSONL}
-
-func mustSchema(t testing.TB, spec string) *keys.Schema {
-	t.Helper()
-	s, err := keys.ParseSchema(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // failedRecords reads input as an import does and returns every record that fails, with its error,
 // checking on the way that each error names its line and that every row that converts has a key
@@ -150,7 +140,7 @@ func FuzzImportRecords(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sel uint8, input []byte) {
 		format := formats[int(sel)%len(formats)]
-		conv := rowConverter{schema: mustSchema(t, fuzzKeySpec), family: "d"}
+		conv := rowConverter{schema: testkit.Schema(t, fuzzKeySpec), family: "d"}
 		header, failed, _, ok := failedRecords(t, input, format, conv)
 		if ok {
 			checkReport(t, format, header, failed)
@@ -163,7 +153,7 @@ func FuzzImportRecords(f *testing.F) {
 func importFile(t *testing.T, format inputFormat, input string) (*client.Table, string, []string) {
 	t.Helper()
 	ctx := context.Background()
-	schema := mustSchema(t, fuzzKeySpec)
+	schema := testkit.Schema(t, fuzzKeySpec)
 	header, recs, err := readRecords(strings.NewReader(input), format)
 	if err != nil {
 		t.Fatal(err)
@@ -171,10 +161,7 @@ func importFile(t *testing.T, format inputFormat, input string) (*client.Table, 
 	if err := checkColumns(header, schema, ""); err != nil {
 		t.Fatal(err)
 	}
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, "hash:4")
 	c := client.New(memory.New())
 	t.Cleanup(func() { c.Close() })
 	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: s})
@@ -204,7 +191,7 @@ func importFile(t *testing.T, format inputFormat, input string) (*client.Table, 
 // wantRows checks that the rows with these (id, n) keys were stored with value v.
 func wantRows(t *testing.T, tbl *client.Table, rows map[string]string) {
 	t.Helper()
-	schema := mustSchema(t, fuzzKeySpec)
+	schema := testkit.Schema(t, fuzzKeySpec)
 	for idn, v := range rows {
 		id, n, _ := strings.Cut(idn, "/")
 		vals, err := schema.ParseValues(id, n)
@@ -312,7 +299,7 @@ func TestJSONLInvalidUTF8IsNotReplaced(t *testing.T) {
 	failedLine := func(n int) bool {
 		return slices.ContainsFunc(logged, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("line %d: ", n)) })
 	}
-	schema := mustSchema(t, fuzzKeySpec)
+	schema := testkit.Schema(t, fuzzKeySpec)
 	for _, c := range []struct {
 		line     int
 		id, n, v string

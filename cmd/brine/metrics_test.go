@@ -9,7 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // TestCLIImportMetrics: import --metrics prints the client's metrics, in Prometheus' text format,
@@ -44,7 +44,7 @@ func TestMetricsServe(t *testing.T) {
 	ctx := context.Background()
 	cl := client.New(memory.New(), mr.opts...)
 	defer cl.Close()
-	s, _ := salting.ParseSpec("hash:4")
+	s := testkit.Salter(t, "hash:4")
 	tbl, err := cl.CreateTable(ctx, "t", client.TableConfig{Salter: s})
 	if err != nil {
 		t.Fatal(err)

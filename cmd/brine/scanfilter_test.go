@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -120,14 +121,8 @@ func warnings(stderr string) []string {
 // TestScanFilterKeysWhere: @key ~ runs in the client (KeyRegexFilter on the table's printed keys)
 // when scan prints keys as the table's schema does, here when they print otherwise.
 func TestScanFilterKeysWhere(t *testing.T) {
-	stored, err := keys.ParseSchema("id,n:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := keys.ParseSchema("id")
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := testkit.Schema(t, "id,n:int64")
+	other := testkit.Schema(t, "id")
 	f := client.KeyRegexFilter("^O1")
 	for _, tc := range []struct {
 		name  string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // liveRows is how many rows the add and drop cases write: o0 ... o19.
@@ -32,7 +33,7 @@ func liveClient(b backends.Backend) *client.Client {
 func newPlainOrders(t *testing.T, c *client.Client, name string) {
 	t.Helper()
 	ctx := t.Context()
-	plain, err := c.CreateTable(ctx, name, client.TableConfig{Salter: spec(t, "hash:4")})
+	plain, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func AddResume(t *testing.T, b backends.Backend, name string) {
 func DropLive(t *testing.T, b backends.Backend, name string) {
 	ctx := t.Context()
 	c := liveClient(b)
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: spec(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,28 +18,20 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
-	"github.com/brine-kv/brine/salting"
 )
 
 // OrderIndexes are the guides' order example: orders keyed [order_no], queried by seller
 // ([seller][ts desc][order_no], amount covered), by buyer, and by a unique external id.
 func OrderIndexes(t testing.TB) []client.IndexConfig {
 	return []client.IndexConfig{
-		{Name: "by_seller", Salter: spec(t, "hash:4:fields=1"), Covered: []client.Column{{Family: "d", Qualifier: "amount"}},
+		{Name: "by_seller", Salter: testkit.Salter(t, "hash:4:fields=1"), Covered: []client.Column{{Family: "d", Qualifier: "amount"}},
 			Parts: []client.IndexPart{client.ColumnPart("d", "seller"), client.ColumnPart("d", "ts").Descending(), client.KeyPart(0)}},
-		{Name: "by_buyer", Salter: spec(t, "hash:3"), Parts: []client.IndexPart{client.ColumnPart("d", "buyer")}},
-		{Name: "by_ext", Salter: spec(t, "hash:2"), Unique: true, Covered: []client.Column{{Family: "d", Qualifier: "amount"}},
+		{Name: "by_buyer", Salter: testkit.Salter(t, "hash:3"), Parts: []client.IndexPart{client.ColumnPart("d", "buyer")}},
+		{Name: "by_ext", Salter: testkit.Salter(t, "hash:2"), Unique: true, Covered: []client.Column{{Family: "d", Qualifier: "amount"}},
 			Parts: []client.IndexPart{client.ColumnPart("d", "ext")}},
 	}
-}
-
-func spec(t testing.TB, s string) salting.Salter {
-	sl, err := salting.ParseSpec(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sl
 }
 
 // NewOrders creates the order table with OrderIndexes on b, under name, and drops it (with its
@@ -47,7 +39,7 @@ func spec(t testing.TB, s string) salting.Salter {
 func NewOrders(t testing.TB, b backends.Backend, name string) *client.IndexedTable {
 	t.Helper()
 	c := client.New(b, client.WithConcurrency(4), client.WithLogger(slog.New(slog.DiscardHandler)))
-	tbl, err := c.CreateIndexedTable(context.Background(), name, client.TableConfig{Salter: spec(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(context.Background(), name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // RebucketTimes are how often the handles of RebucketLive read the directory and how long each
@@ -38,7 +39,7 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	}
 	c := newClient()
 	defer c.Close()
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: spec(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +69,10 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 		opts := client.RebucketOptions{Fence: tm.Fence, Grace: tm.Fence / 10, Workers: 2}
 		phys := name
 		if rb.Index == "" {
-			err = tbl.Rebucket(ctx, spec(t, rb.To), opts)
+			err = tbl.Rebucket(ctx, testkit.Salter(t, rb.To), opts)
 		} else {
 			phys = client.IndexTableName(name, rb.Index)
-			err = tbl.RebucketIndex(ctx, rb.Index, spec(t, rb.To), opts)
+			err = tbl.RebucketIndex(ctx, rb.Index, testkit.Salter(t, rb.To), opts)
 		}
 		if err != nil {
 			t.Fatalf("rebucket %s: %v", phys, err)
@@ -105,7 +106,7 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plain.Rebucket(ctx, spec(t, "hash:2"), client.RebucketOptions{Fence: tm.Fence}); !errors.Is(err, client.ErrIndexedTable) {
+	if err := plain.Rebucket(ctx, testkit.Salter(t, "hash:2"), client.RebucketOptions{Fence: tm.Fence}); !errors.Is(err, client.ErrIndexedTable) {
 		t.Fatalf("Table.Rebucket of an index table: %v, want ErrIndexedTable", err)
 	}
 	if err := c.DeleteTable(ctx, name); err != nil {

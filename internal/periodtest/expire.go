@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -22,10 +22,7 @@ func testExpireDuringScan(t *testing.T, s Store) {
 			ctx := ctxFor(t)
 			c := client.New(s.Open(t), client.WithPrefetch(1), client.WithConcurrency(2))
 			t.Cleanup(func() { c.Close() })
-			sch, err := keys.ParseSchema(lt.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch := testkit.Schema(t, lt.schema)
 			base := tableName(s, "expire", lt)
 			p := newTable(t, c, base, lt.field)
 			ref := months(t, p, sch, lt, time.April, 6)

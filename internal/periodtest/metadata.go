@@ -8,6 +8,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -44,7 +45,7 @@ func testMetadata(t *testing.T, s Store) {
 	}{
 		{"period", func(c *periods.Config) { c.Interval, _ = periods.ParseInterval("week") }},
 		{"field", func(c *periods.Config) { c.TimeField = 0 }},
-		{"salt", func(c *periods.Config) { c.Table.Salter = salter(t, "hash:8") }},
+		{"salt", func(c *periods.Config) { c.Table.Salter = testkit.Salter(t, "hash:8") }},
 		{"retention", func(c *periods.Config) { c.Retention.Keep = 4 }},
 	} {
 		want := good
@@ -96,7 +97,7 @@ func testMetadata(t *testing.T, s Store) {
 	// A table that finds a key's time with a function must be opened with one.
 	fnBase := name(s, "metafn")
 	per, _ := periods.ParseInterval("day")
-	cfg := periods.Config{Interval: per, Table: client.TableConfig{Salter: salter(t, "hash:2")},
+	cfg := periods.Config{Interval: per, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2")},
 		TimeOf: func(key []byte) (time.Time, error) {
 			ms, err := keys.Int64At(key, 0)
 			return time.UnixMilli(ms), err
@@ -119,10 +120,7 @@ func testMetadata(t *testing.T, s Store) {
 	if _, err := fp.CreateAhead(ctx, date(2026, 11, 23), 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := keys.ParseSchema("ts:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := testkit.Schema(t, "ts:int64")
 	key := mustEncode(sch, date(2026, 11, 23).Add(time.Hour).UnixMilli())
 	if err := fp.Put(ctx, key, cells("v")...); err != nil {
 		t.Fatal(err)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
-	"github.com/brine-kv/brine/salting"
 )
 
 // Store opens a fresh backend for one test; prefix keeps table names apart on a shared server.
@@ -113,20 +113,8 @@ var allLayouts = []layout{
 	}},
 }
 
-func ctxFor(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func salter(t *testing.T, spec string) salting.Salter {
-	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// ctxFor is the context of one test's calls to the store.
+func ctxFor(t *testing.T) context.Context { return testkit.Context(t, 2*time.Minute) }
 
 // newTable creates a monthly period table named prefix+name, dropped at the end.
 func newTable(t *testing.T, c *client.Client, name string, field int) *periods.Table {
@@ -134,7 +122,7 @@ func newTable(t *testing.T, c *client.Client, name string, field int) *periods.T
 	ctx := ctxFor(t)
 	per, _ := periods.ParseInterval("month")
 	p, err := periods.Create(ctx, c, name, periods.Config{
-		Interval: per, TimeField: field, Table: client.TableConfig{Salter: salter(t, "hash:4")},
+		Interval: per, TimeField: field, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:4")},
 		Retention: periods.Retention{Keep: 3},
 	})
 	if err != nil {
@@ -158,15 +146,10 @@ func cells(v string) []client.Cell {
 	return []client.Cell{{Family: "d", Qualifier: "q", Value: []byte(v)}} // the server stamps it: Tablestore refuses old stamps
 }
 
+// collect runs a scan to its end, or its first error, and returns the keys of its rows.
 func collect(seq iter.Seq2[client.Row, error]) ([]string, error) {
-	var out []string
-	for row, err := range seq {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, string(row.Key))
-	}
-	return out, nil
+	rows, err := testkit.CollectErr(seq)
+	return testkit.KeyStrings(rows), err
 }
 
 func name(s Store, n string) string { return fmt.Sprintf("%s%s", s.Prefix, n) }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
-	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/periods"
 )
 
@@ -23,10 +23,7 @@ func testRouting(t *testing.T, s Store) {
 			ctx := ctxFor(t)
 			c := client.New(s.Open(t))
 			t.Cleanup(func() { c.Close() })
-			sch, err := keys.ParseSchema(lt.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch := testkit.Schema(t, lt.schema)
 			base := tableName(s, "route", lt)
 			p := newTable(t, c, base, lt.field)
 			created, err := p.CreateAhead(ctx, date(2026, 10, 15), 1, nil)

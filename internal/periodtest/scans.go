@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
 )
@@ -23,7 +24,7 @@ func months(t *testing.T, p *periods.Table, sch *keys.Schema, lt layout, last ti
 	for m := time.January; m <= last; m++ {
 		var cfg *client.TableConfig
 		if m == time.December {
-			cfg = &client.TableConfig{Salter: salter(t, "hash:8")}
+			cfg = &client.TableConfig{Salter: testkit.Salter(t, "hash:8")}
 		}
 		g.Go(func() error {
 			_, err := p.CreatePeriod(ctx, date(2026, m, 1), cfg)
@@ -92,10 +93,7 @@ func testScans(t *testing.T, s Store) {
 			counting := NewCounting(s.Open(t))
 			c := client.New(counting, client.WithPrefetch(4))
 			t.Cleanup(func() { c.Close() })
-			sch, err := keys.ParseSchema(lt.schema)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sch := testkit.Schema(t, lt.schema)
 			p := newTable(t, c, tableName(s, "scan", lt), lt.field)
 			ref := months(t, p, sch, lt, time.December, 3)
 			ranges := []struct {

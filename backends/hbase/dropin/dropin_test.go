@@ -17,6 +17,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -24,10 +25,7 @@ const tbl = "t"
 
 func newTestClient(t *testing.T, spec string, opts ...Option) (*Client, *fakeHBase, salting.Salter) {
 	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, spec)
 	f := newFake()
 	c := New(f, append([]Option{WithSalter(tbl, s)}, opts...)...)
 	t.Cleanup(c.Close)
@@ -250,9 +248,9 @@ func TestRefusedBeforeSending(t *testing.T) {
 // drop-in, and a table whose salter cannot be resolved sends nothing.
 func TestSalterResolution(t *testing.T) {
 	ctx := context.Background()
-	hash4 := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
-	hash8 := must[salting.Salter](t)(salting.ParseSpec("hash:8"))
-	none := must[salting.Salter](t)(salting.ParseSpec("none"))
+	hash4 := testkit.Salter(t, "hash:4")
+	hash8 := testkit.Salter(t, "hash:8")
+	none := testkit.Salter(t, "none")
 	boom := errors.New("boom")
 	stored := metaFunc(func(table string) (map[string]string, error) {
 		switch table {

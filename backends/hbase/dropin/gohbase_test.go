@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -102,7 +103,7 @@ func TestPrefixFilterRewritten(t *testing.T) {
 	}
 
 	noRow := func(key string) filter.Filter {
-		s := must[salting.Salter](t)(salting.ParseSpec("hash:16"))
+		s := testkit.Salter(t, "hash:16")
 		return filter.NewPrefixFilter(append(must[[]byte](t)(s.AppendPhysical(nil, []byte(key))), 0))
 	}
 	gets := []struct {
@@ -243,7 +244,7 @@ func TestErrorsAreGohbases(t *testing.T) {
 			fake := newFake()
 			var opts []Option
 			if tc.meta == nil {
-				opts = append(opts, WithSalter(tbl, must[salting.Salter](t)(salting.ParseSpec("hash:4"))))
+				opts = append(opts, WithSalter(tbl, testkit.Salter(t, "hash:4")))
 			}
 			c := New(fake, opts...)
 			c.meta = tc.meta

@@ -13,6 +13,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -23,7 +24,7 @@ import (
 //	"other": e:_brine_v, a user column that merely shares the name, in another family.
 func indexedClient(t *testing.T) (*Client, *fakeHBase) {
 	t.Helper()
-	s := must[salting.Salter](t)(salting.ParseSpec("hash:4"))
+	s := testkit.Salter(t, "hash:4")
 	f := newFake()
 	c := New(f)
 	t.Cleanup(c.Close)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -42,18 +43,13 @@ func load(t *testing.T, c *Client, keys [][]byte) {
 	}
 }
 
+// readAll reads sc to its end, or its first error, and closes it; it returns the rows' keys, and
+// fails the test on a cell that is not of its row or does not hold its row's key.
 func readAll(t *testing.T, sc hrpc.Scanner) ([][]byte, error) {
 	t.Helper()
-	defer sc.Close()
+	results, err := testkit.CollectErr(testkit.Seq(sc.Next, sc.Close))
 	var out [][]byte
-	for {
-		r, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
+	for _, r := range results {
 		for _, cell := range r.Cells {
 			if !bytes.Equal(cell.Row, r.Cells[0].Row) || !bytes.Equal(cell.Value, cell.Row) {
 				t.Fatalf("cell %q/%q in row %q", cell.Row, cell.Value, r.Cells[0].Row)
@@ -61,6 +57,7 @@ func readAll(t *testing.T, sc hrpc.Scanner) ([][]byte, error) {
 		}
 		out = append(out, r.Cells[0].Row)
 	}
+	return out, err
 }
 
 func TestScanMergesBucketsInLogicalOrder(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indexproto"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // indexedEnv is a table "orders" with an index, made by client, holding
@@ -26,10 +26,7 @@ func indexedEnv(t *testing.T) (*env, *client.IndexedTable, *Client) {
 	t.Helper()
 	ctx := context.Background()
 	e := newEnv(t)
-	s, err := salting.ParseSpec("hash:4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, "hash:4")
 	cl := client.New(e.backend)
 	t.Cleanup(func() { _ = cl.Close() })
 	it, err := cl.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{

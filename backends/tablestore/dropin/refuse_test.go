@@ -11,7 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // otherChange is a RowChange the drop-in cannot look into.
@@ -235,7 +235,7 @@ func TestSpecs(t *testing.T) {
 	e.salted(t, "t", "hash:16", "")
 	e.raw(t, "ext", tablestore.KeyColumn{Name: "pk", Type: tablestore.KeyBinary})
 	e.srv.ResetStats()
-	other, _ := salting.ParseSpec("hash:8")
+	other := testkit.Salter(t, "hash:8")
 
 	c := New(e.sdk, WithSalter("t", other))
 	_, err := c.PutRow(putReq("t", bin([]byte("k"))))

@@ -11,17 +11,14 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // physical is the stored primary key of a logical one-column key under spec, computed independently of
 // the drop-in.
 func physical(t *testing.T, spec string, key []byte) *ots.PrimaryKey {
 	t.Helper()
-	s, err := salting.ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testkit.Salter(t, spec)
 	p, err := s.AppendPhysical(nil, key)
 	if err != nil {
 		t.Fatal(err)

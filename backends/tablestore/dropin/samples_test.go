@@ -12,7 +12,7 @@ import (
 
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
-	"github.com/brine-kv/brine/salting"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The SDK's sample programs (sample/*.go of aliyun-tablestore-go-sdk v4.1.3), call for call, on a
@@ -279,10 +279,7 @@ func TestSDKSamples(t *testing.T) {
 		spec := tt.spec
 		t.Run(spec, func(t *testing.T) {
 			srv := tablestoretest.Start(t)
-			s, err := salting.ParseSpec(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := testkit.Salter(t, spec)
 			c := New(srv.NewClient(nil), WithSalter("sampletable", s)) // was: c := srv.NewClient(nil)
 			got := &recorder{t: t}
 			runSamples(got, c, "sampletable")
@@ -298,7 +295,7 @@ func TestSDKSamples(t *testing.T) {
 // gives the row's logical key, followed by the caller's value.
 func checkSalted(t *testing.T, srv *tablestoretest.Server, spec string, saltLen int) {
 	t.Helper()
-	s, _ := salting.ParseSpec(spec)
+	s := testkit.Salter(t, spec)
 	crit := ots.RangeRowQueryCriteria{TableName: "sampletable", StartPrimaryKey: infMin("pk1", "pk2", "pk3"),
 		EndPrimaryKey: infMax("pk1", "pk2", "pk3"), Direction: ots.FORWARD, MaxVersion: 1, Limit: 200}
 	resp, err := srv.NewClient(nil).GetRange(&ots.GetRangeRequest{RangeRowQueryCriteria: &crit})
