@@ -63,8 +63,13 @@ func TestDoFirstErrorCancels(t *testing.T) {
 func TestDoCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	err := Do(ctx, 100, 2, func(ctx context.Context, i int) error {
-		if i == 5 {
+		switch {
+		case i == 5:
 			cancel()
+		case i > 5:
+			// Holds its slot until the cancel: otherwise the other slot could run every later call
+			// before call 5's goroutine is scheduled, and then every call did start, and nil is right.
+			<-ctx.Done()
 		}
 		return nil // even when every call that ran succeeded, skipped ones must surface
 	})
