@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/fanout"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -129,7 +130,7 @@ func TestScanRangeOrder(t *testing.T) {
 		}
 	}
 	// An index's scan reads its own range the same way.
-	if _, err := testkit.CountErr(it.Index("by_v").Scan(ctx, client.RowRange([]byte("z"), []byte("a")))); !errors.Is(err, client.ErrInvalidArgument) {
+	if _, err := testkit.CountErr(indextest.Index(t, it, "by_v").Scan(ctx, client.RowRange([]byte("z"), []byte("a")))); !errors.Is(err, client.ErrInvalidArgument) {
 		t.Errorf("index scan of a reversed range: %v, want ErrInvalidArgument", err)
 	}
 }

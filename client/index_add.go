@@ -70,7 +70,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if err != nil {
 		return fail(err)
 	}
-	ix := it.Index(cfg.Name)
+	ix := it.lookup(cfg.Name)
 	if ix == nil || ix.state != IndexBuilding {
 		return fail(fmt.Errorf("%w: the index is no longer being built (dropped?)", ErrIndexNotFound))
 	}

@@ -117,7 +117,7 @@ func BenchmarkIndexQuery(b *testing.B) {
 	if _, err := mem.Apply(ctx, "hand_by_seller", hidx); err != nil {
 		b.Fatal(err)
 	}
-	ix := tbl.Index("by_seller")
+	ix := indextest.Index(b, tbl, "by_seller")
 	prefix, _ := ix.Prefix([]byte("s042"))
 	run := func(b *testing.B, q func() int) {
 		b.ReportAllocs()

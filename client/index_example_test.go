@@ -49,7 +49,10 @@ func ExampleIndex() {
 	put("o3", "host1", "x-3", 300, "30")
 	put("o1", "host12", "x-1", 100, "10") // moves o1 to host12: its host1 entry goes
 
-	bySeller := orders.Index("by_seller")
+	bySeller, err := orders.Index("by_seller")
+	if err != nil {
+		panic(err)
+	}
 	p, _ := bySeller.Prefix([]byte("host12"))
 	amount := client.Columns(client.Column{Family: "d", Qualifier: "amount"}) // covered: no second read
 	for r, err := range bySeller.Scan(ctx, client.PrefixRange(p), amount) {
@@ -59,8 +62,12 @@ func ExampleIndex() {
 		no, _ := schema.Decode(r.Key)
 		fmt.Printf("host12 %s amount %s\n", no[0], r.Cells[0].Value)
 	}
-	k, _ := orders.Index("by_ext").Prefix([]byte("x-3"))
-	row, _ := orders.Index("by_ext").Get(ctx, k) // one index read + one row read
+	byExt, err := orders.Index("by_ext")
+	if err != nil {
+		panic(err)
+	}
+	k, _ := byExt.Prefix([]byte("x-3"))
+	row, _ := byExt.Get(ctx, k) // one index read + one row read
 	no, _ := schema.Decode(row.Key)
 	fmt.Printf("x-3 is %s\n", no[0])
 	// Output:

@@ -54,7 +54,7 @@ func TestIndexApplyPerRow(t *testing.T) {
 	if _, err := tbl.Get(ctx, indextest.OrderKey("o2")); err != nil {
 		t.Errorf("good row not written: %v", err)
 	}
-	ix := tbl.Index("by_ext")
+	ix := indextest.Index(t, tbl, "by_ext")
 	key, err := ix.Prefix([]byte("e2"))
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestIndexTableDropRefusedAndRebuilt(t *testing.T) {
 	if err := b.DeleteTable(ctx, ixTable); err != nil { // around the API
 		t.Fatal(err)
 	}
-	if _, err := tbl.Index("by_seller").Rebuild(ctx, nil); err != nil {
+	if _, err := indextest.Index(t, tbl, "by_seller").Rebuild(ctx, nil); err != nil {
 		t.Fatalf("Rebuild with its table gone: %v", err)
 	}
 	if err := put("o10", "s1"); err != nil {
@@ -177,7 +177,7 @@ func newSchemaOrders(t *testing.T) *client.IndexedTable {
 func TestIndexScanReversedRange(t *testing.T) {
 	ctx := context.Background()
 	tbl := newSchemaOrders(t)
-	ix := tbl.Index("by_time")
+	ix := indextest.Index(t, tbl, "by_time")
 	prefix := func(vals ...string) []byte {
 		var b [][]byte
 		for _, v := range vals {
@@ -231,7 +231,7 @@ func TestIndexScanReversedRange(t *testing.T) {
 func TestIndexErrorsPrintKeys(t *testing.T) {
 	ctx := context.Background()
 	tbl := newSchemaOrders(t)
-	ix := tbl.Index("by_ext")
+	ix := indextest.Index(t, tbl, "by_ext")
 	missing, err := ix.Prefix([]byte("e9"))
 	if err != nil {
 		t.Fatal(err)
@@ -244,5 +244,106 @@ func TestIndexErrorsPrintKeys(t *testing.T) {
 	if !errors.Is(err, client.ErrUniqueViolation) || !strings.Contains(err.Error(), `"e1"`) || !strings.Contains(err.Error(), `"o1"`) ||
 		!strings.Contains(err.Error(), `"o7"`) || strings.Contains(err.Error(), `\x`) {
 		t.Errorf("Put of a taken unique value: %v", err)
+	}
+}
+
+// TestIndexUnknownName: Index of a name the table has no index of is an error naming the name and
+// the indexes there are, not a nil handle whose first call panics.
+func TestIndexUnknownName(t *testing.T) {
+	tbl := newSchemaOrders(t)
+	ix, err := tbl.Index("nope")
+	if !errors.Is(err, client.ErrIndexNotFound) || ix != nil {
+		t.Fatalf("Index(nope): %v, %v; want ErrIndexNotFound", ix, err)
+	}
+	for _, want := range []string{`"nope"`, "by_ext", "by_time"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name %s", err, want)
+		}
+	}
+}
+
+// TestIndexPages: Page says whether rows follow (a nil next cursor on the last page, also when the
+// rows end exactly at a page's end), the pages together are the query's rows once each, and a
+// cursor is refused by a query whose range does not hold it (another prefix).
+func TestIndexPages(t *testing.T) {
+	ctx := context.Background()
+	tbl := newSchemaOrders(t)
+	ix := indextest.Index(t, tbl, "by_time")
+	s9, err := ix.Prefix([]byte("s9"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{1, 2, 3, 4} {
+		var got []string
+		var cursor []byte
+		pages := 0
+		for {
+			rows, next, err := ix.Page(ctx, client.PrefixRange(s9), cursor, size)
+			if err != nil {
+				t.Fatalf("page size %d: %v", size, err)
+			}
+			pages++
+			for _, r := range rows {
+				got = append(got, string(r.Key))
+			}
+			if next == nil {
+				break
+			}
+			if len(rows) != size {
+				t.Fatalf("page size %d: a page of %d rows has a next cursor", size, len(rows))
+			}
+			cursor = next
+		}
+		if want := (3 + size - 1) / size; len(got) != 3 || pages != want {
+			t.Errorf("page size %d: %d rows in %d pages, want 3 in %d", size, len(got), pages, want)
+		}
+	}
+	_, next, err := ix.Page(ctx, client.PrefixRange(s9), nil, 1)
+	if err != nil || next == nil {
+		t.Fatal(err, next)
+	}
+	s1, err := ix.Prefix([]byte("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Page(ctx, client.PrefixRange(s1), next, 1); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("a cursor of prefix s9 on prefix s1: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := testkit.CountErr(ix.Scan(ctx, client.PrefixRange(s1), client.ResumeAfter(next))); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("Scan with a cursor of prefix s9 on prefix s1: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestScanCursorOutsideRange: Table.Scan refuses a ResumeAfter cursor outside its range (a cursor of
+// another prefix) instead of returning an empty or foreign page; one inside resumes.
+func TestScanCursorOutsideRange(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a1", "a2", "b1", "b2"} {
+		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		prefix, after string
+		want          int // rows; -1: refused
+	}{
+		{"a", "a1", 1},
+		{"b", "a1", -1},
+		{"a", "b1", -1},
+		{"", "b1", 1},
+	} {
+		n, err := testkit.CountErr(tbl.Scan(ctx, client.PrefixRange([]byte(tc.prefix)), client.ResumeAfter([]byte(tc.after))))
+		switch {
+		case tc.want < 0 && !errors.Is(err, backends.ErrInvalidArgument):
+			t.Errorf("prefix %q after %q: %d rows, %v; want ErrInvalidArgument", tc.prefix, tc.after, n, err)
+		case tc.want >= 0 && (err != nil || n != tc.want):
+			t.Errorf("prefix %q after %q: %d rows, %v; want %d", tc.prefix, tc.after, n, err, tc.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -53,12 +54,12 @@ func TestIndexQueryDuringDeadPause(t *testing.T) {
 
 	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	p, err := it.Index("by_seller").Prefix([]byte("s1"))
+	p, err := indextest.Index(t, it, "by_seller").Prefix([]byte("s1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for r, err := range it.Index("by_seller").Scan(qctx, client.PrefixRange(p)) {
+	for r, err := range indextest.Index(t, it, "by_seller").Scan(qctx, client.PrefixRange(p)) {
 		if err != nil {
 			t.Fatalf("query during the stopped rebucket: %v", err)
 		}

@@ -41,7 +41,11 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
 		}
-		if err := ix.checkRange(r); err != nil {
+		err := ix.checkRange(r)
+		if err == nil {
+			err = checkCursor("index "+ix.cfg.Name, r, cfg.after, ix.table.printKey)
+		}
+		if err != nil {
 			yield(IndexRow{}, err)
 			return
 		}
@@ -93,6 +97,30 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 			flush()
 		}
 	}
+}
+
+// Page reads one page of a query by the index: up to n rows of r (n > 0), after cursor (nil: from
+// the start), with Scan's options, and the cursor of the next page, nil when no row follows. It
+// reads one row more than it returns to tell. A cursor is refused outside r: it belongs to the query
+// whose page returned it.
+func (ix *Index) Page(ctx context.Context, r Range, cursor []byte, n int, opts ...ReadOption) (rows []IndexRow, next []byte, err error) {
+	if n <= 0 {
+		return nil, nil, fmt.Errorf("index %s page: %w: page size %d", ix.cfg.Name, ErrInvalidArgument, n)
+	}
+	opts = append(slices.Clip(opts), Limit(n+1))
+	if cursor != nil {
+		opts = append(opts, ResumeAfter(cursor))
+	}
+	for ir, err := range ix.Scan(ctx, r, opts...) {
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(rows) == n {
+			return rows, rows[n-1].IndexKey, nil
+		}
+		rows = append(rows, ir)
+	}
+	return rows, nil, nil
 }
 
 // checkRange refuses a range whose start is after its end in the index's order, printed as the

@@ -48,9 +48,9 @@ func (it *IndexedTable) Rebucket(ctx context.Context, to salting.Salter, opts Re
 // created with; the directory (RebucketStatus of IndexTableName) names the one serving it. Families
 // and MaxVersions of opts are the index table's own and ignored.
 func (it *IndexedTable) RebucketIndex(ctx context.Context, name string, to salting.Salter, opts RebucketOptions) error {
-	ix := it.Index(name)
-	if ix == nil {
-		return fmt.Errorf("rebucket index %s of %s: %w", name, it.Name(), ErrIndexNotFound)
+	ix, err := it.Index(name)
+	if err != nil {
+		return fmt.Errorf("rebucket index: %w", err)
 	}
 	if err := it.refuseChanging("rebucket index"); err != nil {
 		return err

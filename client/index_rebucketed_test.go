@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -48,12 +49,12 @@ func TestIndexedAfterRebucket(t *testing.T) {
 					t.Errorf("verify %s after the rebucket: %+v, want 2 rows and no problem", ix.Name(), rep)
 				}
 			}
-			p, err := it.Index("by_seller").Prefix([]byte("s1"))
+			p, err := indextest.Index(t, it, "by_seller").Prefix([]byte("s1"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for r, err := range it.Index("by_seller").Scan(ctx, client.PrefixRange(p)) {
+			for r, err := range indextest.Index(t, it, "by_seller").Scan(ctx, client.PrefixRange(p)) {
 				if err != nil {
 					t.Fatalf("scan by_seller: %v", err)
 				}

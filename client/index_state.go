@@ -144,7 +144,7 @@ func (ix *Index) queryable(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := cur.Index(ix.cfg.Name)
+	now := cur.lookup(ix.cfg.Name)
 	switch {
 	case now == nil || now.Spec() != ix.Spec():
 		return fmt.Errorf("%w (dropped)", ErrIndexNotFound)

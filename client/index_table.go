@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/brine-kv/brine/backends"
@@ -111,10 +112,22 @@ func (it *IndexedTable) Name() string { return it.t.name }
 // directory read).
 func (it *IndexedTable) Salter() salting.Salter { return it.t.Salter() }
 
-// Index returns the table's index of that name, or nil when there is none, as of the handle's last
-// reading of the table's definitions (its writes and queries read them again once older than the
-// refresh interval).
-func (it *IndexedTable) Index(name string) *Index {
+// Index returns the table's index of that name, as of the handle's last reading of the table's
+// definitions (its writes and queries read them again once older than the refresh interval); an
+// unknown name fails with ErrIndexNotFound, naming the indexes the table has.
+func (it *IndexedTable) Index(name string) (*Index, error) {
+	if ix := it.lookup(name); ix != nil {
+		return ix, nil
+	}
+	names := make([]string, 0, len(it.latest().indexes))
+	for _, ix := range it.latest().indexes {
+		names = append(names, ix.cfg.Name)
+	}
+	return nil, fmt.Errorf("table %s: %w %q (its indexes: %s)", it.Name(), ErrIndexNotFound, name, strings.Join(names, ", "))
+}
+
+// lookup is Index, nil for an unknown name.
+func (it *IndexedTable) lookup(name string) *Index {
 	for _, ix := range it.latest().indexes {
 		if ix.cfg.Name == name {
 			return ix

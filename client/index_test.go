@@ -81,8 +81,8 @@ func TestIndexDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Indexes()) != 3 || got.Index("by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
-		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), got.Index("by_seller").Spec())
+	if len(got.Indexes()) != 3 || indextest.Index(t, got, "by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
+		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), indextest.Index(t, got, "by_seller").Spec())
 	}
 	// A plain handle on an indexed table could write around the protocol: both ways are refused.
 	if _, err := c.OpenTable(ctx, "orders", nil); !errors.Is(err, client.ErrIndexedTable) {
@@ -161,8 +161,8 @@ func TestIndexImport(t *testing.T) {
 				t.Fatal(err, stats)
 			}
 			indextest.AssertIndexes(t, tbl)
-			p, _ := tbl.Index("by_seller").Prefix([]byte("s2"))
-			if got := indextest.Query(t, tbl.Index("by_seller"), client.PrefixRange(p)); len(got) != 20 {
+			p, _ := indextest.Index(t, tbl, "by_seller").Prefix([]byte("s2"))
+			if got := indextest.Query(t, indextest.Index(t, tbl, "by_seller"), client.PrefixRange(p)); len(got) != 20 {
 				t.Fatalf("seller s2 (every key's last occurrence) has %d orders, want 20", len(got))
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -80,7 +81,7 @@ func TestDropinIndexedTable(t *testing.T) {
 	if got := cellsText(row.Cells); err != nil || got != "d:a=1 d:b=b1" {
 		t.Errorf("k1 after the refused writes: %q, %v", got, err)
 	}
-	if rep, err := it.Index("by_a").Verify(ctx); err != nil || rep.Problems() != 0 {
+	if rep, err := indextest.Index(t, it, "by_a").Verify(ctx); err != nil || rep.Problems() != 0 {
 		t.Errorf("Verify: %v, %v", rep, err)
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
@@ -95,7 +96,7 @@ func TestHBaseIndexOrders(t *testing.T) {
 	t.Logf("imported %d orders with 2 indexes in %s (%.0f rows/s)", stats.Written, took.Round(time.Millisecond), float64(stats.Written)/took.Seconds())
 
 	// Queries by each index against the reference, for a few sellers and buyers.
-	bySeller, byBuyer := tbl.Index("by_seller"), tbl.Index("by_buyer")
+	bySeller, byBuyer := indextest.Index(t, tbl, "by_seller"), indextest.Index(t, tbl, "by_buyer")
 	check := func(ix *client.Index, val string, want []testOrder, opts ...client.ReadOption) {
 		t.Helper()
 		p, err := ix.Prefix([]byte(val))

@@ -75,9 +75,9 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	indexes := t.Indexes()
 	if len(pos) == 1 {
-		ix := t.Index(pos[0])
-		if ix == nil {
-			return fmt.Errorf("table %s: %w %q ('brine index list %s' lists them)", sf.table, client.ErrIndexNotFound, pos[0], sf.table)
+		ix, err := t.Index(pos[0])
+		if err != nil {
+			return err
 		}
 		indexes = []*client.Index{ix}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/hex"
 	"flag"
@@ -33,11 +35,7 @@ func (f *indexFlag) index(tc *tableCommand) (*client.Index, error) {
 	if !ok {
 		return nil, fmt.Errorf("table %s has no indexes", tc.table)
 	}
-	ix := it.Index(f.name)
-	if ix == nil {
-		return nil, fmt.Errorf("table %s: %w %q ('brine index list %s' lists them)", tc.table, client.ErrIndexNotFound, f.name, tc.table)
-	}
-	return ix, nil
+	return it.Index(f.name)
 }
 
 // indexValues encodes comma-separated values (CSV quoting) for the leading parts of ix, as
@@ -153,21 +151,23 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		opts = append(opts, client.Columns(cols...))
 	}
 	if s.limit > 0 && (sf == nil || !sf.local) {
-		opts = append(opts, client.Limit(s.limit))
+		opts = append(opts, client.Limit(s.limit+1)) // one more: does a next page hold rows?
 	}
 	if s.reverse {
 		opts = append(opts, client.Reverse())
 	}
+	query := queryID(tc.table, ix.Name(), r, s.reverse)
 	if s.after != "" {
-		k, err := hex.DecodeString(s.after)
+		k, err := parseCursor(s.after, query)
 		if err != nil {
-			return fmt.Errorf("--after: with --index, the hex index key a previous page printed: %w", err)
+			return err
 		}
 		opts = append(opts, client.ResumeAfter(k))
 	}
 	began := time.Now()
 	var n int
 	var last []byte
+	more := false
 	for ir, err := range ix.Scan(ctx, r, opts...) {
 		if err != nil {
 			return err
@@ -178,6 +178,10 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 				continue
 			}
 		}
+		if s.limit > 0 && n == s.limit {
+			more = true
+			break
+		}
 		n++
 		last = ir.IndexKey
 		if s.keysOnly {
@@ -185,14 +189,40 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		} else {
 			printRow(env.stdout, tc.kf, ir.Row)
 		}
-		if n == s.limit { // the limit the index scan did not apply
-			break
-		}
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
-	if s.limit > 0 && n == s.limit {
-		fmt.Fprintf(env.stderr, "; next page: --after %s", hex.EncodeToString(last))
+	switch {
+	case more:
+		fmt.Fprintf(env.stderr, "; next page: --after %s", hex.EncodeToString(append(query[:], last...)))
+	case s.limit > 0:
+		fmt.Fprint(env.stderr, "; last page")
 	}
 	fmt.Fprintln(env.stderr)
 	return nil
+}
+
+// queryID names a query by index (table, index, range, direction) in the cursors it prints, so that
+// a cursor pasted into another query is refused instead of answering with another query's page.
+func queryID(table, index string, r client.Range, reverse bool) [4]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(table), []byte(index), r.Start, r.End} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(part))))
+		h.Write(part)
+	}
+	if reverse {
+		h.Write([]byte{1})
+	}
+	return [4]byte(h.Sum(nil))
+}
+
+// parseCursor reads an --after cursor of a query by index: the query's id, then the index key.
+func parseCursor(text string, query [4]byte) ([]byte, error) {
+	b, err := hex.DecodeString(text)
+	if err != nil || len(b) <= len(query) {
+		return nil, fmt.Errorf("--after %q: with --index, give the cursor a previous page of the same query printed (hex)", text)
+	}
+	if [4]byte(b) != query {
+		return nil, fmt.Errorf("--after: this cursor is from another query (another table, index, range or direction): page with the query that printed it, or leave out --after to start this one")
+	}
+	return b[len(query):], nil
 }

@@ -119,9 +119,9 @@ func refused(c *client.Client, table, index string, want error) error {
 	if err != nil {
 		return err
 	}
-	ix := tbl.Index(index)
-	if ix == nil {
-		return fmt.Errorf("index %s: not on a handle opened now", index)
+	ix, err := tbl.Index(index)
+	if err != nil {
+		return err
 	}
 	for _, err := range ix.Scan(context.Background(), client.Range{}) {
 		if !errors.Is(err, want) {
@@ -232,7 +232,7 @@ func AddResume(t *testing.T, b backends.Backend, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix := tbl.Index(cfg.Name); ix == nil || ix.State() != client.IndexActive {
+	if ix := Index(t, tbl, cfg.Name); ix.State() != client.IndexActive {
 		t.Fatalf("after the resumed build: %v", ix)
 	}
 	AssertIndexes(t, tbl)
@@ -251,7 +251,7 @@ func DropLive(t *testing.T, b backends.Backend, name string) {
 	t.Cleanup(func() { _ = c.DeleteTable(context.Background(), name) })
 	stop := runWriters(tbl, 4)
 	for _, cfg := range OrderIndexes(t) {
-		before := tbl.Index(cfg.Name)
+		before := Index(t, tbl, cfg.Name)
 		if err := c.DropIndex(ctx, name, cfg.Name, client.DropIndexOptions{}); err != nil {
 			stop()
 			t.Fatal(err)

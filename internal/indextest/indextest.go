@@ -47,6 +47,16 @@ func NewOrders(t testing.TB, b backends.Backend, name string) *client.IndexedTab
 	return tbl
 }
 
+// Index is tbl's index of that name, failing the test when it has none.
+func Index(t testing.TB, tbl *client.IndexedTable, name string) *client.Index {
+	t.Helper()
+	ix, err := tbl.Index(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
 // OrderKey is an order's logical key.
 func OrderKey(no string) []byte { return keys.AppendText(nil, keys.KindString, no) }
 
@@ -234,7 +244,7 @@ func steps(ctx context.Context) []step {
 // it names and every index against the main table.
 func Steps(t *testing.T, tbl *client.IndexedTable) {
 	ctx := context.Background()
-	bySeller, byExt := tbl.Index("by_seller"), tbl.Index("by_ext")
+	bySeller, byExt := Index(t, tbl, "by_seller"), Index(t, tbl, "by_ext")
 	for _, st := range append(steps(ctx), writeSteps(ctx)...) {
 		st.do(t, tbl)
 		for seller, want := range st.bySeller {

@@ -23,7 +23,7 @@ func ScanOptions(t *testing.T, tbl *client.IndexedTable) {
 	if rowErrs, err := tbl.Apply(ctx, rows); err != nil || rowErrs != nil {
 		t.Fatal(err, rowErrs)
 	}
-	ix := tbl.Index("by_seller")
+	ix := Index(t, tbl, "by_seller")
 	all := Query(t, ix, client.Range{})
 	if len(all) != len(rows) {
 		t.Fatalf("got %d rows, want %d", len(all), len(rows))
@@ -87,10 +87,10 @@ func ScanOptions(t *testing.T, tbl *client.IndexedTable) {
 			t.Fatalf("a bad filter on an index scan: %v", err)
 		}
 	}
-	if _, err := tbl.Index("by_ext").Get(ctx, []byte("e1"), bad); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := Index(t, tbl, "by_ext").Get(ctx, []byte("e1"), bad); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("a bad filter on an index get: %v", err)
 	}
-	if _, err := tbl.Index("by_buyer").Get(ctx, []byte("x")); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := Index(t, tbl, "by_buyer").Get(ctx, []byte("x")); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("Get on a non-unique index: %v", err)
 	}
 	AssertIndexes(t, tbl)

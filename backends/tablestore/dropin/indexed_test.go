@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -120,7 +121,7 @@ func TestIndexedTableWritesRefused(t *testing.T) {
 			if err != nil || strings.Join(cells, " ") != "d:a=1 d:b=2" {
 				t.Errorf("row after the refused write: %q, %v", cells, err)
 			}
-			if rep, err := it.Index("by_a").Verify(ctx); err != nil || rep.Problems() != 0 {
+			if rep, err := indextest.Index(t, it, "by_a").Verify(ctx); err != nil || rep.Problems() != 0 {
 				t.Errorf("Verify: %v, %v", rep, err)
 			}
 			// The same write to a table without indexes goes through.

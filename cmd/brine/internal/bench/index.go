@@ -189,7 +189,11 @@ func (r *runner) index(ctx context.Context) error {
 		p.OverNoIndex = Ratio(p.RowsPerS, Median(rates[0]))
 		res.Puts = append(res.Puts, p)
 	}
-	if err := r.indexQueries(ctx, res, byIndexes.Index("by_seller"), n); err != nil {
+	bySeller, err := byIndexes.Index("by_seller")
+	if err != nil {
+		return err
+	}
+	if err := r.indexQueries(ctx, res, bySeller, n); err != nil {
 		return err
 	}
 	if res.Import, err = r.indexImports(ctx, tables[0], tables[2]); err != nil {
