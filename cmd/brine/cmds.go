@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
@@ -250,12 +248,17 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	fs, tc := newRowCommand(env, "get")
 	var byIndex indexFlag
 	byIndex.register(fs, false)
+	format := fs.String("format", "text", "output: text, jsonl or csv as import reads them, or cells (see scan -h)")
 	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 1 }, "usage: brine get --table T [--key SCHEMA] KEY | --index NAME VALUES"); err != nil {
 		return err
 	}
 	defer tc.c.Close()
+	out, err := newRowOutput(env.stdout, *format, false, tc)
+	if err != nil {
+		return err
+	}
 	if byIndex.name != "" {
-		return byIndex.get(ctx, env, tc, tc.pos[0])
+		return byIndex.get(ctx, tc, tc.pos[0], out)
 	}
 	key, err := tc.kf.parse(tc.pos[0])
 	if err != nil {
@@ -265,8 +268,10 @@ func runGet(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return tc.kf.keyErr(key, err)
 	}
-	printRow(env.stdout, tc.kf, row)
-	return nil
+	if err := out.put(row); err != nil {
+		return err
+	}
+	return out.flush()
 }
 
 func runDelete(ctx context.Context, env *cliEnv, args []string) error {
@@ -297,115 +302,6 @@ func printRow(w io.Writer, kf keyFormat, row client.Row) {
 		fmt.Fprintf(w, "  %s:%s=%s@%d", c.Family, c.Qualifier, printable(c.Value), c.Timestamp)
 	}
 	fmt.Fprintln(w)
-}
-
-func runScan(ctx context.Context, env *cliEnv, args []string) error {
-	fs, tc := newRowCommand(env, "scan")
-	start := fs.String("start", "", "first key (inclusive); with a key schema, a key's leading values")
-	end := fs.String("end", "", "end key (exclusive); with a key schema, a key's leading values")
-	prefix := fs.String("prefix", "", "scan only keys with this prefix (instead of --start/--end); with a key schema, the leading values, each matched whole (a number or fixed-width value last is refused: use --start/--end)")
-	limit := fs.Int("limit", 0, "most rows to return (0: all)")
-	reverse := fs.Bool("reverse", false, "descending key order")
-	after := fs.String("after", "", "resume after this key (the cursor a previous page printed)")
-	keysOnly := fs.Bool("keys-only", false, "print keys only")
-	strict := fs.Bool("strict", false, "a --filter column no row in the range has, or values a comparison cannot read, is an error (exit 1), not a warning")
-	var byIndex indexFlag
-	byIndex.register(fs, true)
-	filterExpr := fs.String("filter", "", "only rows passing this filter, e.g. 'status = paid and ts > 2026-01-01' (=, !=, <, <=, >, >=, ~ regex; and, or, not, parentheses; family:qualifier or a qualifier in family "+client.DefaultFamily+"; each comparison compares numbers with a number (12.5 = 12.50), times (ms, date or RFC 3339 values) with a date, else text; @key ~ regex for the key as printed; @family ~ re, @qualifier ~ re or op value, @cells <= N or > N trim each row's cells)")
-	if err := tc.open(ctx, env, fs, args, func(n int) bool { return n == 0 }, "usage: brine scan --table T [flags] (no positional arguments)"); err != nil {
-		return err
-	}
-	defer tc.c.Close()
-	if *prefix != "" && (*start != "" || *end != "") {
-		return errors.New("--prefix and --start/--end exclude each other")
-	}
-	if *limit < 0 {
-		return fmt.Errorf("--limit %d: want 0 (all) or more", *limit)
-	}
-	if byIndex.name != "" {
-		return byIndex.scan(ctx, env, tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
-			filter: *filterExpr, limit: *limit, reverse: *reverse, keysOnly: *keysOnly})
-	}
-	var r client.Range
-	var err error
-	switch {
-	case *prefix != "":
-		if r, err = tc.kf.prefix(*prefix); err != nil {
-			return err
-		}
-	default:
-		if *start != "" {
-			if r.Start, err = tc.kf.bound(*start); err != nil {
-				return fmt.Errorf("--start: %w", err)
-			}
-		}
-		if *end != "" {
-			if r.End, err = tc.kf.bound(*end); err != nil {
-				return fmt.Errorf("--end: %w", err)
-			}
-		}
-		if r.Start != nil && r.End != nil && bytes.Compare(r.Start, r.End) > 0 {
-			return fmt.Errorf("--start %s is after --end %s (the range is [start, end) in key order, with --reverse too)", *start, *end)
-		}
-	}
-	var opts []client.ReadOption
-	var sf *scanFilter
-	if *filterExpr != "" {
-		f, err := parseFilter(*filterExpr, client.DefaultFamily)
-		if err != nil {
-			return err
-		}
-		sf = newScanFilter(f, tc.kf, tc.t.KeySchema())
-		opts = append(opts, sf.options()...)
-	}
-	if *limit > 0 && (sf == nil || !sf.local) {
-		opts = append(opts, client.Limit(*limit))
-	}
-	if *reverse {
-		opts = append(opts, client.Reverse())
-	}
-	if *after != "" {
-		k, err := tc.kf.parse(*after)
-		if err != nil {
-			return fmt.Errorf("--after: %w", err)
-		}
-		opts = append(opts, client.ResumeAfter(k))
-	}
-	began := time.Now()
-	var n int
-	var last []byte
-	for row, err := range tc.t.Scan(ctx, r, opts...) {
-		if err != nil {
-			return err
-		}
-		if sf != nil {
-			var ok bool
-			if row, ok = sf.apply(row); !ok {
-				continue
-			}
-		}
-		n++
-		last = row.Key
-		if *keysOnly {
-			fmt.Fprintln(env.stdout, tc.kf.format(row.Key))
-		} else {
-			printRow(env.stdout, tc.kf, row)
-		}
-		if n == *limit { // the limit the store did not apply
-			break
-		}
-	}
-	if sf != nil {
-		if err := sf.warn(ctx, env.stderr, tc.t, r, *strict); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
-	if *limit > 0 && n == *limit {
-		fmt.Fprintf(env.stderr, "; next page: --after %s", shellQuote(tc.kf.format(last)))
-	}
-	fmt.Fprintln(env.stderr)
-	return nil
 }
 
 func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {

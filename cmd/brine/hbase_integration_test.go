@@ -36,3 +36,5 @@ func TestHBaseCLITablesDescribeDrop(t *testing.T) { checkTablesDescribeDrop(t, h
 func TestHBaseCLIPeriods(t *testing.T) { checkCLIPeriods(t, hbaseCLI(t)) }
 
 func TestHBaseCLIIndex(t *testing.T) { checkCLIIndex(t, hbaseCLI(t)) }
+
+func TestHBaseCLIScanFormats(t *testing.T) { checkCLIScanFormats(t, hbaseCLI(t)) }

@@ -75,7 +75,7 @@ func indexValues(ix *client.Index, schema *keys.Schema, s string) ([]byte, error
 }
 
 // get prints the main row whose unique index key is values.
-func (f *indexFlag) get(ctx context.Context, env *cliEnv, tc *tableCommand, values string) error {
+func (f *indexFlag) get(ctx context.Context, tc *tableCommand, values string, out rowOutput) error {
 	ix, err := f.index(tc)
 	if err != nil {
 		return err
@@ -91,15 +91,18 @@ func (f *indexFlag) get(ctx context.Context, env *cliEnv, tc *tableCommand, valu
 	if err != nil {
 		return err
 	}
-	printRow(env.stdout, tc.kf, row)
-	return nil
+	if err := out.put(row); err != nil {
+		return err
+	}
+	return out.flush()
 }
 
 // indexScan is what scan --index reads: the range flags in the index's values.
 type indexScan struct {
 	start, end, prefix, after, filter string
 	limit                             int
-	reverse, keysOnly                 bool
+	reverse                           bool
+	out                               rowOutput
 }
 
 // scan prints the main rows whose index keys lie in the range, in index order. The cursor it
@@ -184,11 +187,12 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 		}
 		n++
 		last = ir.IndexKey
-		if s.keysOnly {
-			fmt.Fprintln(env.stdout, tc.kf.format(ir.Key))
-		} else {
-			printRow(env.stdout, tc.kf, ir.Row)
+		if err := s.out.put(ir.Row); err != nil {
+			return err
 		}
+	}
+	if err := s.out.flush(); err != nil {
+		return err
 	}
 	fmt.Fprintf(env.stderr, "%d rows in %v", n, time.Since(began).Round(time.Microsecond))
 	switch {
