@@ -38,3 +38,12 @@ func TestHBaseCLIPeriods(t *testing.T) { checkCLIPeriods(t, hbaseCLI(t)) }
 func TestHBaseCLIIndex(t *testing.T) { checkCLIIndex(t, hbaseCLI(t)) }
 
 func TestHBaseCLIScanFormats(t *testing.T) { checkCLIScanFormats(t, hbaseCLI(t)) }
+
+// TestHBaseCLIVerify compares a table on the embedded store with its copy on HBase.
+func TestHBaseCLIVerify(t *testing.T) {
+	c := newCLI(t)
+	local := c.store
+	h := hbaseCLI(t)
+	c.store, c.tablePrefix = h.store, h.tablePrefix
+	checkCLIVerify(t, c, local)
+}

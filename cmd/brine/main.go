@@ -75,6 +75,7 @@ func commands() []command {
 		{"rebucket", "change a live table's bucket count: rebucket TABLE --to hash:32 [--resume]", runRebucket},
 		{"analyze", "show how keys (one per line, from a file or stdin) spread over buckets", runAnalyze},
 		{"periods", "per-period tables: periods declare|list|create-ahead|tune|expire TABLE", runPeriods},
+		{"verify", "compare a table with one on another store (or salting): verify --from STORE --to STORE TABLE [--as NAME]", runVerify},
 		{"import", "bulk-import CSV, TSV or JSON Lines into a table (a period table: each row into its period)", runImport},
 		{"bench", "benchmark brine against the raw driver on one store (Markdown + JSON report)", runBench},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,26 +42,9 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 		return byIndex.scan(ctx, env, tc, indexScan{start: *start, end: *end, prefix: *prefix, after: *after,
 			filter: *filterExpr, limit: *limit, reverse: *reverse, out: out})
 	}
-	var r client.Range
-	switch {
-	case *prefix != "":
-		if r, err = tc.kf.prefix(*prefix); err != nil {
-			return err
-		}
-	default:
-		if *start != "" {
-			if r.Start, err = tc.kf.bound(*start); err != nil {
-				return fmt.Errorf("--start: %w", err)
-			}
-		}
-		if *end != "" {
-			if r.End, err = tc.kf.bound(*end); err != nil {
-				return fmt.Errorf("--end: %w", err)
-			}
-		}
-		if r.Start != nil && r.End != nil && bytes.Compare(r.Start, r.End) > 0 {
-			return fmt.Errorf("--start %s is after --end %s (the range is [start, end) in key order, with --reverse too)", *start, *end)
-		}
+	r, err := scanRange(tc.kf, *start, *end, *prefix)
+	if err != nil {
+		return err
 	}
 	var opts []client.ReadOption
 	var sf *scanFilter
