@@ -1,6 +1,6 @@
 // Package compare tells whether two tables hold the same rows, whatever their stores and salting, as
 // HBase's HashTable and SyncTable do for two HBase tables: both tables are read once, in parallel, and
-// hashed in chunks whose bounds the keys themselves choose, so that equal tables give equal chunk
+// hashed (128 bits) in chunks whose bounds the keys themselves choose, so that equal tables give equal chunk
 // lists; only the chunks that differ are read again, from both sides, to name the keys that differ.
 //
 // A row is its logical key and its cells: family, qualifier, timestamp and value of each (the
@@ -12,10 +12,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"hash"
 	"hash/maphash"
 	"iter"
 	"math"
@@ -109,7 +107,7 @@ func Tables(ctx context.Context, a, b Source, r client.Range, opts Options) iter
 				*opts.Stats = st
 			}
 		}()
-		seed := maphash.MakeSeed() // one seed for both sides: they must choose the same bounds
+		sd := newSeeds() // one set for both sides: they must choose the same bounds
 		var ca, cb []chunk
 		var progress func(side int, n int64)
 		if opts.Progress != nil {
@@ -121,11 +119,11 @@ func Tables(ctx context.Context, a, b Source, r client.Range, opts Options) iter
 		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.Go(func() (err error) {
-			ca, st.RowsA, err = chunks(gctx, a, r, ropts, seed, opts.Chunk, 0, progress)
+			ca, st.RowsA, err = chunks(gctx, a, r, ropts, sd, opts.Chunk, 0, progress)
 			return err
 		})
 		g.Go(func() (err error) {
-			cb, st.RowsB, err = chunks(gctx, b, r, ropts, seed, opts.Chunk, 1, progress)
+			cb, st.RowsB, err = chunks(gctx, b, r, ropts, sd, opts.Chunk, 1, progress)
 			return err
 		})
 		if err := g.Wait(); err != nil {
@@ -146,24 +144,37 @@ func Tables(ctx context.Context, a, b Source, r client.Range, opts Options) iter
 // end), hashed together.
 type chunk struct {
 	last []byte
-	sum  [sha256.Size]byte
+	sum  [2]uint64
 }
+
+// seeds are one comparison's hash seeds, shared by both sides: bound picks chunk bounds, and sum
+// hashes a chunk's rows twice, 128 bits, so that two chunks that differ hash alike with odds of
+// about 2^-128 (a comparison runs in one process: the seeds need not be stable beyond it).
+type seeds struct{ bound, sum1, sum2 maphash.Seed }
+
+func newSeeds() seeds { return seeds{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()} }
 
 // chunks reads src's rows of r once and cuts them into chunks: a row whose key hashes to 0 modulo
 // size ends one, so the bounds depend on the keys alone, and both sides of equal tables cut alike.
-func chunks(ctx context.Context, src Source, r client.Range, opts []client.ReadOption, seed maphash.Seed, size, side int, progress func(int, int64)) ([]chunk, int64, error) {
+func chunks(ctx context.Context, src Source, r client.Range, opts []client.ReadOption, sd seeds, size, side int, progress func(int, int64)) ([]chunk, int64, error) {
 	var out []chunk
-	h := sha256.New()
+	var h1, h2 maphash.Hash
+	h1.SetSeed(sd.sum1)
+	h2.SetSeed(sd.sum2)
+	var buf []byte
 	var n int64
 	for row, err := range src.Scan(ctx, r, opts...) {
 		if err != nil {
 			return nil, n, err
 		}
 		n++
-		writeRow(h, row)
-		if maphash.Bytes(seed, row.Key)%uint64(size) == 0 {
-			out = append(out, chunk{last: bytes.Clone(row.Key), sum: [sha256.Size]byte(h.Sum(nil))})
-			h.Reset()
+		buf = appendRow(buf[:0], row)
+		h1.Write(buf)
+		h2.Write(buf)
+		if maphash.Bytes(sd.bound, row.Key)%uint64(size) == 0 {
+			out = append(out, chunk{last: bytes.Clone(row.Key), sum: [2]uint64{h1.Sum64(), h2.Sum64()}})
+			h1.Reset()
+			h2.Reset()
 		}
 		if progress != nil && n%10_000 == 0 {
 			progress(side, n)
@@ -172,13 +183,12 @@ func chunks(ctx context.Context, src Source, r client.Range, opts []client.ReadO
 	if progress != nil {
 		progress(side, n)
 	}
-	return append(out, chunk{sum: [sha256.Size]byte(h.Sum(nil))}), n, nil
+	return append(out, chunk{sum: [2]uint64{h1.Sum64(), h2.Sum64()}}), n, nil
 }
 
-// writeRow hashes a row: its key and its cells in canonical order, every field length-prefixed so
-// that no two rows write the same bytes.
-func writeRow(h hash.Hash, row client.Row) {
-	var buf []byte
+// appendRow appends what a row hashes as: its key and its cells in canonical order, every field
+// length-prefixed so that no two rows write the same bytes.
+func appendRow(buf []byte, row client.Row) []byte {
 	put := func(b []byte) {
 		buf = binary.AppendUvarint(buf, uint64(len(b)))
 		buf = append(buf, b...)
@@ -186,12 +196,14 @@ func writeRow(h hash.Hash, row client.Row) {
 	put(row.Key)
 	buf = binary.AppendUvarint(buf, uint64(len(row.Cells)))
 	for _, c := range canonical(row.Cells) {
-		put([]byte(c.Family))
-		put([]byte(c.Qualifier))
+		buf = binary.AppendUvarint(buf, uint64(len(c.Family)))
+		buf = append(buf, c.Family...)
+		buf = binary.AppendUvarint(buf, uint64(len(c.Qualifier)))
+		buf = append(buf, c.Qualifier...)
 		buf = binary.BigEndian.AppendUint64(buf, uint64(c.Timestamp))
 		put(c.Value)
 	}
-	h.Write(buf)
+	return buf
 }
 
 // canonical orders cells by family, qualifier, newest first: how the stores agree to differ.

@@ -29,10 +29,12 @@ const (
 	// SectionRebucket: a rebucket's copy of BulkRows rows from hash:8 to hash:16 against Import of
 	// the same rows into a hash:16 table (issue 21).
 	SectionRebucket = "rebucket"
+	// SectionVerify: compare.Tables over two equal tables of BulkRows rows against scanning both.
+	SectionVerify = "verify"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionFilter, SectionCluster}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionVerify, SectionFilter, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {

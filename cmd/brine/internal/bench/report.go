@@ -24,6 +24,7 @@ type Report struct {
 	Limits   []LimitResult   `json:"limit_scans,omitempty"`
 	Index    *IndexResult    `json:"index,omitempty"`
 	Rebucket *RebucketResult `json:"rebucket,omitempty"`
+	Verify   *VerifyResult   `json:"verify,omitempty"`
 	Filter   *FilterResult   `json:"filter,omitempty"`
 	// Cluster is the multi-server section; nil when the regions were all on one server.
 	Cluster *ClusterResult `json:"cluster,omitempty"`
@@ -260,6 +261,9 @@ func Evaluate(r *Report) []GoalResult {
 			Met:   b.CopyOverImport >= 0.5,
 		})
 	}
+	if v := r.Verify; v != nil {
+		goals = append(goals, v.goal())
+	}
 	for _, l := range r.Limits {
 		goals = append(goals, GoalResult{
 			Name: fmt.Sprintf("limit %d scan, %d buckets, prefetch %d", l.Limit, l.Buckets, l.Prefetch),
@@ -379,6 +383,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	if rb := r.Rebucket; rb != nil {
 		rb.markdown(p)
+	}
+	if v := r.Verify; v != nil {
+		v.markdown(p)
 	}
 	if f := r.Filter; f != nil {
 		f.markdown(p)

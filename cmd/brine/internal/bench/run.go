@@ -105,6 +105,11 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.has(SectionVerify) {
+		if err := r.verify(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.has(SectionFilter) {
 		if err := r.filter(ctx); err != nil {
 			return nil, err

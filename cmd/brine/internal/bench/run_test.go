@@ -136,13 +136,17 @@ func TestRunMemory(t *testing.T) {
 	}
 	// 2 write tables, scan tables for 1 and 8 buckets, the 32-bucket limit table, 3 order tables and
 	// their 0+1+2 index tables, the hand-written application's 2 tables, per repeat a rebucketed
-	// table, its new table and an import table, the rebucket directory, and the filter table.
-	if want := 15 + 3*cfg.Repeat; len(rec.created) != want {
+	// table, its new table and an import table, the rebucket directory, the verify section's 2
+	// tables, and the filter table.
+	if want := 17 + 3*cfg.Repeat; len(rec.created) != want {
 		t.Errorf("created %v, want %d tables", rec.created, want)
 	}
 	checkIndex(t, rep.Index, cfg)
 	checkRebucket(t, rep.Rebucket, cfg)
 	checkFilter(t, rep.Filter, cfg, -1)
+	if v := rep.Verify; v == nil || v.Rows != cfg.bulkRows() || v.VerifyMs <= 0 || v.ScanBothMs <= 0 {
+		t.Errorf("verify: %+v", v)
+	}
 
 	sp := rep.Spread
 	if sp == nil || sp.Regions != 16 || sp.UnsaltedMaxShare != 1 || sp.Unsalted[0] != int64(cfg.Rows) {
