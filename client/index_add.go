@@ -169,6 +169,9 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool) (IndexState, error) {
 	st := IndexBuilding
 	err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
+		if f, ok := parseFence(meta); ok && f.live() {
+			return false, f.fencedError(table)
+		}
 		if spec, ok := meta[metaIndexPrefix+cfg.Name]; ok {
 			if spec != cfg.spec() {
 				return false, fmt.Errorf("%w: index %q is %q, not %q", ErrIndexMismatch, cfg.Name, spec, cfg.spec())
@@ -272,6 +275,9 @@ type DropIndexOptions struct {
 func (c *Client) DropIndex(ctx context.Context, table, name string, opts DropIndexOptions) error {
 	fail := func(err error) error { return fmt.Errorf("drop index %q of %q: %w", name, table, err) }
 	err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
+		if f, ok := parseFence(meta); ok && f.live() {
+			return false, f.fencedError(table)
+		}
 		if _, ok := meta[metaIndexPrefix+name]; !ok {
 			return false, ErrIndexNotFound
 		}

@@ -43,7 +43,7 @@ func indexState(meta map[string]string, name string) IndexState {
 func indexMeta(meta map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range meta {
-		if strings.HasPrefix(k, metaIndexPrefix) || strings.HasPrefix(k, metaIndexStatePrefix) || k == metaIndexFamily {
+		if strings.HasPrefix(k, metaIndexPrefix) || strings.HasPrefix(k, metaIndexStatePrefix) || k == metaIndexFamily || k == metaFence || k == metaFenceIndexes {
 			out[k] = v
 		}
 	}
@@ -102,7 +102,7 @@ func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable,
 // failure comes before the write's data write (every index step that can fail precedes it), so the
 // write is run again whole, keeping the indexes left.
 func (it *IndexedTable) write(ctx context.Context, fn func(*IndexedTable) error) error {
-	cur, err := it.current(ctx)
+	cur, err := it.writable(ctx)
 	if err != nil {
 		return err
 	}

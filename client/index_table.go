@@ -33,6 +33,7 @@ type IndexedTable struct {
 	t           *Table // the main table, following rebuckets: the protocol's reads and data writes
 	indexes     []*Index
 	indexFamily string     // the family of the version column
+	fence       fence      // an exclusive holder's, when the meta records one (index_fence.go)
 	view        *indexView // shared by the copies of one handle: its indexes as last read
 }
 

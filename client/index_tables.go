@@ -92,6 +92,7 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 		t.indexes = append(t.indexes, ix)
 	}
 	t.indexFamily = meta[metaIndexFamily]
+	t.fence, _ = parseFence(meta)
 	if len(t.indexes) > 0 && t.indexFamily == "" {
 		return fmt.Errorf("%w: indexes without %q in the table meta", backends.ErrInvalidArgument, metaIndexFamily)
 	}

@@ -129,6 +129,9 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
 		}
 	}
+	if _, err := ix.t.writable(ctx); err != nil {
+		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
+	}
 	if err := ix.ensureTable(ctx); err != nil {
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}

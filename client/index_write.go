@@ -394,7 +394,7 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 // protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
 // one row at a time, in parallel), the other puts, stamped, through the plain batched path.
 func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
-	cur, err := it.current(ctx)
+	cur, err := it.writable(ctx)
 	if err != nil {
 		return nil, err
 	}

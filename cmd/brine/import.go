@@ -32,6 +32,8 @@ type importFlags struct {
 	batchRows   int
 	dryRun      bool
 	create      bool
+	exclusive   bool
+	resume      bool
 	metrics     metricsFlags
 }
 
@@ -52,6 +54,8 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&f.batchRows, "batch", client.DefaultBatchRows, "rows per batch")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only analyze how the keys would spread; write nothing")
 	fs.BoolVar(&f.create, "create", false, "create the table first (an existing table with the same salt is used as it is)")
+	fs.BoolVar(&f.exclusive, "exclusive", false, "a table with indexes: fence its other writers (theirs fail, retryably, until the end) and write rows and index entries as plain batches, at bulk speed; queries by index wait for the end")
+	fs.BoolVar(&f.resume, "resume", false, "with --exclusive: take over the fence an exclusive import killed before its end left (its holder must be dead), and finish")
 	pos, err := f.parse(env, fs, args)
 	if err != nil {
 		return err
@@ -116,6 +120,19 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return err
 	}
 	defer c.Close()
+	importRows := t.Import
+	if f.exclusive || f.resume {
+		x, err := f.fence(ctx, env, t)
+		if err != nil {
+			return err
+		}
+		importRows = x.Import
+		defer func() {
+			if rerr := releaseFence(ctx, env, x); err == nil {
+				err = rerr
+			}
+		}()
+	}
 
 	failedPath := f.failedPath
 	if failedPath == "" {
@@ -157,7 +174,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 
 	prog := newProgress(env.stderr, size, &consumed)
-	stats, err := t.Import(ctx, conv.rows(pulled), client.ImportOptions{
+	stats, err := importRows(ctx, conv.rows(pulled), client.ImportOptions{
 		Workers:     f.workers,
 		BatchRows:   f.batchRows,
 		OnDuplicate: policy,

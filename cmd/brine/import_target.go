@@ -93,3 +93,34 @@ func (f *importFlags) openOrCreate(ctx context.Context, env *cliEnv, schema *key
 	}
 	return c, t, nil
 }
+
+// fence takes the exclusive fence of the import's table (--exclusive; --resume takes over the one a
+// killed exclusive import left).
+func (f *importFlags) fence(ctx context.Context, env *cliEnv, t client.TableAPI) (*client.ExclusiveTable, error) {
+	if !f.exclusive {
+		return nil, errors.New("--resume takes over an exclusive import's fence: give --exclusive too")
+	}
+	it, ok := t.(*client.IndexedTable)
+	if !ok {
+		return nil, fmt.Errorf("--exclusive: table %s has no indexes: a plain import writes at bulk speed already", f.table)
+	}
+	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: f.resume})
+	if errors.Is(err, client.ErrFenced) {
+		return nil, fmt.Errorf("%w\n(an exclusive import holds it; if that import was killed, finish it with the same command and --resume, or wait for its lease to run out)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(env.stderr, "exclusive: the writers of %s are fenced; queries by its indexes wait for the end\n", f.table)
+	return x, nil
+}
+
+// releaseFence ends an exclusive import, interrupted or not: the indexes are made exact and active
+// again, and the other writers may write. It runs to its end even after an interrupt.
+func releaseFence(ctx context.Context, env *cliEnv, x *client.ExclusiveTable) error {
+	if err := x.Release(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("%w\n(the fence stays until its lease runs out: run the import again with --exclusive --resume to finish)", err)
+	}
+	fmt.Fprintf(env.stderr, "exclusive: %s released: its indexes are exact and active\n", x.Name())
+	return nil
+}

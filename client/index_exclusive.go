@@ -1,0 +1,394 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/maphash"
+	"iter"
+	"sync"
+)
+
+// Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
+// reported), but each batch as plain batched writes, with no compare-and-set: first the rows'
+// index entries, verified, then the rows with a new version each, then the deletes of the entries
+// the rows moved away from. Old rows are read only where the table held rows when the fence was
+// taken. A unique index's entry is refused (ErrUniqueViolation, that row alone) when another row of
+// this holder's writes, or a row of the table, has its key. A crash leaves entries the rows do not
+// back, never a row without its entries; Release repairs them when anything may have left some.
+//
+// Memory: besides Import's own, 32 bytes per unique entry written, to tell two rows of one job
+// claiming one key apart.
+func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
+	stats, err := x.it.t.importRows(ctx, rows, opts, x.writeBatch)
+	if err != nil || stats.Failed > 0 || stats.Duplicates > 0 {
+		x.dirty.Store(true) // a row's earlier entries, or a failed batch's
+	}
+	return stats, err
+}
+
+// exclusiveRow is one row's writes under the fence.
+type exclusiveRow struct {
+	main    Mutation
+	entries map[*Index]Mutation // the entry each index gets
+	leaves  map[*Index][]byte   // the entry each index loses
+}
+
+// writeBatch writes one Import batch under the fence; its result is Table.Apply's.
+func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow) ([]error, error) {
+	if err := x.lostErr(); err != nil {
+		return nil, err
+	}
+	it := x.it
+	errs := make([]error, len(batch))
+	old := make([][]Cell, len(batch))
+	if !x.empty {
+		keys := make([][]byte, len(batch))
+		for i, r := range batch {
+			keys[i] = r.row.Key
+		}
+		rows, err := it.t.GetMany(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		for i := range rows {
+			old[i] = rows[i].Cells
+		}
+	}
+	plans := make([]exclusiveRow, len(batch))
+	for i, r := range batch {
+		m := r.phys
+		m.Key = r.row.Key // the entries and the router take logical keys
+		if plans[i], errs[i] = x.plan(m, old[i]); errs[i] != nil {
+			errs[i] = fmt.Errorf("input row %d: %w", r.index, errs[i])
+		}
+	}
+	if err := x.checkUnique(ctx, plans, errs); err != nil {
+		return nil, err
+	}
+	x.writeRows(ctx, plans, errs)
+	for i, p := range plans {
+		if errs[i] == nil {
+			continue
+		}
+		x.dirty.Store(true)
+		for ix, e := range p.entries { // a row that failed holds no unique key: a retry may claim it
+			if ix.cfg.Unique {
+				x.claims.release(ix.cfg.Name, e.Key, p.main.Key)
+			}
+		}
+	}
+	return rowErrors(errs), nil
+}
+
+// plan works out a row's writes: its main mutation with a new version, and per index the entry it
+// gets (verified, with that version) and the one it leaves.
+func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
+	it := x.it
+	if _, err := it.indexedMutation(m); err != nil {
+		return exclusiveRow{}, err
+	}
+	p := exclusiveRow{entries: map[*Index]Mutation{}, leaves: map[*Index][]byte{}}
+	merged := mergeCells(old, m)
+	tok := newToken()
+	for _, ix := range it.indexes {
+		oldKey, oldOK, err := ix.EntryKey(m.Key, old)
+		if err != nil {
+			return p, err
+		}
+		newKey, newOK, err := ix.EntryKey(m.Key, merged)
+		if err != nil {
+			return p, err
+		}
+		if newOK {
+			p.entries[ix] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, tok, merged)}
+		}
+		if oldOK && (!newOK || !bytes.Equal(oldKey, newKey)) {
+			p.leaves[ix] = oldKey
+		}
+	}
+	if !m.Delete {
+		ts := int64(0)
+		if len(m.Cells) > 0 {
+			ts = m.Cells[0].Timestamp // a repeat's version is as much newer as its cells
+		}
+		m.Cells = append(m.Cells[:len(m.Cells):len(m.Cells)], Cell{Family: it.indexFamily, Qualifier: versionQual, Value: tok, Timestamp: ts})
+	}
+	p.main = m
+	return p, nil
+}
+
+// entryCells is a verified entry of the row mainKey at version tok, with the covered values of row.
+func (ix *Index) entryCells(mainKey, tok []byte, row []Cell) []Cell {
+	return []Cell{
+		{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, tok)},
+		{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
+		{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
+	}
+}
+
+// checkUnique refuses, in errs, the rows whose unique entry another row holds: a row of this
+// holder's writes (its claims), or, where the table held rows, a row of the table that still has
+// that key. An error fails the whole batch.
+func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, errs []error) error {
+	for _, ix := range x.it.indexes {
+		if !ix.cfg.Unique {
+			continue
+		}
+		var keys [][]byte
+		var at []int
+		for i, p := range plans {
+			e, ok := p.entries[ix]
+			if errs[i] != nil || !ok {
+				continue
+			}
+			if !x.claims.claim(ix.cfg.Name, e.Key, p.main.Key) {
+				errs[i] = fmt.Errorf("index %s key %s: %w (a row of this job)", ix.cfg.Name, ix.table.printKey(e.Key), ErrUniqueViolation)
+				continue
+			}
+			keys, at = append(keys, e.Key), append(at, i)
+		}
+		if x.empty || len(keys) == 0 {
+			continue
+		}
+		held, err := ix.table.GetMany(ctx, keys)
+		if err != nil {
+			return err
+		}
+		var owners [][]byte
+		var ownerOf []int
+		for j, h := range held {
+			owner, _ := newest(h.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			if len(owner) > 0 && !bytes.Equal(owner, plans[at[j]].main.Key) {
+				owners, ownerOf = append(owners, owner), append(ownerOf, j)
+			}
+		}
+		if len(owners) == 0 {
+			continue
+		}
+		rows, err := x.it.t.GetMany(ctx, owners)
+		if err != nil {
+			return err
+		}
+		for k, row := range rows {
+			j := ownerOf[k]
+			if key, ok, err := ix.EntryKey(owners[k], row.Cells); err == nil && ok && bytes.Equal(key, keys[j]) {
+				i := at[j]
+				x.claims.release(ix.cfg.Name, keys[j], plans[i].main.Key)
+				errs[i] = fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, ix.table.printKey(keys[j]), ErrUniqueViolation, x.it.t.printKey(owners[k]))
+			}
+		}
+	}
+	return nil
+}
+
+// writeRows writes the live rows of plans: entries first (a row whose entry fails is not written),
+// then the rows, then the deletes of the entries left (a failure there leaves a stale entry, for
+// Release to repair, and the row written). It records each row's outcome in errs.
+func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, errs []error) {
+	// apply writes muts, muts[j] for the row rows[j], and returns each row's error.
+	apply := func(t *Table, muts []Mutation, rows []int) map[int]error {
+		out := map[int]error{}
+		if len(muts) == 0 {
+			return out
+		}
+		rowErrs, err := t.Apply(ctx, muts)
+		for j, i := range rows {
+			if e := cmpErr(err, rowErr(rowErrs, j)); e != nil {
+				out[i] = e
+			}
+		}
+		return out
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, ix := range x.it.indexes {
+		var muts []Mutation
+		var rows []int
+		for i, p := range plans {
+			if e, ok := p.entries[ix]; ok && errs[i] == nil {
+				muts, rows = append(muts, e), append(rows, i)
+			}
+		}
+		wg.Go(func() {
+			failed := apply(ix.table, muts, rows)
+			mu.Lock()
+			defer mu.Unlock()
+			for i, e := range failed {
+				errs[i] = cmpErr(errs[i], fmt.Errorf("index %s entry: %w", ix.cfg.Name, e))
+			}
+		})
+	}
+	wg.Wait()
+	var mains []Mutation
+	var rows []int
+	for i, p := range plans {
+		if errs[i] == nil {
+			mains, rows = append(mains, p.main), append(rows, i)
+		}
+	}
+	for i, e := range apply(x.it.t, mains, rows) {
+		errs[i] = e
+	}
+	for _, ix := range x.it.indexes {
+		var dels []Mutation
+		var drows []int
+		for i, p := range plans {
+			if k, ok := p.leaves[ix]; ok && errs[i] == nil {
+				dels, drows = append(dels, Mutation{Key: k, Delete: true}), append(drows, i)
+			}
+		}
+		if len(apply(ix.table, dels, drows)) > 0 {
+			x.dirty.Store(true)
+		}
+	}
+}
+
+// rowErr is rowErrs[j], nil when rowErrs is.
+func rowErr(rowErrs []error, j int) error {
+	if rowErrs == nil {
+		return nil
+	}
+	return rowErrs[j]
+}
+
+// claimSet is the unique entries an exclusive holder has written, by 128-bit hashes of the index
+// and entry key (to the main key's): two rows of one job claiming one key cannot both land.
+type claimSet struct {
+	mu     sync.Mutex
+	s1, s2 maphash.Seed
+	m      map[[2]uint64][2]uint64
+}
+
+func (cs *claimSet) sums(parts ...[]byte) (k, v [2]uint64) {
+	if cs.m == nil {
+		cs.s1, cs.s2, cs.m = maphash.MakeSeed(), maphash.MakeSeed(), map[[2]uint64][2]uint64{}
+	}
+	var h1, h2 maphash.Hash
+	h1.SetSeed(cs.s1)
+	h2.SetSeed(cs.s2)
+	for _, p := range parts[:2] {
+		_, _ = h1.Write(p)
+		_, _ = h2.Write(p)
+		_ = h1.WriteByte(0)
+		_ = h2.WriteByte(0)
+	}
+	return [2]uint64{h1.Sum64(), h2.Sum64()}, [2]uint64{maphash.Bytes(cs.s1, parts[2]), maphash.Bytes(cs.s2, parts[2])}
+}
+
+// claim records that mainKey holds index's entry key; false when another row holds it.
+func (cs *claimSet) claim(index string, key, mainKey []byte) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	k, v := cs.sums([]byte(index), key, mainKey)
+	if got, ok := cs.m[k]; ok {
+		return got == v
+	}
+	cs.m[k] = v
+	return true
+}
+
+// release forgets mainKey's claim of index's entry key.
+func (cs *claimSet) release(index string, key, mainKey []byte) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	k, v := cs.sums([]byte(index), key, mainKey)
+	if cs.m[k] == v {
+		delete(cs.m, k)
+	}
+}
+
+// repair makes every index of x exact against the main table, under the fence, with plain batched
+// writes: an entry whose row does not have its key goes, one whose status or covered values are not
+// its row's is written again, and a row without its entry gets it.
+func (x *ExclusiveTable) repair(ctx context.Context) error {
+	it := x.it
+	vcol := it.versionColumn()
+	for _, ix := range it.indexes {
+		err := forEachBucketBatch(ctx, ix.table, func(ctx context.Context, entries []Row) error {
+			mains := make([][]byte, len(entries))
+			for i, e := range entries {
+				mains[i], _ = newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			}
+			rows, err := it.t.GetMany(ctx, mains)
+			if err != nil {
+				return err
+			}
+			var fix []Mutation
+			for i, e := range entries {
+				key, ok, err := ix.EntryKey(mains[i], rows[i].Cells)
+				switch {
+				case err != nil || !ok || !bytes.Equal(key, e.Key):
+					fix = append(fix, Mutation{Key: e.Key, Delete: true})
+				default:
+					v, _ := newest(rows[i].Cells, vcol)
+					if want := ix.entryCells(mains[i], v, rows[i].Cells); !sameEntry(e.Cells, want) {
+						fix = append(fix, Mutation{Key: e.Key, Cells: want})
+					}
+				}
+			}
+			return applyAll(ctx, ix.table, fix)
+		}, func(int) {})
+		if err != nil {
+			return fmt.Errorf("repair index %s: %w", ix.cfg.Name, err)
+		}
+	}
+	// Rows without their entries (none, by the order of the writes; checked all the same).
+	return forEachBucketBatch(ctx, it.t, func(ctx context.Context, rows []Row) error {
+		for _, ix := range it.indexes {
+			var keys [][]byte
+			var of []int
+			for i, row := range rows {
+				if k, ok, err := ix.EntryKey(row.Key, row.Cells); err == nil && ok {
+					keys, of = append(keys, k), append(of, i)
+				}
+			}
+			if len(keys) == 0 {
+				continue
+			}
+			got, err := ix.table.GetMany(ctx, keys)
+			if err != nil {
+				return err
+			}
+			var fix []Mutation
+			for j, e := range got {
+				if len(e.Cells) == 0 {
+					row := rows[of[j]]
+					v, _ := newest(row.Cells, vcol)
+					fix = append(fix, Mutation{Key: keys[j], Cells: ix.entryCells(row.Key, v, row.Cells)})
+				}
+			}
+			if err := applyAll(ctx, ix.table, fix); err != nil {
+				return fmt.Errorf("repair index %s: %w", ix.cfg.Name, err)
+			}
+		}
+		return nil
+	}, func(int) {})
+}
+
+// sameEntry reports whether an entry's cells hold want's values.
+func sameEntry(cells, want []Cell) bool {
+	for _, w := range want {
+		if v, _ := newest(cells, Column{Family: w.Family, Qualifier: w.Qualifier}); !bytes.Equal(v, w.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyAll applies muts and fails on any row's error.
+func applyAll(ctx context.Context, t *Table, muts []Mutation) error {
+	if len(muts) == 0 {
+		return nil
+	}
+	rowErrs, err := t.Apply(ctx, muts)
+	if err != nil {
+		return err
+	}
+	for _, e := range rowErrs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/memory"
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
+)
+
+const exclusiveRefresh = 20 * time.Millisecond
+
+// exclusiveOrders creates the order table with indextest.OrderIndexes on b, through a client that
+// rereads definitions every exclusiveRefresh.
+func exclusiveOrders(t *testing.T, b backends.Backend) (*client.Client, *client.IndexedTable) {
+	t.Helper()
+	c := client.New(b, client.WithRouteRefresh(exclusiveRefresh), client.WithLogger(slog.New(slog.DiscardHandler)))
+	tbl, err := c.CreateIndexedTable(context.Background(), "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.DeleteTable(context.Background(), "orders") })
+	return c, tbl
+}
+
+func orderRow(no, seller, ext string, ts uint64) client.ImportRow {
+	return client.ImportRow{Mutation: client.Mutation{Key: indextest.OrderKey(no), Cells: []client.Cell{
+		{Family: "d", Qualifier: "seller", Value: []byte(seller)},
+		{Family: "d", Qualifier: "buyer", Value: []byte("b" + no)},
+		{Family: "d", Qualifier: "ext", Value: []byte(ext)},
+		{Family: "d", Qualifier: "ts", Value: indextest.TS(ts)},
+		{Family: "d", Qualifier: "amount", Value: []byte(no)},
+	}}}
+}
+
+func rowsOf(rows []client.ImportRow) func(func(client.ImportRow, error) bool) {
+	return func(yield func(client.ImportRow, error) bool) {
+		for _, r := range rows {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// exclusive fences tbl with the test's short fence.
+func exclusive(t *testing.T, tbl *client.IndexedTable, opts client.ExclusiveOptions) *client.ExclusiveTable {
+	t.Helper()
+	opts.Fence = 3 * exclusiveRefresh
+	x, err := tbl.Exclusive(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// TestExclusiveImport: an exclusive Import into an empty table, then one over it that moves rows
+// between sellers, deletes some and repeats keys, leaves every index exact once released, and each
+// unique value taken twice fails the second row alone.
+func TestExclusiveImport(t *testing.T) {
+	for name, open := range indexStores {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			_, tbl := exclusiveOrders(t, open(t))
+			var first []client.ImportRow
+			for i := range 300 {
+				first = append(first, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%7), fmt.Sprint("e", i), uint64(i)))
+			}
+			first = append(first, orderRow("dup", "s1", "e5", 1)) // e5 is o5's: refused
+			x := exclusive(t, tbl, client.ExclusiveOptions{})
+			var failed []client.FailedRow
+			stats, err := x.Import(ctx, rowsOf(first), client.ImportOptions{BatchRows: 16, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
+			if !errors.Is(err, client.ErrRowsFailed) || stats.Written != 300 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
+				t.Fatalf("first import: %v, %+v, failed %v", err, stats, failed)
+			}
+			if err := x.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			waitRefresh()
+			verifyExact(t, tbl)
+
+			var second []client.ImportRow
+			for i := range 100 {
+				second = append(second, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%3), fmt.Sprint("f", i), uint64(1000+i)))
+			}
+			for i := 100; i < 120; i++ {
+				second = append(second, client.ImportRow{Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprint("o", i)), Delete: true}})
+			}
+			second = append(second, orderRow("o7", "s9", "f7", 2000))    // a repeat: the last wins
+			second = append(second, orderRow("new", "s1", "e150", 3000)) // o150's value: refused
+			x = exclusive(t, tbl, client.ExclusiveOptions{})
+			failed = nil
+			stats, err = x.Import(ctx, rowsOf(second), client.ImportOptions{BatchRows: 7, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
+			if !errors.Is(err, client.ErrRowsFailed) || stats.Duplicates != 1 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
+				t.Fatalf("second import: %v, %+v, failed %v", err, stats, failed)
+			}
+			if err := x.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			waitRefresh()
+			verifyExact(t, tbl)
+			row, err := tbl.Get(ctx, indextest.OrderKey("o7"))
+			if err != nil || string(cellValue(row, "seller")) != "s9" {
+				t.Fatalf("o7: %v %v", row, err)
+			}
+		})
+	}
+}
+
+func cellValue(row client.Row, q string) []byte {
+	for _, c := range row.Cells {
+		if c.Qualifier == q {
+			return c.Value
+		}
+	}
+	return nil
+}
+
+// verifyExact checks every index against the main table with Verify before any query runs (queries
+// repair what they pass), then with the queries.
+func verifyExact(t *testing.T, tbl *client.IndexedTable) {
+	t.Helper()
+	for _, ix := range tbl.Indexes() {
+		rep, err := ix.Verify(context.Background())
+		if err != nil || rep.Problems() != 0 {
+			t.Fatalf("index %s: %v, %v %q", ix.Name(), err, rep, rep.Examples)
+		}
+	}
+	indextest.AssertIndexes(t, tbl)
+}
+
+// waitRefresh outlasts the handles' refresh interval: they then see the fence's end.
+func waitRefresh() { time.Sleep(3 * exclusiveRefresh) }
+
+// TestExclusiveFencesOtherHandles: while a fence holds, every other handle's writes fail with
+// ErrFenced (retryable, naming the holder), its reads work, queries by index fail with
+// ErrIndexBuilding, and a second Exclusive is refused; after Release all of it works again.
+func TestExclusiveFencesOtherHandles(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	_, tbl := exclusiveOrders(t, b)
+	if err := tbl.Put(ctx, indextest.OrderKey("o1"), orderRow("o1", "s1", "e1", 1).Cells...); err != nil {
+		t.Fatal(err)
+	}
+	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenIndexedTable(ctx, "orders", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exclusive(t, tbl, client.ExclusiveOptions{Holder: "loader-1"})
+	err = other.Put(ctx, indextest.OrderKey("o2"), orderRow("o2", "s1", "e2", 1).Cells...)
+	if !errors.Is(err, client.ErrFenced) || !client.IsRetryable(err) || !contains(err.Error(), "loader-1") {
+		t.Fatalf("a write under the fence: %v, want a retryable ErrFenced naming the holder", err)
+	}
+	if _, err := other.Get(ctx, indextest.OrderKey("o1")); err != nil {
+		t.Fatalf("a read under the fence: %v", err)
+	}
+	if _, err := testkit.CountErr(indextest.Index(t, other, "by_seller").Scan(ctx, client.Range{})); !errors.Is(err, client.ErrIndexBuilding) {
+		t.Fatalf("a query under the fence: %v, want ErrIndexBuilding", err)
+	}
+	if _, err := other.Exclusive(ctx, client.ExclusiveOptions{Fence: time.Millisecond}); !errors.Is(err, client.ErrFenced) {
+		t.Fatalf("a second Exclusive: %v, want ErrFenced", err)
+	}
+	if err := x.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitRefresh()
+	if err := other.Put(ctx, indextest.OrderKey("o2"), orderRow("o2", "s1", "e2", 1).Cells...); err != nil {
+		t.Fatalf("a write after the release: %v", err)
+	}
+	indextest.AssertIndexes(t, other)
+}
+
+func contains(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)) }
+
+// TestExclusiveTakeOver: a holder that dies mid-import (its entries written, its rows not: here an
+// entry written around it, as a crash between the two leaves) keeps the fence until a new holder
+// takes it over; that holder's Release repairs what was left and the indexes are exact.
+func TestExclusiveTakeOver(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	_, tbl := exclusiveOrders(t, b)
+	x := exclusive(t, tbl, client.ExclusiveOptions{Holder: "dies"})
+	if _, err := x.Import(ctx, rowsOf([]client.ImportRow{orderRow("o1", "s1", "e1", 1)}), client.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The dead holder's last batch: its entry landed, its row did not.
+	ghost := indextest.Index(t, tbl, "by_seller")
+	key, _, err := ghost.EntryKey(indextest.OrderKey("o2"), orderRow("o2", "s2", "e2", 2).Cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Apply(ctx, client.IndexTableName("orders", "by_seller"), []backends.Mutation{{Key: physicalIndexKey(t, ghost, key),
+		Cells: []backends.Cell{{Family: "ix", Qualifier: "k", Value: indextest.OrderKey("o2")}, {Family: "ix", Qualifier: "s", Value: []byte("v")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Exclusive(ctx, client.ExclusiveOptions{Fence: time.Millisecond}); !errors.Is(err, client.ErrFenced) {
+		t.Fatalf("Exclusive while the dead holder's lease runs: %v, want ErrFenced", err)
+	}
+	y := exclusive(t, tbl, client.ExclusiveOptions{TakeOver: true})
+	if err := y.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitRefresh()
+	verifyExact(t, tbl)
+	if err := x.Release(ctx); !errors.Is(err, client.ErrFenceLost) {
+		t.Fatalf("the old holder's Release: %v, want ErrFenceLost", err)
+	}
+}
+
+// physicalIndexKey is an entry key as the index table stores it (salted by the index's spec).
+func physicalIndexKey(t *testing.T, ix *client.Index, key []byte) []byte {
+	t.Helper()
+	s := ix.Config().Salter
+	pk, err := s.AppendPhysical(nil, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pk
+}
+
+// TestExclusiveLeaseExpires: when a holder dies, its fence lapses with its lease: other handles write
+// again (the indexes kept building, queries by them refused), and the next Exclusive, no take-over
+// needed, repairs what the dead holder left and makes the indexes active and exact.
+func TestExclusiveLeaseExpires(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	_, tbl := exclusiveOrders(t, b)
+	x := exclusive(t, tbl, client.ExclusiveOptions{Lease: 200 * time.Millisecond})
+	if _, err := x.Import(ctx, rowsOf([]client.ImportRow{orderRow("o1", "s1", "e1", 1), orderRow("o2", "s2", "e2", 2)}), client.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	x.Die()
+	if err := tbl.Put(ctx, indextest.OrderKey("o3"), orderRow("o3", "s3", "e3", 3).Cells...); !errors.Is(err, client.ErrFenced) {
+		t.Fatalf("a write within the dead holder's lease: %v, want ErrFenced", err)
+	}
+	time.Sleep(200*time.Millisecond + waitFor())
+	if err := tbl.Put(ctx, indextest.OrderKey("o3"), orderRow("o3", "s3", "e3", 3).Cells...); err != nil {
+		t.Fatalf("a write once the lease ran out: %v", err)
+	}
+	if _, err := testkit.CountErr(indextest.Index(t, tbl, "by_seller").Scan(ctx, client.Range{})); !errors.Is(err, client.ErrIndexBuilding) {
+		t.Fatalf("a query once the lease ran out: %v, want ErrIndexBuilding until a repair", err)
+	}
+	y := exclusive(t, tbl, client.ExclusiveOptions{})
+	if err := y.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitRefresh()
+	verifyExact(t, tbl)
+}
+
+func waitFor() time.Duration { return 3 * exclusiveRefresh }

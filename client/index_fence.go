@@ -1,0 +1,300 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/wait"
+)
+
+// The exclusive bulk mode. The per-row protocol keeps the indexes exact while other clients write,
+// at the cost of several round trips per batch. Where the writers can be stopped (a first load, a
+// backfill, a repair), Exclusive records a table-wide write fence in the table's meta, which every
+// IndexedTable handle reads within its refresh interval and obeys; under it, the holder writes main
+// rows and index entries as plain batched writes, as Phoenix's bulk load writes index rows directly.
+
+// Meta keys of the fence: metaFence holds "TOKEN EXPIRES_MS HOLDER", metaFenceIndexes the indexes
+// the fence moved from active to building (comma-separated), which Release makes active again.
+const (
+	metaFence        = "brine.fence"
+	metaFenceIndexes = "brine.fence.indexes"
+)
+
+// DefaultLease is how long an exclusive fence holds unless its holder renews it (ExclusiveOptions).
+const DefaultLease = time.Minute
+
+var (
+	// ErrFenced: a write to a table an exclusive bulk job holds (IndexedTable.Exclusive). It is
+	// retryable: the fence ends with the job, or when its lease runs out.
+	ErrFenced = errors.New("brine: table is fenced by an exclusive bulk job")
+	// ErrFenceLost: the holder of an exclusive fence no longer holds it (its lease ran out and
+	// another took it over); nothing more is written under it.
+	ErrFenceLost = errors.New("brine: exclusive fence lost")
+)
+
+// fence is the meta's record of an exclusive holder.
+type fence struct {
+	tok     string
+	expires time.Time
+	holder  string
+}
+
+func parseFence(meta map[string]string) (fence, bool) {
+	v, ok := meta[metaFence]
+	if !ok {
+		return fence{}, false
+	}
+	tok, rest, _ := strings.Cut(v, " ")
+	exp, holder, _ := strings.Cut(rest, " ")
+	ms, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		ms = 0 // unreadable: expired, so that it cannot fence a table for ever
+	}
+	return fence{tok: tok, expires: time.UnixMilli(ms), holder: holder}, true
+}
+
+func (f fence) String() string {
+	return f.tok + " " + strconv.FormatInt(f.expires.UnixMilli(), 10) + " " + f.holder
+}
+
+// live reports whether f fences writers now: it is set and its lease has not run out.
+func (f fence) live() bool { return f.tok != "" && time.Now().Before(f.expires) }
+
+// fencedError is what a fenced write, or a second Exclusive, fails with.
+func (f fence) fencedError(table string) error {
+	return driverkit.Retryable(fmt.Errorf("table %s: %w (held by %s until %s)", table, ErrFenced, f.holder, f.expires.UTC().Format(time.RFC3339)))
+}
+
+// writable is current, refused while an exclusive fence holds the table.
+func (it *IndexedTable) writable(ctx context.Context) (*IndexedTable, error) {
+	cur, err := it.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cur.fence.live() {
+		return nil, cur.fence.fencedError(it.Name())
+	}
+	return cur, nil
+}
+
+// ExclusiveOptions configure IndexedTable.Exclusive.
+type ExclusiveOptions struct {
+	// Lease is how long the fence holds unless renewed (default DefaultLease); the holder renews it
+	// every third of it. A holder killed mid-job leaves the table fenced until the lease runs out.
+	Lease time.Duration
+	// Fence is how long Exclusive waits, once the fence is recorded, for every other handle to read
+	// it and its writes in flight to end (default 3 × WithRouteRefresh).
+	Fence time.Duration
+	// TakeOver takes the fence from another holder, which must be dead: how a killed exclusive job
+	// is resumed before its lease runs out. Release then repairs what that holder left.
+	TakeOver bool
+	// Holder names the holder in the errors of fenced writers (default host:pid).
+	Holder string
+}
+
+// ExclusiveTable is an IndexedTable while its writers are fenced (Exclusive): its writes are plain
+// batched writes of main rows and index entries, with no compare-and-set. Its indexes are building,
+// so queries by them fail with ErrIndexBuilding, until Release makes them exact and active. Reads
+// of the main table work throughout, from any handle.
+type ExclusiveTable struct {
+	it     *IndexedTable // as of the fence: the indexes kept are its
+	fence  fence
+	moved  []string // the indexes the fence moved to building
+	empty  bool     // no row when the fence was taken: no old row to read for its entries
+	claims claimSet // unique entries this holder wrote, against duplicates within its own writes
+	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
+	// holder taken over): Release repairs the indexes before it makes them active.
+	dirty atomic.Bool
+
+	stopRenew context.CancelFunc
+	renewed   chan struct{} // closed when the renewal loop has ended
+	mu        sync.Mutex
+	lost      error // ErrFenceLost, once the renewal found the fence gone
+}
+
+// Exclusive fences every other writer of the table: it records the fence in the table's meta by
+// compare-and-set, moves the active indexes to building, and waits opts.Fence for every handle to see
+// it (their writes then fail with ErrFenced, retryable). A live fence of another holder fails it
+// with ErrFenced, unless opts.TakeOver. An index being built by AddIndex, or dropped, refuses it.
+// The holder must Release the fence; until then it renews its lease.
+func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*ExclusiveTable, error) {
+	c := it.t.c
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.Fence <= 0 {
+		opts.Fence = 3 * c.routeRefresh
+	}
+	if opts.Holder == "" {
+		host, _ := os.Hostname()
+		opts.Holder = host + ":" + strconv.Itoa(os.Getpid())
+	}
+	var tok [8]byte
+	_, _ = rand.Read(tok[:])
+	f := fence{tok: hex.EncodeToString(tok[:]), expires: time.Now().Add(opts.Lease), holder: strings.ReplaceAll(opts.Holder, " ", "_")}
+	x := &ExclusiveTable{fence: f}
+	fail := func(err error) (*ExclusiveTable, error) {
+		return nil, fmt.Errorf("exclusive %s: %w", it.Name(), err)
+	}
+	err := c.rewriteMeta(ctx, it.t.name, func(meta map[string]string) (bool, error) {
+		old, held := parseFence(meta)
+		if held && old.live() && !opts.TakeOver {
+			return false, old.fencedError(it.Name())
+		}
+		x.dirty.Store(held) // a holder before us, dead or taken over, may have left entries behind
+		x.moved = nil
+		var prev []string // a dead holder's: still building, and ours to make active
+		if held {
+			prev = strings.Split(meta[metaFenceIndexes], ",")
+		}
+		for k := range meta {
+			name, ok := strings.CutPrefix(k, metaIndexPrefix)
+			if !ok {
+				continue
+			}
+			switch st := indexState(meta, name); {
+			case st == IndexActive:
+				meta[metaIndexStatePrefix+name] = string(IndexBuilding)
+			case st == IndexBuilding && slices.Contains(prev, name):
+			default:
+				return false, fmt.Errorf("%w: index %q is %s: let that finish first", backends.ErrInvalidArgument, name, st)
+			}
+			x.moved = append(x.moved, name)
+		}
+		if len(x.moved) == 0 {
+			return false, fmt.Errorf("%w: the table has no index: a plain Import writes at bulk speed already", backends.ErrInvalidArgument)
+		}
+		slices.Sort(x.moved)
+		meta[metaFence], meta[metaFenceIndexes] = f.String(), strings.Join(x.moved, ",")
+		return true, nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	x.stopRenew, x.renewed = cancel, make(chan struct{})
+	go x.renew(rctx, c, it.t.name, opts.Lease)
+	undo := func(err error) (*ExclusiveTable, error) {
+		// The fence stays recorded (its lease runs out): the indexes it moved may lack entries now.
+		x.stopRenew()
+		<-x.renewed
+		return fail(err)
+	}
+	if err := wait.Sleep(ctx, opts.Fence); err != nil {
+		return undo(err)
+	}
+	if x.it, err = it.refresh(ctx, true); err != nil {
+		return undo(err)
+	}
+	if x.empty, err = it.t.isEmpty(ctx); err != nil {
+		return undo(err)
+	}
+	c.logger.InfoContext(ctx, "brine: exclusive fence taken", "table", it.Name(), "holder", f.holder, "indexes", x.moved, "empty", x.empty)
+	return x, nil
+}
+
+// renew extends the fence's lease every third of it, until stopped or the fence is lost.
+func (x *ExclusiveTable) renew(ctx context.Context, c *Client, table string, lease time.Duration) {
+	defer close(x.renewed)
+	tick := time.NewTicker(lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
+			f, ok := parseFence(meta)
+			if !ok || f.tok != x.fence.tok {
+				return false, fmt.Errorf("table %s: %w", table, ErrFenceLost)
+			}
+			f.expires = time.Now().Add(lease)
+			meta[metaFence] = f.String()
+			return true, nil
+		})
+		switch {
+		case errors.Is(err, ErrFenceLost):
+			x.setLost(err)
+			return
+		case err != nil:
+			c.logger.WarnContext(ctx, "brine: exclusive fence not renewed; trying again", "table", table, "err", err)
+		}
+	}
+}
+
+func (x *ExclusiveTable) setLost(err error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.lost = err
+}
+
+// lostErr is ErrFenceLost once the fence is no longer x's.
+func (x *ExclusiveTable) lostErr() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.lost
+}
+
+// Name is the table's name.
+func (x *ExclusiveTable) Name() string { return x.it.Name() }
+
+// Release ends the fence: when entries may stand that the rows do not back (a failed batch, a key
+// given twice, a holder taken over), it first repairs the indexes, under the fence, so that each
+// matches the main table exactly; then it makes the indexes active again and drops the fence. It
+// stops renewing the lease whatever the outcome: on an error the fence stays until its lease runs
+// out, and Release again before that, or an Exclusive with TakeOver after, finishes the job (until
+// then the indexes stay building).
+func (x *ExclusiveTable) Release(ctx context.Context) error {
+	defer func() {
+		x.stopRenew()
+		<-x.renewed
+	}()
+	if err := x.lostErr(); err != nil {
+		return err
+	}
+	if x.dirty.Load() {
+		if err := x.repair(ctx); err != nil {
+			return fmt.Errorf("release %s: %w", x.Name(), err)
+		}
+	}
+	c := x.it.t.c
+	err := c.rewriteMeta(ctx, x.it.t.name, func(meta map[string]string) (bool, error) {
+		if f, ok := parseFence(meta); !ok || f.tok != x.fence.tok {
+			return false, fmt.Errorf("table %s: %w", x.Name(), ErrFenceLost)
+		}
+		for _, name := range strings.Split(meta[metaFenceIndexes], ",") {
+			if indexState(meta, name) == IndexBuilding {
+				delete(meta, metaIndexStatePrefix+name)
+			}
+		}
+		delete(meta, metaFence)
+		delete(meta, metaFenceIndexes)
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("release %s: %w", x.Name(), err)
+	}
+	c.logger.InfoContext(ctx, "brine: exclusive fence released", "table", x.Name(), "repaired", x.dirty.Load())
+	return nil
+}
+
+// isEmpty reports whether the table holds no row.
+func (t *Table) isEmpty(ctx context.Context) (bool, error) {
+	for _, err := range t.Scan(ctx, Range{}, Limit(1)) {
+		return false, err
+	}
+	return true, nil
+}
