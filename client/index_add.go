@@ -56,7 +56,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if _, found, err := readDir(ctx, c.backend, table); err != nil || found {
 		return fail(cmpErr(err, fmt.Errorf("%w: the table was rebucketed", ErrUnsupported)))
 	}
-	st, err := c.declareIndex(ctx, table, cfg, opts.NoPlainWriters)
+	st, err := c.declareIndex(ctx, table, cfg, opts.NoPlainWriters, "")
 	if err != nil || st == IndexActive {
 		return rep, err
 	}
@@ -165,12 +165,18 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 }
 
 // declareIndex creates the index's table and declares the index building, unless it is declared
-// already; it returns the state it is in.
-func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool) (IndexState, error) {
+// already; it returns the state it is in. holder is the token of the exclusive fence the caller holds
+// ("": none), which then lists the index among the ones its Release makes active.
+func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool, holder string) (IndexState, error) {
 	st := IndexBuilding
 	err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
-		if f, ok := parseFence(meta); ok && f.live() {
+		if f, ok := parseFence(meta); ok && f.live() && f.tok != holder {
 			return false, f.fencedError(table)
+		}
+		if holder != "" {
+			if f, ok := parseFence(meta); !ok || f.tok != holder {
+				return false, fmt.Errorf("table %s: %w", table, ErrFenceLost)
+			}
 		}
 		if spec, ok := meta[metaIndexPrefix+cfg.Name]; ok {
 			if spec != cfg.spec() {
@@ -202,6 +208,9 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 		}
 		meta[metaIndexPrefix+cfg.Name] = cfg.spec()
 		meta[metaIndexStatePrefix+cfg.Name] = string(IndexBuilding)
+		if holder != "" {
+			meta[metaFenceIndexes] += "," + cfg.Name
+		}
 		return true, nil
 	})
 	if err != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"iter"
+	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
@@ -302,68 +304,126 @@ func (cs *claimSet) release(index string, key, mainKey []byte) {
 // writes: an entry whose row does not have its key goes, one whose status or covered values are not
 // its row's is written again, and a row without its entry gets it.
 func (x *ExclusiveTable) repair(ctx context.Context) error {
+	indexes := slices.DeleteFunc(slices.Clone(x.it.indexes), func(ix *Index) bool { return slices.Contains(x.skip, ix.cfg.Name) })
+	for _, ix := range indexes {
+		if err := x.dropStale(ctx, ix, nil); err != nil {
+			return err
+		}
+	}
+	_, err := x.fillEntries(ctx, indexes, false, nil)
+	return err
+}
+
+// dropStale deletes ix's entries whose row does not have their key, and writes again the ones whose
+// status or covered values are not their row's. It counts the entries it checked in n.
+func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int64) error {
 	it := x.it
-	vcol := it.versionColumn()
-	for _, ix := range it.indexes {
-		err := forEachBucketBatch(ctx, ix.table, func(ctx context.Context, entries []Row) error {
-			mains := make([][]byte, len(entries))
-			for i, e := range entries {
-				mains[i], _ = newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+	err := forEachBucketBatch(ctx, ix.table, func(ctx context.Context, entries []Row) error {
+		mains := make([][]byte, len(entries))
+		for i, e := range entries {
+			mains[i], _ = newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		}
+		rows, err := it.t.GetMany(ctx, mains)
+		if err != nil {
+			return err
+		}
+		var fix []Mutation
+		for i, e := range entries {
+			key, ok, err := ix.EntryKey(mains[i], rows[i].Cells)
+			switch {
+			case err != nil || !ok || !bytes.Equal(key, e.Key):
+				fix = append(fix, Mutation{Key: e.Key, Delete: true})
+			default:
+				v, _ := newest(rows[i].Cells, it.versionColumn())
+				if want := ix.entryCells(mains[i], v, rows[i].Cells); !sameEntry(e.Cells, want) {
+					fix = append(fix, Mutation{Key: e.Key, Cells: want})
+				}
 			}
-			rows, err := it.t.GetMany(ctx, mains)
-			if err != nil {
-				return err
-			}
+		}
+		if n != nil {
+			n.Add(int64(len(entries)))
+		}
+		return applyAll(ctx, ix.table, fix)
+	}, func(int) {})
+	if err != nil {
+		return fmt.Errorf("repair index %s: %w", ix.cfg.Name, err)
+	}
+	return nil
+}
+
+// fillEntries reads the main table once and writes each row's entry of every index of indexes, as
+// plain batches: all of them when blind (a new index, whose table is empty), else the ones missing
+// (read first). It returns the rows read; progress, when set, hears of each bucket done.
+func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blind bool, progress func(rows int64, buckets, total int)) (int64, error) {
+	it := x.it
+	var rows, done atomic.Int64
+	var mu sync.Mutex // progress is called by one bucket at a time
+	report := func(total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if progress != nil {
+			progress(rows.Load(), int(done.Add(1)), total)
+		}
+	}
+	err := forEachBucketBatch(ctx, it.t, func(ctx context.Context, batch []Row) error {
+		for _, ix := range indexes {
 			var fix []Mutation
-			for i, e := range entries {
-				key, ok, err := ix.EntryKey(mains[i], rows[i].Cells)
-				switch {
-				case err != nil || !ok || !bytes.Equal(key, e.Key):
-					fix = append(fix, Mutation{Key: e.Key, Delete: true})
-				default:
-					v, _ := newest(rows[i].Cells, vcol)
-					if want := ix.entryCells(mains[i], v, rows[i].Cells); !sameEntry(e.Cells, want) {
-						fix = append(fix, Mutation{Key: e.Key, Cells: want})
+			for _, row := range batch {
+				if k, ok, err := ix.EntryKey(row.Key, row.Cells); err != nil {
+					return fmt.Errorf("row %s: %w", it.t.printKey(row.Key), err)
+				} else if ok {
+					v, _ := newest(row.Cells, it.versionColumn())
+					fix = append(fix, Mutation{Key: k, Cells: ix.entryCells(row.Key, v, row.Cells)})
+				}
+			}
+			if !blind && len(fix) > 0 {
+				var err error
+				if fix, err = x.missing(ctx, ix, fix); err != nil {
+					return err
+				}
+			}
+			if ix.cfg.Unique {
+				for _, m := range fix {
+					mk, _ := newest(m.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+					if !x.claims.claim(ix.cfg.Name, m.Key, mk) {
+						return fmt.Errorf("index %s key %s: %w (rows %s and another)", ix.cfg.Name, ix.table.printKey(m.Key), ErrUniqueViolation, it.t.printKey(mk))
 					}
 				}
 			}
-			return applyAll(ctx, ix.table, fix)
-		}, func(int) {})
-		if err != nil {
-			return fmt.Errorf("repair index %s: %w", ix.cfg.Name, err)
+			if err := applyAll(ctx, ix.table, fix); err != nil {
+				return fmt.Errorf("index %s: %w", ix.cfg.Name, err)
+			}
+		}
+		rows.Add(int64(len(batch)))
+		return nil
+	}, report)
+	return rows.Load(), err
+}
+
+// missing returns the entries of want (one per row) that ix's table lacks; an entry of a unique index
+// held by another row that has its key too fails with ErrUniqueViolation.
+func (x *ExclusiveTable) missing(ctx context.Context, ix *Index, want []Mutation) ([]Mutation, error) {
+	keys := make([][]byte, len(want))
+	for i, m := range want {
+		keys[i] = m.Key
+	}
+	got, err := ix.table.GetMany(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mutation
+	for i, e := range got {
+		if len(e.Cells) == 0 {
+			out = append(out, want[i])
+			continue
+		}
+		holder, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if mk, _ := newest(want[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual}); !bytes.Equal(holder, mk) {
+			return nil, fmt.Errorf("index %s key %s: %w (rows %s and %s)", ix.cfg.Name, ix.table.printKey(keys[i]), ErrUniqueViolation,
+				x.it.t.printKey(holder), x.it.t.printKey(mk))
 		}
 	}
-	// Rows without their entries (none, by the order of the writes; checked all the same).
-	return forEachBucketBatch(ctx, it.t, func(ctx context.Context, rows []Row) error {
-		for _, ix := range it.indexes {
-			var keys [][]byte
-			var of []int
-			for i, row := range rows {
-				if k, ok, err := ix.EntryKey(row.Key, row.Cells); err == nil && ok {
-					keys, of = append(keys, k), append(of, i)
-				}
-			}
-			if len(keys) == 0 {
-				continue
-			}
-			got, err := ix.table.GetMany(ctx, keys)
-			if err != nil {
-				return err
-			}
-			var fix []Mutation
-			for j, e := range got {
-				if len(e.Cells) == 0 {
-					row := rows[of[j]]
-					v, _ := newest(row.Cells, vcol)
-					fix = append(fix, Mutation{Key: keys[j], Cells: ix.entryCells(row.Key, v, row.Cells)})
-				}
-			}
-			if err := applyAll(ctx, ix.table, fix); err != nil {
-				return fmt.Errorf("repair index %s: %w", ix.cfg.Name, err)
-			}
-		}
-		return nil
-	}, func(int) {})
+	return out, nil
 }
 
 // sameEntry reports whether an entry's cells hold want's values.

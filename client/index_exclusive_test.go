@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,3 +257,149 @@ func TestExclusiveLeaseExpires(t *testing.T) {
 }
 
 func waitFor() time.Duration { return 3 * exclusiveRefresh }
+
+// TestExclusiveAddIndexAndRebuild: under the fence, AddIndex builds a new index and Rebuild repairs a
+// damaged one (an entry gone, an entry no row backs), both as plain batches; after Release both are
+// exact and answer queries. A unique index over shared values fails with ErrUniqueViolation.
+func TestExclusiveAddIndexAndRebuild(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	c, tbl := exclusiveOrders(t, b)
+	var rows []client.ImportRow
+	for i := range 200 {
+		rows = append(rows, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%5), fmt.Sprint("e", i), uint64(i)))
+	}
+	if _, err := tbl.Import(ctx, rowsOf(rows), client.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Damage by_seller around the API: one entry deleted, one entry for a row that does not exist.
+	bySeller := indextest.Index(t, tbl, "by_seller")
+	gone, _, err := bySeller.EntryKey(indextest.OrderKey("o3"), rows[3].Cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost, _, err := bySeller.EntryKey(indextest.OrderKey("nobody"), rows[4].Cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ixTable := client.IndexTableName("orders", "by_seller")
+	if _, err := b.Apply(ctx, ixTable, []backends.Mutation{
+		{Key: physicalIndexKey(t, bySeller, gone), Delete: true},
+		{Key: physicalIndexKey(t, bySeller, ghost), Cells: []backends.Cell{{Family: "ix", Qualifier: "k", Value: indextest.OrderKey("nobody")}, {Family: "ix", Qualifier: "s", Value: []byte("v")}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	x := exclusive(t, tbl, client.ExclusiveOptions{})
+	byAmount := client.IndexConfig{Name: "by_amount", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.ColumnPart("d", "amount")}}
+	if rep, err := x.AddIndex(ctx, byAmount, nil); err != nil || rep.Rows != 200 {
+		t.Fatalf("AddIndex under the fence: %+v, %v", rep, err)
+	}
+	if rep, err := bySeller.Verify(ctx); err != nil || rep.Missing != 1 || rep.Extra != 1 {
+		t.Fatalf("the damage: %+v, %v", rep, err)
+	}
+	if _, err := x.Rebuild(ctx, "by_seller", nil); err != nil {
+		t.Fatalf("Rebuild under the fence: %v", err)
+	}
+	if rep, err := bySeller.Verify(ctx); err != nil || rep.Problems() != 0 {
+		t.Fatalf("after Rebuild: %+v, %v", rep, err)
+	}
+	sharedUnique := client.IndexConfig{Name: "by_seller_u", Salter: testkit.Salter(t, "hash:2"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "seller")}}
+	if _, err := x.AddIndex(ctx, sharedUnique, nil); !errors.Is(err, client.ErrUniqueViolation) {
+		t.Fatalf("a unique index over shared values: %v, want ErrUniqueViolation", err)
+	}
+	if err := x.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DropIndex(ctx, "orders", "by_seller_u", client.DropIndexOptions{Fence: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = c.OpenIndexedTable(ctx, "orders", nil); err != nil { // with the indexes there are now
+		t.Fatal(err)
+	}
+	verifyExact(t, tbl)
+	p, err := indextest.Index(t, tbl, "by_amount").Prefix([]byte("o42"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := testkit.CountErr(indextest.Index(t, tbl, "by_amount").Scan(ctx, client.PrefixRange(p))); err != nil || n != 1 {
+		t.Fatalf("by the new index: %d rows, %v", n, err)
+	}
+}
+
+// TestExclusiveWritersDuringFence: writers on another handle run before, during and after an
+// exclusive import. Each of their writes under the fence is refused with ErrFenced before anything
+// is sent; every write acknowledged is there after, none refused is, and the indexes are exact.
+func TestExclusiveWritersDuringFence(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	_, tbl := exclusiveOrders(t, b)
+	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenIndexedTable(ctx, "orders", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		key    string
+		seller string
+		acked  bool
+	}
+	results := make(chan outcome, 1<<16)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				no, seller := fmt.Sprintf("w%d-%d", g, n), fmt.Sprint("s", n%4)
+				err := other.Put(ctx, indextest.OrderKey(no), orderRow(no, seller, "x"+no, uint64(n)).Cells...)
+				switch {
+				case err == nil:
+					results <- outcome{no, seller, true}
+				case errors.Is(err, client.ErrFenced):
+					results <- outcome{no, seller, false}
+				default:
+					t.Errorf("writer %d: %v", g, err)
+					return
+				}
+			}
+		})
+	}
+	time.Sleep(2 * exclusiveRefresh)
+	x := exclusive(t, tbl, client.ExclusiveOptions{})
+	var rows []client.ImportRow
+	for i := range 500 {
+		rows = append(rows, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%6), fmt.Sprint("e", i), uint64(i)))
+	}
+	if _, err := x.Import(ctx, rowsOf(rows), client.ImportOptions{BatchRows: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * exclusiveRefresh)
+	close(stop)
+	wg.Wait()
+	close(results)
+	var acked, refused int
+	for o := range results {
+		row, err := tbl.Get(ctx, indextest.OrderKey(o.key))
+		switch {
+		case o.acked && (err != nil || string(cellValue(row, "seller")) != o.seller):
+			t.Errorf("acknowledged %s: %v %v", o.key, row, err)
+		case !o.acked && !errors.Is(err, client.ErrNotFound):
+			t.Errorf("refused %s is there: %v", o.key, err)
+		}
+		if o.acked {
+			acked++
+		} else {
+			refused++
+		}
+	}
+	if acked == 0 || refused == 0 {
+		t.Fatalf("%d writes acknowledged, %d refused: the writers did not run across the fence", acked, refused)
+	}
+	verifyExact(t, tbl)
+}

@@ -112,6 +112,7 @@ type ExclusiveTable struct {
 	it     *IndexedTable // as of the fence: the indexes kept are its
 	fence  fence
 	moved  []string // the indexes the fence moved to building
+	skip   []string // indexes whose build failed (AddIndex): left building, for DropIndex
 	empty  bool     // no row when the fence was taken: no old row to read for its entries
 	claims claimSet // unique entries this holder wrote, against duplicates within its own writes
 	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
