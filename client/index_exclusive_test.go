@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,7 +157,7 @@ func TestExclusiveFencesOtherHandles(t *testing.T) {
 	}
 	x := exclusive(t, tbl, client.ExclusiveOptions{Holder: "loader-1"})
 	err = other.Put(ctx, indextest.OrderKey("o2"), orderRow("o2", "s1", "e2", 1).Cells...)
-	if !errors.Is(err, client.ErrFenced) || !client.IsRetryable(err) || !contains(err.Error(), "loader-1") {
+	if !errors.Is(err, client.ErrFenced) || !client.IsRetryable(err) || !strings.Contains(err.Error(), "loader-1") {
 		t.Fatalf("a write under the fence: %v, want a retryable ErrFenced naming the holder", err)
 	}
 	if _, err := other.Get(ctx, indextest.OrderKey("o1")); err != nil {
@@ -177,8 +178,6 @@ func TestExclusiveFencesOtherHandles(t *testing.T) {
 	}
 	indextest.AssertIndexes(t, other)
 }
-
-func contains(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)) }
 
 // TestExclusiveTakeOver: a holder that dies mid-import (its entries written, its rows not: here an
 // entry written around it, as a crash between the two leaves) keeps the fence until a new holder
