@@ -54,12 +54,12 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&f.batchRows, "batch", client.DefaultBatchRows, "rows per batch")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only analyze how the keys would spread; write nothing")
 	fs.BoolVar(&f.create, "create", false, "create the table first (an existing table with the same salt is used as it is)")
-	fs.BoolVar(&f.exclusive, "exclusive", false, "a table with indexes: fence its other writers (theirs fail, retryably, until the end) and write rows and index entries as plain batches, at bulk speed; queries by index wait for the end")
-	fs.BoolVar(&f.resume, "resume", false, "with --exclusive: take over the fence an exclusive import killed before its end left (its holder must be dead), and finish")
+	ex, re := registerExclusive(fs)
 	pos, err := f.parse(env, fs, args)
 	if err != nil {
 		return err
 	}
+	f.exclusive, f.resume = *ex, *re
 	if len(pos) != 1 {
 		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
 	}
@@ -108,9 +108,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	env.clientOptions = mr.opts
+	before := env.clientOptions
+	env.clientOptions = append(slices.Clip(before), mr.opts...)
 	defer func() {
-		env.clientOptions = nil
+		env.clientOptions = before
 		if serr := mr.stop(context.Background()); serr != nil && err == nil {
 			err = serr
 		}

@@ -106,7 +106,7 @@ func (f *importFlags) fence(ctx context.Context, env *cliEnv, t client.TableAPI)
 	}
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: f.resume})
 	if errors.Is(err, client.ErrFenced) {
-		return nil, fmt.Errorf("%w\n(an exclusive import holds it; if that import was killed, finish it with the same command and --resume, or wait for its lease to run out)", err)
+		return nil, fmt.Errorf("%w\n(an exclusive job holds it; if that job was killed, run yours with --resume, or wait for its lease to run out)", err)
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/brine-kv/brine/client"
 )
 
-const indexChangeUsage = "usage: brine index add [--store URL] [--fence DURATION] [--no-plain-writers] TABLE --index NAME=SPEC\n" +
+const indexChangeUsage = "usage: brine index add [--store URL] [--fence DURATION] [--no-plain-writers | --exclusive [--resume]] TABLE --index NAME=SPEC\n" +
 	"       brine index drop [--store URL] [--fence DURATION] TABLE NAME"
 
 // runIndexChange adds an index to a table in use (declared, built, verified, then active) or drops
@@ -21,10 +22,11 @@ func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string
 	sf.register(fs)
 	fence := fs.Duration("fence", 0, "how long to wait for every writer to see the change (default: three of the client's refresh intervals)")
 	var add indexFlags
-	noPlain := new(bool)
+	noPlain, exclusive, resume := new(bool), new(bool), new(bool)
 	if verb == "add" {
 		fs.Var(&add, "index", "the index to add, NAME=SPEC as for create --index")
 		noPlain = fs.Bool("no-plain-writers", false, "promise that no plain (unindexed) handle writes the table: required for its first index")
+		exclusive, resume = registerExclusive(fs)
 	}
 	pos, err := sf.parse(env, fs, args)
 	if err != nil {
@@ -49,6 +51,9 @@ func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string
 		return nil
 	}
 	start := time.Now()
+	if *exclusive || *resume {
+		return addExclusive(ctx, env, c, sf.table, add[0], *exclusive, *resume, start)
+	}
 	p, err := c.AddIndex(ctx, sf.table, add[0], client.AddIndexOptions{Fence: *fence, NoPlainWriters: *noPlain, Progress: rebuildProgress(env)})
 	if errors.Is(err, client.ErrPlainWriters) {
 		// The library's message names its Go option; this one names the flag.
@@ -67,4 +72,53 @@ func rebuildProgress(env *cliEnv) func(client.RebuildProgress) {
 	return func(p client.RebuildProgress) {
 		fmt.Fprintf(env.stderr, "index %s: bucket %d/%d, %d rows, %d entries\n", p.Index, p.Buckets, p.Total, p.Rows, p.Entries)
 	}
+}
+
+// registerExclusive adds --exclusive and --resume, the flags of the exclusive bulk mode.
+func registerExclusive(fs *flag.FlagSet) (exclusive, resume *bool) {
+	exclusive = fs.Bool("exclusive", false, "fence the table's other writers (theirs fail, retryably, until the end) and write the index entries as plain batches, at bulk speed; queries by its indexes wait for the end")
+	resume = fs.Bool("resume", false, "with --exclusive: take over the fence a killed exclusive job left (its holder must be dead), and finish")
+	return exclusive, resume
+}
+
+// exclusiveTable fences the indexed table name (--exclusive; --resume takes over a dead job's fence).
+func exclusiveTable(ctx context.Context, env *cliEnv, c *client.Client, name string, exclusive, resume bool) (*client.ExclusiveTable, error) {
+	if !exclusive {
+		return nil, errors.New("--resume takes over an exclusive job's fence: give --exclusive too")
+	}
+	it, err := c.OpenIndexedTable(ctx, name, nil)
+	if errors.Is(err, client.ErrIndexNotFound) {
+		return nil, fmt.Errorf("--exclusive: table %s has no index, so its writers are plain handles, which no fence stops: add its first index without --exclusive (with --no-plain-writers)", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: resume})
+	if errors.Is(err, client.ErrFenced) {
+		return nil, fmt.Errorf("%w\n(an exclusive job holds it; if that job was killed, run yours with --resume, or wait for its lease to run out)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(env.stderr, "exclusive: the writers of %s are fenced; queries by its indexes wait for the end\n", name)
+	return x, nil
+}
+
+// addExclusive adds an index under the fence, then releases it.
+func addExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, cfg client.IndexConfig, exclusive, resume bool, start time.Time) (err error) {
+	x, err := exclusiveTable(ctx, env, c, table, exclusive, resume)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := releaseFence(ctx, env, x); err == nil {
+			err = rerr
+		}
+	}()
+	p, err := x.AddIndex(ctx, cfg, rebuildProgress(env))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "index %s added to %s: %d rows in %s\n", p.Index, table, p.Rows, time.Since(start).Round(time.Millisecond))
+	return nil
 }

@@ -30,7 +30,7 @@ func (f *indexFlags) Set(v string) error {
 	return nil
 }
 
-const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grace DURATION] TABLE [INDEX]\n" +
+const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grace DURATION] [--exclusive [--resume]] TABLE [INDEX]\n" +
 	"       brine index add|drop ... (brine index add -h)"
 
 // runIndex lists a table's indexes, verifies them against the main table (exit code 3 when a
@@ -52,6 +52,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	var sf storeFlags
 	sf.register(fs)
 	grace := fs.Duration("grace", client.DefaultIndexGrace, "rebuild: repair pending entries older than this (0 when no writer runs)")
+	exclusive, resume := registerExclusive(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -81,6 +82,9 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		indexes = []*client.Index{ix}
 	}
+	if verb == "rebuild" && (*exclusive || *resume) {
+		return rebuildExclusive(ctx, env, c, sf.table, indexes, *exclusive, *resume)
+	}
 	problems := int64(0)
 	for _, ix := range indexes {
 		switch verb {
@@ -107,6 +111,29 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if problems > 0 {
 		return &exitError{code: 3, err: fmt.Errorf("%d index problem(s): 'brine index rebuild %s' repairs them", problems, sf.table)}
+	}
+	return nil
+}
+
+// rebuildExclusive rebuilds indexes under the fence, as plain batches, then releases it: also how
+// the indexes a killed exclusive job left building are made exact and active again.
+func rebuildExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, indexes []*client.Index, exclusive, resume bool) (err error) {
+	x, err := exclusiveTable(ctx, env, c, table, exclusive, resume)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := releaseFence(ctx, env, x); err == nil {
+			err = rerr
+		}
+	}()
+	for _, ix := range indexes {
+		start := time.Now()
+		p, err := x.Rebuild(ctx, ix.Name(), rebuildProgress(env))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "index %s rebuilt: %d rows, %d entries checked in %s\n", p.Index, p.Rows, p.Entries, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
