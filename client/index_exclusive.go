@@ -12,12 +12,13 @@ import (
 )
 
 // Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
-// reported), but each batch as plain batched writes, with no compare-and-set: first the rows'
-// index entries, verified, then the rows with a new version each, then the deletes of the entries
+// reported), but each batch as plain batched writes, with no compare-and-set: the rows' index
+// entries, verified, and the rows with a new version each, at once, then the deletes of the entries
 // the rows moved away from. Old rows are read only where the table held rows when the fence was
 // taken. A unique index's entry is refused (ErrUniqueViolation, that row alone) when another row of
-// this holder's writes, or a row of the table, has its key. A crash leaves entries the rows do not
-// back, never a row without its entries; Release repairs them when anything may have left some.
+// this holder's writes, or a row of the table, has its key. Whatever a failed write or a crash
+// leaves (an entry without its row, a row without its entry, a stale entry), Release repairs, and
+// a take-over's Release after a crash.
 //
 // Memory: besides Import's own, 32 bytes per unique entry written, to tell two rows of one job
 // claiming one key apart.
@@ -32,8 +33,8 @@ func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, e
 // exclusiveRow is one row's writes under the fence.
 type exclusiveRow struct {
 	main    Mutation
-	entries map[*Index]Mutation // the entry each index gets
-	leaves  map[*Index][]byte   // the entry each index loses
+	entries []Mutation // the entry each index (by position) gets; a nil Key: none
+	leaves  [][]byte   // the entry each index loses; nil: none
 }
 
 // writeBatch writes one Import batch under the fence; its result is Table.Apply's.
@@ -74,8 +75,8 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow) ([]e
 			continue
 		}
 		x.dirty.Store(true)
-		for ix, e := range p.entries { // a row that failed holds no unique key: a retry may claim it
-			if ix.cfg.Unique {
+		for k, e := range p.entries { // a row that failed holds no unique key: a retry may claim it
+			if ix := x.it.indexes[k]; ix.cfg.Unique && e.Key != nil {
 				x.claims.release(ix.cfg.Name, e.Key, p.main.Key)
 			}
 		}
@@ -90,10 +91,10 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 	if _, err := it.indexedMutation(m); err != nil {
 		return exclusiveRow{}, err
 	}
-	p := exclusiveRow{entries: map[*Index]Mutation{}, leaves: map[*Index][]byte{}}
+	p := exclusiveRow{entries: make([]Mutation, len(it.indexes)), leaves: make([][]byte, len(it.indexes))}
 	merged := mergeCells(old, m)
 	tok := newToken()
-	for _, ix := range it.indexes {
+	for k, ix := range it.indexes {
 		oldKey, oldOK, err := ix.EntryKey(m.Key, old)
 		if err != nil {
 			return p, err
@@ -103,10 +104,10 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 			return p, err
 		}
 		if newOK {
-			p.entries[ix] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, tok, merged)}
+			p.entries[k] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, tok, merged)}
 		}
 		if oldOK && (!newOK || !bytes.Equal(oldKey, newKey)) {
-			p.leaves[ix] = oldKey
+			p.leaves[k] = oldKey
 		}
 	}
 	if !m.Delete {
@@ -133,15 +134,15 @@ func (ix *Index) entryCells(mainKey, tok []byte, row []Cell) []Cell {
 // holder's writes (its claims), or, where the table held rows, a row of the table that still has
 // that key. An error fails the whole batch.
 func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, errs []error) error {
-	for _, ix := range x.it.indexes {
+	for k, ix := range x.it.indexes {
 		if !ix.cfg.Unique {
 			continue
 		}
 		var keys [][]byte
 		var at []int
 		for i, p := range plans {
-			e, ok := p.entries[ix]
-			if errs[i] != nil || !ok {
+			e := p.entries[k]
+			if errs[i] != nil || e.Key == nil {
 				continue
 			}
 			if !x.claims.claim(ix.cfg.Name, e.Key, p.main.Key) {
@@ -184,63 +185,65 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 	return nil
 }
 
-// writeRows writes the live rows of plans: entries first (a row whose entry fails is not written),
-// then the rows, then the deletes of the entries left (a failure there leaves a stale entry, for
-// Release to repair, and the row written). It records each row's outcome in errs.
+// writeRows writes the live rows of plans: their entries and the rows themselves at once, then the
+// deletes of the entries they left. A row one of whose writes failed is reported failed (written
+// again by a retry), and Release repairs what the other writes left: a row without its entry, an
+// entry without its row. A failed delete leaves a stale entry, for Release too, and the row written.
+// It records each row's outcome in errs.
 func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, errs []error) {
-	// apply writes muts, muts[j] for the row rows[j], and returns each row's error.
-	apply := func(t *Table, muts []Mutation, rows []int) map[int]error {
-		out := map[int]error{}
+	// apply writes muts, muts[j] for the row rows[j], and records each row's error.
+	var mu sync.Mutex
+	apply := func(t *Table, what string, muts []Mutation, rows []int) (failed bool) {
 		if len(muts) == 0 {
-			return out
+			return false
 		}
 		rowErrs, err := t.Apply(ctx, muts)
+		mu.Lock()
+		defer mu.Unlock()
 		for j, i := range rows {
 			if e := cmpErr(err, rowErr(rowErrs, j)); e != nil {
-				out[i] = e
+				errs[i] = cmpErr(errs[i], fmt.Errorf("%s: %w", what, e))
+				failed = true
 			}
 		}
-		return out
+		return failed
 	}
-	var mu sync.Mutex
+	live := make([]bool, len(plans))
+	for i := range plans {
+		live[i] = errs[i] == nil
+	}
 	var wg sync.WaitGroup
-	for _, ix := range x.it.indexes {
+	for k, ix := range x.it.indexes {
 		var muts []Mutation
 		var rows []int
 		for i, p := range plans {
-			if e, ok := p.entries[ix]; ok && errs[i] == nil {
+			if e := p.entries[k]; e.Key != nil && live[i] {
 				muts, rows = append(muts, e), append(rows, i)
 			}
 		}
-		wg.Go(func() {
-			failed := apply(ix.table, muts, rows)
-			mu.Lock()
-			defer mu.Unlock()
-			for i, e := range failed {
-				errs[i] = cmpErr(errs[i], fmt.Errorf("index %s entry: %w", ix.cfg.Name, e))
-			}
-		})
+		wg.Go(func() { apply(ix.table, "index "+ix.cfg.Name+" entry", muts, rows) })
 	}
-	wg.Wait()
 	var mains []Mutation
 	var rows []int
 	for i, p := range plans {
-		if errs[i] == nil {
+		if live[i] {
 			mains, rows = append(mains, p.main), append(rows, i)
 		}
 	}
-	for i, e := range apply(x.it.t, mains, rows) {
-		errs[i] = e
-	}
-	for _, ix := range x.it.indexes {
+	wg.Go(func() { apply(x.it.t, "row", mains, rows) })
+	wg.Wait()
+	for k, ix := range x.it.indexes {
 		var dels []Mutation
 		var drows []int
 		for i, p := range plans {
-			if k, ok := p.leaves[ix]; ok && errs[i] == nil {
-				dels, drows = append(dels, Mutation{Key: k, Delete: true}), append(drows, i)
+			if key := p.leaves[k]; key != nil && errs[i] == nil {
+				dels, drows = append(dels, Mutation{Key: key, Delete: true}), append(drows, i)
 			}
 		}
-		if len(apply(ix.table, dels, drows)) > 0 {
+		if len(dels) == 0 {
+			continue
+		}
+		if rowErrs, err := ix.table.Apply(ctx, dels); err != nil || rowErrors(rowErrs) != nil {
 			x.dirty.Store(true)
 		}
 	}

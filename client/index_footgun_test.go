@@ -313,37 +313,3 @@ func TestIndexPages(t *testing.T) {
 		t.Fatalf("Scan with a cursor of prefix s9 on prefix s1: %v, want ErrInvalidArgument", err)
 	}
 }
-
-// TestScanCursorOutsideRange: Table.Scan refuses a ResumeAfter cursor outside its range (a cursor of
-// another prefix) instead of returning an empty or foreign page; one inside resumes.
-func TestScanCursorOutsideRange(t *testing.T) {
-	ctx := context.Background()
-	c := client.New(memory.New())
-	defer c.Close()
-	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"a1", "a2", "b1", "b2"} {
-		if err := tbl.Put(ctx, []byte(k), testkit.Cell("q", "v")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct {
-		prefix, after string
-		want          int // rows; -1: refused
-	}{
-		{"a", "a1", 1},
-		{"b", "a1", -1},
-		{"a", "b1", -1},
-		{"", "b1", 1},
-	} {
-		n, err := testkit.CountErr(tbl.Scan(ctx, client.PrefixRange([]byte(tc.prefix)), client.ResumeAfter([]byte(tc.after))))
-		switch {
-		case tc.want < 0 && !errors.Is(err, backends.ErrInvalidArgument):
-			t.Errorf("prefix %q after %q: %d rows, %v; want ErrInvalidArgument", tc.prefix, tc.after, n, err)
-		case tc.want >= 0 && (err != nil || n != tc.want):
-			t.Errorf("prefix %q after %q: %d rows, %v; want %d", tc.prefix, tc.after, n, err, tc.want)
-		}
-	}
-}

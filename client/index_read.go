@@ -149,6 +149,22 @@ func (ix *Index) checkRange(r Range) error {
 		ix.cfg.Name, ErrInvalidArgument, ix.table.printKey(r.Start), ix.table.printKey(r.End), why)
 }
 
+// checkCursor refuses a ResumeAfter cursor outside r: a cursor is the index key of a row the query
+// returned, so one outside its range comes from another query (another prefix, another index), and
+// resuming there would return nothing or another query's page. (Table.Scan keeps ResumeAfter's
+// plain meaning, a bound that narrows the range, which its callers page with.)
+func checkCursor(what string, r Range, after []byte, printKey func([]byte) string) error {
+	if after == nil || (bytes.Compare(after, r.Start) >= 0 && (len(r.End) == 0 || bytes.Compare(after, r.End) < 0)) {
+		return nil
+	}
+	end := "the end"
+	if len(r.End) > 0 {
+		end = printKey(r.End)
+	}
+	return fmt.Errorf("%s: %w: ResumeAfter cursor %s is outside the range [%s, %s): a cursor resumes the query that returned it",
+		what, ErrInvalidArgument, printKey(after), printKey(r.Start), end)
+}
+
 // Get returns the main row whose unique index key is key (see Prefix): one index read and one row
 // read. ErrNotFound when no row has it.
 func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {

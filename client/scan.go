@@ -81,11 +81,7 @@ func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSourc
 		if len(srcs) == 1 {
 			printKey = srcs[0].printKey
 		}
-		err := checkRange(what, r, printKey)
-		if err == nil {
-			err = checkCursor(what, r, cfg.after, printKey)
-		}
-		if err != nil {
+		if err := checkRange(what, r, printKey); err != nil {
 			fail(err)
 			return
 		}
@@ -150,21 +146,6 @@ func checkRange(what string, r Range, printKey func([]byte) string) error {
 			what, ErrInvalidArgument, printKey(r.Start), printKey(r.End))
 	}
 	return nil
-}
-
-// checkCursor refuses a ResumeAfter cursor outside r: a cursor is the key of a row the query
-// returned, so one outside its range comes from another query (another prefix, another index), and
-// resuming there would return nothing or another query's page.
-func checkCursor(what string, r Range, after []byte, printKey func([]byte) string) error {
-	if after == nil || (bytes.Compare(after, r.Start) >= 0 && (len(r.End) == 0 || bytes.Compare(after, r.End) < 0)) {
-		return nil
-	}
-	end := "the end"
-	if len(r.End) > 0 {
-		end = printKey(r.End)
-	}
-	return fmt.Errorf("%s: %w: ResumeAfter cursor %s is outside the range [%s, %s): a cursor resumes the query that returned it",
-		what, ErrInvalidArgument, printKey(after), printKey(r.Start), end)
 }
 
 // scanPart is one stream of a fan-out scan: one bucket range of one physical table, or a whole table

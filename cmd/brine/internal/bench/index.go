@@ -45,6 +45,8 @@ type IndexResult struct {
 	RowsOverHand    float64 `json:"with_rows_over_hand_written"`
 	// Import is Table.Import of new orders into the tables with no index and with 2 (issue 21).
 	Import *IndexImportResult `json:"import,omitempty"`
+	// Exclusive is the exclusive bulk mode against a plain Import (issue 29).
+	Exclusive *ExclusiveResult `json:"exclusive,omitempty"`
 }
 
 // IndexImportResult is Import of the same new orders into the table without index and into the one
@@ -199,6 +201,11 @@ func (r *runner) index(ctx context.Context) error {
 	if res.Import, err = r.indexImports(ctx, tables[0], tables[2]); err != nil {
 		return err
 	}
+	if res.Exclusive, err = r.exclusive(ctx, all); err != nil {
+		return err
+	}
+	res.Exclusive.ProtocolOverPlain = res.Import.IndexOverPlain
+	res.Exclusive.ExclusiveOverProto = Ratio(res.Exclusive.ImportRowsPerS, res.Import.IndexRowsPerS)
 	r.rep.Index = res
 	return nil
 }
@@ -392,5 +399,8 @@ func (l *IndexResult) markdown(p func(format string, args ...any)) {
 			p("The server processes spent %.1f µs of CPU per row on the plain `Import` and %.1f µs on the indexed one (%.1fx).\n\n",
 				im.PlainServerCPU, im.IndexServerCPU, Ratio(im.IndexServerCPU, im.PlainServerCPU))
 		}
+	}
+	if e := l.Exclusive; e != nil {
+		e.markdown(p)
 	}
 }

@@ -229,6 +229,9 @@ func Evaluate(r *Report) []GoalResult {
 		})
 	}
 	if x := r.Index; x != nil {
+		if e := x.Exclusive; e != nil {
+			goals = append(goals, e.goals()...)
+		}
 		if im := x.Import; im != nil {
 			goals = append(goals, GoalResult{
 				Issue: issue21 + "2",

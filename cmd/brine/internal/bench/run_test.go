@@ -137,8 +137,9 @@ func TestRunMemory(t *testing.T) {
 	// 2 write tables, scan tables for 1 and 8 buckets, the 32-bucket limit table, 3 order tables and
 	// their 0+1+2 index tables, the hand-written application's 2 tables, per repeat a rebucketed
 	// table, its new table and an import table, the rebucket directory, the verify section's 2
-	// tables, and the filter table.
-	if want := 17 + 3*cfg.Repeat; len(rec.created) != want {
+	// tables, the filter table, and per repeat the exclusive measures' 3 tables with their 4 index
+	// tables.
+	if want := 17 + 10*cfg.Repeat; len(rec.created) != want {
 		t.Errorf("created %v, want %d tables", rec.created, want)
 	}
 	checkIndex(t, rep.Index, cfg)
@@ -245,6 +246,10 @@ func checkIndex(t *testing.T, x *IndexResult, cfg Config) {
 	if im == nil || im.Rows != cfg.bulkRows() || im.PlainRowsPerS <= 0 || im.IndexRowsPerS <= 0 ||
 		im.IndexOverPlain <= 0 || im.IndexOverBaseline != im.IndexRowsPerS/IndexImportBaseline || im.CallsPerRow <= 0 {
 		t.Errorf("indexed import: %+v", im)
+	}
+	if e := x.Exclusive; e == nil || e.Rows != cfg.bulkRows() || e.PlainRowsPerS <= 0 || e.ImportRowsPerS <= 0 || e.BuildRowsPerS <= 0 ||
+		e.ImportOverPlain != Ratio(e.ImportRowsPerS, e.PlainRowsPerS) || e.ExclusiveOverProto <= 0 {
+		t.Errorf("exclusive: %+v", e)
 	}
 }
 
