@@ -234,10 +234,9 @@ func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, er
 	wg.Wait()
 	for k, ix := range x.it.indexes {
 		var dels []Mutation
-		var drows []int
 		for i, p := range plans {
 			if key := p.leaves[k]; key != nil && errs[i] == nil {
-				dels, drows = append(dels, Mutation{Key: key, Delete: true}), append(drows, i)
+				dels = append(dels, Mutation{Key: key, Delete: true})
 			}
 		}
 		if len(dels) == 0 {
