@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -341,10 +342,10 @@ func TestExclusiveWritersDuringFence(t *testing.T) {
 		seller string
 		acked  bool
 	}
-	results := make(chan outcome, 1<<16)
+	results := make([][]outcome, 3) // each writer's own
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for g := range 3 {
+	for g := range results {
 		wg.Go(func() {
 			for n := 0; ; n++ {
 				select {
@@ -356,9 +357,10 @@ func TestExclusiveWritersDuringFence(t *testing.T) {
 				err := other.Put(ctx, indextest.OrderKey(no), orderRow(no, seller, "x"+no, uint64(n)).Cells...)
 				switch {
 				case err == nil:
-					results <- outcome{no, seller, true}
+					results[g] = append(results[g], outcome{no, seller, true})
 				case errors.Is(err, client.ErrFenced):
-					results <- outcome{no, seller, false}
+					results[g] = append(results[g], outcome{no, seller, false})
+					time.Sleep(time.Millisecond) // a writer backs off
 				default:
 					t.Errorf("writer %d: %v", g, err)
 					return
@@ -381,9 +383,8 @@ func TestExclusiveWritersDuringFence(t *testing.T) {
 	time.Sleep(3 * exclusiveRefresh)
 	close(stop)
 	wg.Wait()
-	close(results)
 	var acked, refused int
-	for o := range results {
+	for _, o := range slices.Concat(results...) {
 		row, err := tbl.Get(ctx, indextest.OrderKey(o.key))
 		switch {
 		case o.acked && (err != nil || string(cellValue(row, "seller")) != o.seller):
