@@ -2,7 +2,9 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"iter"
@@ -444,13 +446,5 @@ func applyAll(ctx context.Context, t *Table, muts []Mutation) error {
 		return nil
 	}
 	rowErrs, err := t.Apply(ctx, muts)
-	if err != nil {
-		return err
-	}
-	for _, e := range rowErrs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return cmp.Or(err, errors.Join(rowErrs...))
 }

@@ -105,20 +105,26 @@ func exclusiveTable(ctx context.Context, env *cliEnv, c *client.Client, name str
 }
 
 // addExclusive adds an index under the fence, then releases it.
-func addExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, cfg client.IndexConfig, exclusive, resume bool, start time.Time) (err error) {
+func addExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, cfg client.IndexConfig, exclusive, resume bool, start time.Time) error {
 	x, err := exclusiveTable(ctx, env, c, table, exclusive, resume)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if rerr := releaseFence(ctx, env, x); err == nil {
-			err = rerr
+	return underFence(ctx, env, x, func() error {
+		p, err := x.AddIndex(ctx, cfg, rebuildProgress(env))
+		if err != nil {
+			return err
 		}
-	}()
-	p, err := x.AddIndex(ctx, cfg, rebuildProgress(env))
-	if err != nil {
-		return err
+		fmt.Fprintf(env.stdout, "index %s added to %s: %d rows in %s\n", p.Index, table, p.Rows, time.Since(start).Round(time.Millisecond))
+		return nil
+	})
+}
+
+// underFence runs fn, the work of an exclusive job, then releases x's fence whatever fn's outcome.
+func underFence(ctx context.Context, env *cliEnv, x *client.ExclusiveTable, fn func() error) error {
+	err := fn()
+	if rerr := releaseFence(ctx, env, x); err == nil {
+		err = rerr
 	}
-	fmt.Fprintf(env.stdout, "index %s added to %s: %d rows in %s\n", p.Index, table, p.Rows, time.Since(start).Round(time.Millisecond))
-	return nil
+	return err
 }

@@ -117,23 +117,20 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 
 // rebuildExclusive rebuilds indexes under the fence, as plain batches, then releases it: also how
 // the indexes a killed exclusive job left building are made exact and active again.
-func rebuildExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, indexes []*client.Index, exclusive, resume bool) (err error) {
+func rebuildExclusive(ctx context.Context, env *cliEnv, c *client.Client, table string, indexes []*client.Index, exclusive, resume bool) error {
 	x, err := exclusiveTable(ctx, env, c, table, exclusive, resume)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if rerr := releaseFence(ctx, env, x); err == nil {
-			err = rerr
+	return underFence(ctx, env, x, func() error {
+		for _, ix := range indexes {
+			start := time.Now()
+			p, err := x.Rebuild(ctx, ix.Name(), rebuildProgress(env))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "index %s rebuilt: %d rows, %d entries checked in %s\n", p.Index, p.Rows, p.Entries, time.Since(start).Round(time.Millisecond))
 		}
-	}()
-	for _, ix := range indexes {
-		start := time.Now()
-		p, err := x.Rebuild(ctx, ix.Name(), rebuildProgress(env))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.stdout, "index %s rebuilt: %d rows, %d entries checked in %s\n", p.Index, p.Rows, p.Entries, time.Since(start).Round(time.Millisecond))
-	}
-	return nil
+		return nil
+	})
 }
