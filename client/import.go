@@ -363,6 +363,14 @@ func (im *importer) repeat(ir *importRow) error {
 	return nil
 }
 
+// logical is the row's stamped mutation under its logical key: what the index protocol and the
+// router take.
+func (r importRow) logical() Mutation {
+	m := r.phys
+	m.Key = r.row.Key
+	return m
+}
+
 // writeImport writes a batch's physical mutations: one call, as the batch is one bucket's.
 func (pt *physTable) writeImport(ctx context.Context, batch []importRow) ([]error, error) {
 	muts := make([]Mutation, len(batch))

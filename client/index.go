@@ -349,6 +349,16 @@ func dataCells(cells []Cell) []Cell {
 
 func isVersionCell(c Cell) bool { return c.Qualifier == versionQual }
 
+// entryCells are the cells of the entry of the row mainKey with status st and the covered values
+// of row: every entry the protocol, a repair or an exclusive job writes.
+func (ix *Index) entryCells(mainKey, st []byte, row []Cell) []Cell {
+	return []Cell{
+		{Family: indexFamily, Qualifier: statusQual, Value: st},
+		{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
+		{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
+	}
+}
+
 // encodeCovered packs the covered columns' newest values: per column a presence byte, then the
 // value, length-prefixed. Timestamps are left out: a write stamped by the server has none yet when
 // its entry is written, so a covered answer carries values only (Timestamp 0).

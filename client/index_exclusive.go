@@ -62,9 +62,7 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow) ([]e
 	}
 	plans := make([]exclusiveRow, len(batch))
 	for i, r := range batch {
-		m := r.phys
-		m.Key = r.row.Key // the entries and the router take logical keys
-		if plans[i], errs[i] = x.plan(m, old[i]); errs[i] != nil {
+		if plans[i], errs[i] = x.plan(r.logical(), old[i]); errs[i] != nil {
 			errs[i] = fmt.Errorf("input row %d: %w", r.index, errs[i])
 		}
 	}
@@ -106,7 +104,7 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 			return p, err
 		}
 		if newOK {
-			p.entries[k] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, tok, merged)}
+			p.entries[k] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, status(statusVerified, tok), merged)}
 		}
 		if oldOK && (!newOK || !bytes.Equal(oldKey, newKey)) {
 			p.leaves[k] = oldKey
@@ -121,15 +119,6 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 	}
 	p.main = m
 	return p, nil
-}
-
-// entryCells is a verified entry of the row mainKey at version tok, with the covered values of row.
-func (ix *Index) entryCells(mainKey, tok []byte, row []Cell) []Cell {
-	return []Cell{
-		{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, tok)},
-		{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
-		{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
-	}
 }
 
 // checkUnique refuses, in errs, the rows whose unique entry another row holds: a row of this
@@ -339,7 +328,7 @@ func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int
 				fix = append(fix, Mutation{Key: e.Key, Delete: true})
 			default:
 				v, _ := newest(rows[i].Cells, it.versionColumn())
-				if want := ix.entryCells(mains[i], v, rows[i].Cells); !sameEntry(e.Cells, want) {
+				if want := ix.entryCells(mains[i], status(statusVerified, v), rows[i].Cells); !sameEntry(e.Cells, want) {
 					fix = append(fix, Mutation{Key: e.Key, Cells: want})
 				}
 			}
@@ -377,7 +366,7 @@ func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blin
 					return fmt.Errorf("row %s: %w", it.t.printKey(row.Key), err)
 				} else if ok {
 					v, _ := newest(row.Cells, it.versionColumn())
-					fix = append(fix, Mutation{Key: k, Cells: ix.entryCells(row.Key, v, row.Cells)})
+					fix = append(fix, Mutation{Key: k, Cells: ix.entryCells(row.Key, status(statusVerified, v), row.Cells)})
 				}
 			}
 			if !blind && len(fix) > 0 {

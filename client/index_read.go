@@ -280,11 +280,7 @@ func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell
 	case tokenAge(st[1:]) < ix.grace:
 		return // its writer may still be between steps 2 and 3
 	case match:
-		m = Mutation{Key: key, Cells: []Cell{
-			{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, newToken())},
-			{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
-			{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(row)},
-		}}
+		m = Mutation{Key: key, Cells: ix.entryCells(mainKey, status(statusVerified, newToken()), row)}
 	default:
 		m = Mutation{Key: key, Delete: true}
 	}

@@ -294,8 +294,7 @@ func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, er
 	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []importRow) ([]error, error) {
 		muts := make([]Mutation, len(batch))
 		for i, r := range batch {
-			muts[i] = r.phys
-			muts[i].Key = r.row.Key // the index protocol takes logical keys
+			muts[i] = r.logical()
 		}
 		return it.applyIndexed(ctx, muts)
 	})

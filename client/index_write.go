@@ -168,11 +168,7 @@ func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePl
 			return p, err
 		}
 		if c.newOK {
-			c.cells = []Cell{
-				{Family: indexFamily, Qualifier: statusQual, Value: p.pending},
-				{Family: indexFamily, Qualifier: mainKeyQual, Value: m.Key},
-				{Family: indexFamily, Qualifier: coveredQual, Value: ix.encodeCovered(merged)},
-			}
+			c.cells = ix.entryCells(m.Key, p.pending, merged)
 		}
 		p.changes = append(p.changes, c)
 	}

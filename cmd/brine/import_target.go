@@ -104,15 +104,7 @@ func (f *importFlags) fence(ctx context.Context, env *cliEnv, t client.TableAPI)
 	if !ok {
 		return nil, fmt.Errorf("--exclusive: table %s has no indexes: a plain import writes at bulk speed already", f.table)
 	}
-	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: f.resume})
-	if errors.Is(err, client.ErrFenced) {
-		return nil, fmt.Errorf("%w\n(an exclusive job holds it; if that job was killed, run yours with --resume, or wait for its lease to run out)", err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(env.stderr, "exclusive: the writers of %s are fenced; queries by its indexes wait for the end\n", f.table)
-	return x, nil
+	return fenceIndexed(ctx, env, it, f.resume)
 }
 
 // releaseFence ends an exclusive import, interrupted or not: the indexes are made exact and active

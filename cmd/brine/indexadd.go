@@ -93,6 +93,11 @@ func exclusiveTable(ctx context.Context, env *cliEnv, c *client.Client, name str
 	if err != nil {
 		return nil, err
 	}
+	return fenceIndexed(ctx, env, it, resume)
+}
+
+// fenceIndexed takes it's exclusive fence (resume: over a dead job's) for a command's job.
+func fenceIndexed(ctx context.Context, env *cliEnv, it *client.IndexedTable, resume bool) (*client.ExclusiveTable, error) {
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: resume})
 	if errors.Is(err, client.ErrFenced) {
 		return nil, fmt.Errorf("%w\n(an exclusive job holds it; if that job was killed, run yours with --resume, or wait for its lease to run out)", err)
@@ -100,7 +105,7 @@ func exclusiveTable(ctx context.Context, env *cliEnv, c *client.Client, name str
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(env.stderr, "exclusive: the writers of %s are fenced; queries by its indexes wait for the end\n", name)
+	fmt.Fprintf(env.stderr, "exclusive: the writers of %s are fenced; queries by its indexes wait for the end\n", it.Name())
 	return x, nil
 }
 
