@@ -65,8 +65,9 @@ type RebucketProgress struct {
 // The steps, each a CheckAndMutate of the table's directory row on its version, each followed by a
 // wait of Fence so that no handle still acts on the step before:
 //
-//  1. pause: the new physical table is created; writers wait, readers read the old table. Without
-//     it a writer that had not seen step 2 could write the old table after a row was moved.
+//  1. pause: the new physical table is created; writers wait, readers read the old table, each after
+//     reading the directory again (the next step lets writers move rows at once). Without the pause,
+//     a writer that had not seen step 2 could write the old table after a row was moved.
 //  2. migrate: a writer first copies the row it changes from the old table to the new one with a
 //     marker column, by a CheckAndMutate that applies only where the new row has no marker, then
 //     changes the new row (a whole-row delete deletes the user families, keeping the marker). The

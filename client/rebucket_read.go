@@ -57,7 +57,7 @@ func migrateFilter(cfg readConfig, v *routeView, opts []ReadOption, op, logical 
 }
 
 func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) ([]Row, error) {
-	v, err := r.get(ctx)
+	v, err := r.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, e
 }
 
 func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row, error) {
-	v, err := r.get(ctx)
+	v, err := r.readView(ctx)
 	if err != nil {
 		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), err)
 	}

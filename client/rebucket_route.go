@@ -83,9 +83,34 @@ func (r *router) build(row dirRow, s salting.Salter) (*routeView, error) {
 
 // get returns a view read less than the refresh interval ago.
 func (r *router) get(ctx context.Context) (*routeView, error) {
+	return r.readSince(ctx, time.Now().Add(-r.c.routeRefresh))
+}
+
+// reread is get with the directory read again whatever the view's age.
+func (r *router) reread(ctx context.Context) (*routeView, error) {
+	return r.readSince(ctx, time.Now())
+}
+
+// readView is get for a read. A view in pause is trusted only if the directory read behind it was
+// sent after the call began: the next step, migrate, lets writers change rows in the new table at
+// once, and a handle that read the directory just before it would read the old table for up to a
+// refresh interval after rows moved (a reader's index repair then took an entry a write had just
+// verified for a stale one, and deleted it). Concurrent reads share one directory read.
+func (r *router) readView(ctx context.Context) (*routeView, error) {
+	begun := time.Now()
+	v, err := r.get(ctx)
+	if err != nil || v.row.state != statePause {
+		return v, err
+	}
+	return r.readSince(ctx, begun)
+}
+
+// readSince returns the view of a directory read sent at or after since, reading it again if the
+// handle's is older.
+func (r *router) readSince(ctx context.Context, since time.Time) (*routeView, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if time.Since(r.at) < r.c.routeRefresh {
+	if !r.at.Before(since) {
 		return r.view, nil
 	}
 	sent := time.Now()
@@ -104,14 +129,6 @@ func (r *router) get(ctx context.Context) (*routeView, error) {
 	return r.view, nil
 }
 
-// reread is get with the directory read again whatever the view's age.
-func (r *router) reread(ctx context.Context) (*routeView, error) {
-	r.mu.Lock()
-	r.at = time.Time{}
-	r.mu.Unlock()
-	return r.get(ctx)
-}
-
 // writeView is get, waiting while the rebucket holds writes (state pause).
 func (r *router) writeView(ctx context.Context) (*routeView, error) {
 	for {
@@ -127,7 +144,7 @@ func (r *router) writeView(ctx context.Context) (*routeView, error) {
 
 // plain returns the table a call with no rebucket logic of its own may use now, or ErrRebucketing.
 func (r *router) plain(ctx context.Context, op string, allowPause bool) (*physTable, error) {
-	v, err := r.get(ctx)
+	v, err := r.readView(ctx)
 	if err != nil {
 		return nil, err
 	}

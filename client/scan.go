@@ -113,7 +113,7 @@ func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSourc
 // scanParts reads t from the physical table serving it, bucket by bucket, or, while a rebucket moves
 // t's rows between two tables, as one stream of r whole that merges the two (migratingScan).
 func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) ([]scanPart, int, error) {
-	v, err := t.rt.get(ctx)
+	v, err := t.rt.readView(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
