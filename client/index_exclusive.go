@@ -16,8 +16,8 @@ import (
 // Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
 // reported), but each batch as plain batched writes, with no compare-and-set: the rows' index
 // entries, verified, and the rows with a new version each, at once, then the deletes of the entries
-// the rows moved away from. Old rows are read only where the table held rows when the fence was
-// taken. A unique index's entry is refused (ErrUniqueViolation, that row alone) when another row of
+// the rows moved away from. Old rows are read unless the table was empty when the fence was taken
+// and this is the fence's first Import. A unique index's entry is refused (ErrUniqueViolation, that row alone) when another row of
 // this holder's writes, or a row of the table, has its key. Whatever a failed write or a crash
 // leaves (an entry without its row, a row without its entry, a stale entry), Release repairs, and
 // a take-over's Release after a crash.
@@ -25,7 +25,14 @@ import (
 // Memory: besides Import's own, 32 bytes per unique entry written, to tell two rows of one job
 // claiming one key apart.
 func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
-	stats, err := x.it.t.importRows(ctx, rows, opts, x.writeBatch)
+	empty := x.empty.Swap(false)
+	if x.importing.Add(1) > 1 {
+		x.dirty.Store(true) // another Import at once: a key both write is not seen as moved
+	}
+	defer x.importing.Add(-1)
+	stats, err := x.it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []importRow) ([]error, error) {
+		return x.writeBatch(ctx, batch, empty)
+	})
 	if err != nil || stats.Failed > 0 || stats.Duplicates > 0 {
 		x.dirty.Store(true) // a row's earlier entries, or a failed batch's
 	}
@@ -39,15 +46,16 @@ type exclusiveRow struct {
 	leaves  [][]byte   // the entry each index loses; nil: none
 }
 
-// writeBatch writes one Import batch under the fence; its result is Table.Apply's.
-func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow) ([]error, error) {
+// writeBatch writes one Import batch under the fence; empty: the table held no row before this
+// Import, so there is no old row to read. Its result is Table.Apply's.
+func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow, empty bool) ([]error, error) {
 	if err := x.lostErr(); err != nil {
 		return nil, err
 	}
 	it := x.it
 	errs := make([]error, len(batch))
 	old := make([][]Cell, len(batch))
-	if !x.empty {
+	if !empty {
 		keys := make([][]byte, len(batch))
 		for i, r := range batch {
 			keys[i] = r.row.Key
@@ -66,7 +74,7 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow) ([]e
 			errs[i] = fmt.Errorf("input row %d: %w", r.index, errs[i])
 		}
 	}
-	if err := x.checkUnique(ctx, plans, errs); err != nil {
+	if err := x.checkUnique(ctx, plans, errs, empty); err != nil {
 		return nil, err
 	}
 	x.writeRows(ctx, plans, errs)
@@ -124,7 +132,7 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 // checkUnique refuses, in errs, the rows whose unique entry another row holds: a row of this
 // holder's writes (its claims), or, where the table held rows, a row of the table that still has
 // that key. An error fails the whole batch.
-func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, errs []error) error {
+func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, errs []error, empty bool) error {
 	for k, ix := range x.it.indexes {
 		if !ix.cfg.Unique {
 			continue
@@ -142,7 +150,7 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 			}
 			keys, at = append(keys, e.Key), append(at, i)
 		}
-		if x.empty || len(keys) == 0 {
+		if empty || len(keys) == 0 {
 			continue
 		}
 		held, err := ix.table.GetMany(ctx, keys)

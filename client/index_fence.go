@@ -113,7 +113,11 @@ type ExclusiveTable struct {
 	fence  fence
 	moved  []string // the indexes the fence moved to building
 	skip   []string // indexes whose build failed (AddIndex): left building, for DropIndex
-	empty  bool     // no row when the fence was taken: no old row to read for its entries
+	// empty: no row when the fence was taken, and no Import begun since: the next Import reads no
+	// old row for its entries (the one after it must read the rows this one writes).
+	empty atomic.Bool
+	// importing counts the Imports under way: two at once may cross on one key, unseen.
+	importing atomic.Int32
 	claims claimSet // unique entries this holder wrote, against duplicates within its own writes
 	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
 	// holder taken over): Release repairs the indexes before it makes them active.
@@ -199,10 +203,12 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 	if x.it, err = it.refresh(ctx, true); err != nil {
 		return undo(err)
 	}
-	if x.empty, err = it.t.isEmpty(ctx); err != nil {
+	empty, err := it.t.isEmpty(ctx)
+	if err != nil {
 		return undo(err)
 	}
-	c.logger.InfoContext(ctx, "brine: exclusive fence taken", "table", it.Name(), "holder", f.holder, "indexes", x.moved, "empty", x.empty)
+	x.empty.Store(empty)
+	c.logger.InfoContext(ctx, "brine: exclusive fence taken", "table", it.Name(), "holder", f.holder, "indexes", x.moved, "empty", empty)
 	return x, nil
 }
 
