@@ -109,16 +109,16 @@ type ExclusiveOptions struct {
 // so queries by them fail with ErrIndexBuilding, until Release makes them exact and active. Reads
 // of the main table work throughout, from any handle.
 type ExclusiveTable struct {
-	it     *IndexedTable // as of the fence: the indexes kept are its
-	fence  fence
-	moved  []string // the indexes the fence moved to building
-	skip   []string // indexes whose build failed (AddIndex): left building, for DropIndex
+	it    *IndexedTable // as of the fence: the indexes kept are its
+	fence fence
+	moved []string // the indexes the fence moved to building
+	skip  []string // indexes whose build failed (AddIndex): left building, for DropIndex
 	// empty: no row when the fence was taken, and no Import begun since: the next Import reads no
 	// old row for its entries (the one after it must read the rows this one writes).
 	empty atomic.Bool
 	// importing counts the Imports under way: two at once may cross on one key, unseen.
 	importing atomic.Int32
-	claims claimSet // unique entries this holder wrote, against duplicates within its own writes
+	claims    claimSet // unique entries this holder wrote, against duplicates within its own writes
 	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
 	// holder taken over): Release repairs the indexes before it makes them active.
 	dirty atomic.Bool
