@@ -17,15 +17,15 @@ import (
 // reported), but each batch as plain batched writes, with no compare-and-set: the rows' index
 // entries, verified, and the rows with a new version each, at once, then the deletes of the entries
 // the rows moved away from. Old rows are read unless the table was empty when the fence was taken
-// and this is the fence's first Import. A unique index's entry is refused (ErrUniqueViolation, that row alone) when another row of
-// this holder's writes, or a row of the table, has its key. Whatever a failed write or a crash
-// leaves (an entry without its row, a row without its entry, a stale entry), Release repairs, and
-// a take-over's Release after a crash.
+// and this is the fence's first Import. A unique index's entry is refused (ErrUniqueViolation, that
+// row alone) when another row of this holder's writes, or a row of the table, has its key. Whatever
+// a failed write or a crash leaves (an entry without its row, a row without its entry, a stale
+// entry), Release repairs, and a take-over's Release after a crash.
 //
 // Memory: besides Import's own, 32 bytes per unique entry written, to tell two rows of one job
 // claiming one key apart.
 func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
-	empty := x.empty.Swap(false)
+	empty := x.empty.Swap(false) // a later Import must read the rows this one writes
 	if x.importing.Add(1) > 1 {
 		x.dirty.Store(true) // another Import at once: a key both write is not seen as moved
 	}
@@ -103,9 +103,15 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 	merged := mergeCells(old, m)
 	tok := newToken()
 	for k, ix := range it.indexes {
-		oldKey, oldOK, err := ix.EntryKey(m.Key, old)
-		if err != nil {
-			return p, err
+		var (
+			oldKey []byte
+			oldOK  bool
+			err    error
+		)
+		if len(old) > 0 { // else no entry to leave
+			if oldKey, oldOK, err = ix.EntryKey(m.Key, old); err != nil {
+				return p, err
+			}
 		}
 		newKey, newOK, err := ix.EntryKey(m.Key, merged)
 		if err != nil {
@@ -354,7 +360,8 @@ func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int
 
 // fillEntries reads the main table once and writes each row's entry of every index of indexes, as
 // plain batches: all of them when blind (a new index, whose table is empty), else the ones missing
-// (read first). It returns the rows read; progress, when set, hears of each bucket done.
+// (read first). It returns the rows read; progress, when set, hears when the reading begins (0
+// buckets done) and of each bucket done.
 func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blind bool, progress func(rows int64, buckets, total int)) (int64, error) {
 	it := x.it
 	var rows, done atomic.Int64
@@ -365,6 +372,9 @@ func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blin
 		if progress != nil {
 			progress(rows.Load(), int(done.Add(1)), total)
 		}
+	}
+	if progress != nil {
+		progress(0, 0, it.t.Salter().Buckets())
 	}
 	err := forEachBucketBatch(ctx, it.t, func(ctx context.Context, batch []Row) error {
 		for _, ix := range indexes {

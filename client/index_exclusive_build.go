@@ -14,6 +14,8 @@ import (
 // new index's table. Like the table's other indexes it is building until Release makes it active.
 // A unique index over values two rows share fails with ErrUniqueViolation and stays building:
 // drop it once the fence is released. An index of that name and definition is built again.
+// progress, when set, is told when the index's table is ready and the reading begins (no bucket
+// done), then after each bucket of the main table.
 func (x *ExclusiveTable) AddIndex(ctx context.Context, cfg IndexConfig, progress func(RebuildProgress)) (RebuildProgress, error) {
 	rep := RebuildProgress{Index: cfg.Name}
 	fail := func(err error) (RebuildProgress, error) {

@@ -367,6 +367,9 @@ func mergeCells(old []Cell, m Mutation) []Cell {
 	if m.Delete {
 		return nil
 	}
+	if len(old) == 0 {
+		return m.Cells // a new row: most of a first load's
+	}
 	var out []Cell
 	for _, c := range m.Cells {
 		i := slices.IndexFunc(old, func(o Cell) bool { return o.Family == c.Family && o.Qualifier == c.Qualifier })
