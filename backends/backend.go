@@ -153,7 +153,8 @@ type Backend interface {
 	// failure of the whole call, in which case no mutation is known to have succeeded.
 	Apply(ctx context.Context, table string, muts []Mutation) (rowErrs []error, err error)
 	// Scan streams the rows of one physical range in key order. The sequence stops early when the
-	// consumer stops or ctx is done; it yields at most one error, as its last element.
+	// consumer stops or ctx is done; it yields at most one error, as its last element, which names
+	// the scan and the table (the client adds neither when the table is the one its caller named).
 	Scan(ctx context.Context, table string, r Range, opts ScanOptions) iter.Seq2[Row, error]
 
 	// The atomic single-row operations, which the index protocol and the rebucket copy are built on

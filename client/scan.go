@@ -106,7 +106,7 @@ func (c *Client) merged(ctx context.Context, name, what string, srcs []scanSourc
 			read, total = read+len(tparts), total+n
 		}
 		tc.ScanBuckets(read, total)
-		c.fanScan(ctx, tc, what, cfg, parts, yield)
+		c.fanScan(ctx, tc, what, name, cfg, parts, yield)
 	}
 }
 
@@ -159,8 +159,10 @@ type scanPart struct {
 
 // fanScan is the fan-out of Table.Scan and ScanTables: it checks the read before anything is
 // sent, pushes into every part's scan what the store can do (limit, first batch, filter), and merges
-// the parts in logical order, yielding at most one error, last, prefixed with what ("scan t").
-func (c *Client) fanScan(ctx context.Context, tc *telemetry.Call, what string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
+// the parts in logical order, yielding at most one error, last, prefixed with what ("scan t")
+// unless the store's own error names the operation and table already (the physical table is the
+// logical one, table).
+func (c *Client) fanScan(ctx context.Context, tc *telemetry.Call, what, table string, cfg readConfig, parts []scanPart, yield func(Row, error) bool) {
 	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		tc.Fail(err)
@@ -200,7 +202,9 @@ func (c *Client) fanScan(ctx context.Context, tc *telemetry.Call, what string, c
 	})
 	for row, err := range merged {
 		if err != nil {
-			err = fmt.Errorf("%s: %w", what, sameInEveryBucket(err))
+			if err = sameInEveryBucket(err); !storeNames(err, table) {
+				err = fmt.Errorf("%s: %w", what, err)
+			}
 			tc.Fail(err)
 			yield(Row{}, err)
 			return
@@ -221,6 +225,7 @@ func (pt *physTable) bucketScan(ctx context.Context, br salting.BucketRange, opt
 		defer bc.End(ctx)
 		for row, err := range pt.c.backend.Scan(ctx, pt.name, backends.Range{Start: br.Start, End: br.End}, opts) {
 			if err != nil {
+				err = &storeError{table: pt.name, err: err}
 				if !errors.Is(err, backends.ErrInvalidArgument) {
 					err = fmt.Errorf("bucket %d: %w", br.Bucket, err)
 				}
@@ -267,6 +272,23 @@ func tableErrors(table string, src iter.Seq2[Row, error]) iter.Seq2[Row, error] 
 // sameInEveryBucket drops the merge's stream number from an error that every bucket gives alike,
 // bad input such as an unknown column family: the user's error names the table and the input once,
 // not a bucket that changes from run to run (bucketScan leaves those errors without its bucket).
+// storeError is an error of the store's own scan of table, which names the scan and the table
+// (backends.Backend.Scan).
+type storeError struct {
+	table string
+	err   error
+}
+
+func (e *storeError) Error() string { return e.err.Error() }
+func (e *storeError) Unwrap() error { return e.err }
+
+// storeNames reports whether err is the store's scan error about the physical table table: a
+// prefix naming the scan and the table would name them twice.
+func storeNames(err error, table string) bool {
+	var se *storeError
+	return table != "" && errors.As(err, &se) && se.table == table
+}
+
 func sameInEveryBucket(err error) error {
 	var se *fanout.StreamError
 	if errors.As(err, &se) && errors.Is(se.Err, backends.ErrInvalidArgument) {

@@ -228,6 +228,14 @@ func (s *suite) testScan(t *testing.T) {
 			}
 		})
 	}
+	t.Run("BadFamilyNamesTable", func(t *testing.T) {
+		// The client adds no name of its own to a store's scan error about the table it named.
+		e := sub(t)
+		_, err := e.scanAll(e.b.Scan(e.ctx, name, backends.Range{}, backends.ScanOptions{ReadOptions: backends.ReadOptions{Columns: []backends.Column{{Family: "zz"}}}}))
+		if !errors.Is(err, backends.ErrInvalidArgument) || !strings.Contains(err.Error(), name) {
+			t.Fatalf("scan of family zz: %v, want ErrInvalidArgument naming the table %s", err, name)
+		}
+	})
 	t.Run("CancelledBeforeStart", func(t *testing.T) {
 		e := sub(t)
 		ctx, cancel := context.WithCancel(e.ctx)

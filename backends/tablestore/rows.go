@@ -40,11 +40,11 @@ type selector struct {
 func newSelector(s *keySchema, opts backends.ReadOptions) (*selector, error) {
 	cols := opts.Columns
 	if err := driverkit.CheckRead(s.families, opts); err != nil {
-		return nil, fmt.Errorf("tablestore: %w", err)
+		return nil, err
 	}
 	tr := opts.TimeRange
 	if opts.MaxVersions < 0 || opts.MaxVersions > math.MaxInt32 || tr.From < 0 || tr.To < 0 || (tr.To != 0 && tr.To <= tr.From) {
-		return nil, fmt.Errorf("tablestore: %w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
+		return nil, fmt.Errorf("%w: max versions %d, time range [%d, %d)", backends.ErrInvalidArgument, opts.MaxVersions, tr.From, tr.To)
 	}
 	sel := &selector{all: len(cols) == 0, exact: map[string]bool{}, families: map[string]bool{}}
 	for _, c := range cols {
@@ -159,7 +159,7 @@ func (b *Backend) Read(ctx context.Context, table string, keys [][]byte, opts ba
 	}
 	sel, err := newSelector(s, opts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tablestore: read %q: %w", table, err)
 	}
 	rows := make([]backends.Row, len(keys))
 	// One request per distinct key: the service refuses a batch that names a row twice.

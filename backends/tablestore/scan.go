@@ -37,7 +37,7 @@ func (b *Backend) scan(ctx context.Context, table string, r backends.Range, opts
 	}
 	sel, err := newSelector(s, opts.ReadOptions)
 	if err != nil {
-		return err
+		return fmt.Errorf("tablestore: scan %q: %w", table, err)
 	}
 	if len(r.End) > 0 && bytes.Compare(r.Start, r.End) >= 0 {
 		return nil
