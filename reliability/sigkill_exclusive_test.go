@@ -30,32 +30,38 @@ func killBuilds(t testing.TB) []client.IndexConfig {
 	}
 }
 
-// exclusive runs the job's exclusive work: the fence taken (takeOver: over a dead holder's, as the
-// CLI's --resume does), the import of generation Gen or the build of the index Index, and the fence
-// released whatever the outcome, as the CLI's exclusive commands do. progress, when set, hears
-// "rows N" (the import's rows written) or "buckets N" (the build's buckets done).
+// exclusive runs the job's exclusive work under a fence of its own (takeOver: over a dead holder's,
+// as the CLI's --resume does): the import of generation Gen or the build of the index Index.
+// progress, when set, hears "rows N" (the import's rows written) or "buckets N" (the build's
+// buckets done).
 func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.IndexedTable, takeOver bool, progress func(line string)) error {
 	if progress == nil {
 		progress = func(string) {}
 	}
-	x, err := tbl.Exclusive(ctx, client.ExclusiveOptions{Lease: j.Lease, TakeOver: takeOver})
+	return underFence(ctx, tbl, client.ExclusiveOptions{Lease: j.Lease, TakeOver: takeOver}, func(x *client.ExclusiveTable) error {
+		switch j.Op {
+		case "exclusive-import":
+			return importAll(ctx, x.Import, j.Gen, j.Rows, func(n int64) { progress(fmt.Sprint("rows ", n)) })
+		case "exclusive-index":
+			i := slices.IndexFunc(killBuilds(t), func(cfg client.IndexConfig) bool { return cfg.Name == j.Index })
+			if i < 0 {
+				return fmt.Errorf("no index %q to build", j.Index)
+			}
+			_, err := x.AddIndex(ctx, killBuilds(t)[i], func(p client.RebuildProgress) { progress(fmt.Sprint("buckets ", p.Buckets)) })
+			return err
+		}
+		return fmt.Errorf("op %q is not an exclusive job", j.Op)
+	})
+}
+
+// underFence runs work under an exclusive fence of tbl's and releases the fence whatever work's
+// outcome, as the CLI's exclusive commands do.
+func underFence(ctx context.Context, tbl *client.IndexedTable, opts client.ExclusiveOptions, work func(*client.ExclusiveTable) error) error {
+	x, err := tbl.Exclusive(ctx, opts)
 	if err != nil {
 		return err
 	}
-	switch j.Op {
-	case "exclusive-import":
-		err = importAll(ctx, x.Import, j.Gen, j.Rows, func(n int64) { progress(fmt.Sprint("rows ", n)) })
-	case "exclusive-index":
-		i := slices.IndexFunc(killBuilds(t), func(cfg client.IndexConfig) bool { return cfg.Name == j.Index })
-		if i < 0 {
-			err = fmt.Errorf("no index %q to build", j.Index)
-			break
-		}
-		_, err = x.AddIndex(ctx, killBuilds(t)[i], func(p client.RebuildProgress) { progress(fmt.Sprint("buckets ", p.Buckets)) })
-	default:
-		err = fmt.Errorf("op %q is not an exclusive job", j.Op)
-	}
-	return errors.Join(err, x.Release(ctx))
+	return errors.Join(work(x), x.Release(ctx))
 }
 
 // finishExclusive checks what the killed exclusive job left, before any repair, and finishes it: as

@@ -85,23 +85,27 @@ func killClient(b backends.Backend, fence time.Duration, opts ...client.Option) 
 	return client.New(b, append([]client.Option{client.WithRouteRefresh(fence / 5), client.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 }
 
-// killImportRows are generation gen of the import: every row's seller, timestamp and amount change
-// with gen (so a later import moves entries), its unique ext stays its own.
+// killImportRows are generation gen of the import, killImportRow 0 to n-1.
 func killImportRows(gen, n int) iter.Seq2[client.ImportRow, error] {
 	return func(yield func(client.ImportRow, error) bool) {
 		for i := range n {
-			row := client.ImportRow{Source: i, Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprintf("imp%05d", i)), Cells: []client.Cell{
-				{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "host%d", (i+gen)%5)},
-				{Family: "d", Qualifier: "buyer", Value: fmt.Appendf(nil, "b%d", i%3)},
-				{Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)},
-				{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(gen))},
-				{Family: "d", Qualifier: "amount", Value: killAmount(gen, i)},
-			}}}
-			if !yield(row, nil) {
+			if !yield(killImportRow(gen, i), nil) {
 				return
 			}
 		}
 	}
+}
+
+// killImportRow is row i of generation gen: its seller, timestamp and amount change with gen (so
+// that a later import moves entries), its unique ext stays its own. Its Source is i.
+func killImportRow(gen, i int) client.ImportRow {
+	return client.ImportRow{Source: i, Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprintf("imp%05d", i)), Cells: []client.Cell{
+		{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "host%d", (i+gen)%5)},
+		{Family: "d", Qualifier: "buyer", Value: fmt.Appendf(nil, "b%d", i%3)},
+		{Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)},
+		{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(gen))},
+		{Family: "d", Qualifier: "amount", Value: killAmount(gen, i)},
+	}}}
 }
 
 func killAmount(gen, i int) []byte { return fmt.Appendf(nil, "%d-%d", gen, i) }
