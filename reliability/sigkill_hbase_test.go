@@ -13,8 +13,9 @@ import (
 )
 
 // TestHBaseSIGKILLIndexed: the SIGKILL rounds (sigkill_test.go) on the standalone HBase, an import,
-// a rebucket of the main table and one of an index table, each killed once; the parent's queries by
-// index run while the child works and dies.
+// a rebucket of the main table and one of an index table, an exclusive import and an exclusive index
+// build (resumed by a take-over), each killed once; the parent's queries by index run while the
+// child works and dies.
 func TestHBaseSIGKILLIndexed(t *testing.T) {
 	zk := hbasetest.ZK(t)
 	base := hbasetest.Table("brine_kill")

@@ -1,21 +1,17 @@
 package reliability_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,12 +24,14 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-// A client process killed with SIGKILL in the middle of an indexed import or a rebucket (of the main
-// table or of an index's table): the test re-runs its own binary as the child (TestSIGKILLChild,
-// told what to do by $BRINE_SIGKILL_JOB), kills it at a random point, and checks that every query by
-// index then equals the answer computed from the main table, before any repair; then completes the
-// work (the import again, the rebucket resumed by the same call from a new client) and checks that
-// every index is exact and verifies clean.
+// A client process killed with SIGKILL in the middle of an indexed import, a rebucket (of the main
+// table or of an index's table), or an exclusive job (an import or an index build under the fence):
+// the test re-runs its own binary as the child (TestSIGKILLChild, told what to do by
+// $BRINE_SIGKILL_JOB), kills it at a random point, and checks, before any repair, that every query
+// by index equals the answer computed from the main table (or, where the dead job's fence left its
+// indexes building, is refused); then completes the work (the import again, the rebucket resumed by
+// the same call from a new client, the exclusive job resumed as --resume does) and checks that every
+// index is exact and verifies clean.
 
 const envKillJob = "BRINE_SIGKILL_JOB"
 
@@ -41,16 +39,18 @@ const envKillJob = "BRINE_SIGKILL_JOB"
 type killJob struct {
 	Store string        // "local:PATH" or "hbase:ZK"
 	Table string        //
-	Op    string        // import, rebucket, rebucket-index
+	Op    string        // one of killOps
 	Gen   int           // the import's generation: its values differ from the one before's
 	Rows  int           // rows of the import
-	Index string        // the index a rebucket-index moves
+	Index string        // the index a rebucket-index moves, or an exclusive-index builds (killBuilds)
 	To    string        // the rebucket's spec
 	Fence time.Duration // the rebucket's fence; handles refresh at a fifth of it
+	Lease time.Duration // an exclusive job's lease
 }
 
-// killOps are the rounds' operations, each with the rebucket it makes (indextest.Rebuckets).
-var killOps = []string{"import", "rebucket", "rebucket-index"}
+// killOps are the rounds' operations: an import, a rebucket of the main table, one of an index
+// table (indextest.Rebuckets), an exclusive import and an exclusive index build.
+var killOps = []string{"import", "rebucket", "rebucket-index", "exclusive-import", "exclusive-index"}
 
 // rebucket runs the job's rebucket; progress, when set, is told each step it takes.
 func (j killJob) rebucket(ctx context.Context, tbl *client.IndexedTable, progress func(state string)) error {
@@ -81,39 +81,47 @@ func openKillStore(ctx context.Context, store string) (backends.Backend, error) 
 	return nil, fmt.Errorf("store %q: want local:PATH or hbase:ZK", store)
 }
 
-func killClient(b backends.Backend, fence time.Duration) *client.Client {
-	return client.New(b, client.WithRouteRefresh(fence/5), client.WithLogger(slog.New(slog.DiscardHandler)))
+func killClient(b backends.Backend, fence time.Duration, opts ...client.Option) *client.Client {
+	return client.New(b, append([]client.Option{client.WithRouteRefresh(fence / 5), client.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 }
 
-// killImportRows are generation gen of the import: every row's seller, timestamp and amount change
-// with gen (so a later import moves entries), its unique ext stays its own.
+// killImportRows are generation gen of the import, killImportRow 0 to n-1.
 func killImportRows(gen, n int) iter.Seq2[client.ImportRow, error] {
 	return func(yield func(client.ImportRow, error) bool) {
 		for i := range n {
-			row := client.ImportRow{Source: i, Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprintf("imp%05d", i)), Cells: []client.Cell{
-				{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "host%d", (i+gen)%5)},
-				{Family: "d", Qualifier: "buyer", Value: fmt.Appendf(nil, "b%d", i%3)},
-				{Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)},
-				{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(gen))},
-				{Family: "d", Qualifier: "amount", Value: killAmount(gen, i)},
-			}}}
-			if !yield(row, nil) {
+			if !yield(killImportRow(gen, i), nil) {
 				return
 			}
 		}
 	}
 }
 
+// killImportRow is row i of generation gen: its seller, timestamp and amount change with gen (so
+// that a later import moves entries), its unique ext stays its own. Its Source is i.
+func killImportRow(gen, i int) client.ImportRow {
+	return client.ImportRow{Source: i, Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprintf("imp%05d", i)), Cells: []client.Cell{
+		{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "host%d", (i+gen)%5)},
+		{Family: "d", Qualifier: "buyer", Value: fmt.Appendf(nil, "b%d", i%3)},
+		{Family: "d", Qualifier: "ext", Value: fmt.Appendf(nil, "x%d", i)},
+		{Family: "d", Qualifier: "ts", Value: indextest.TS(uint64(gen))},
+		{Family: "d", Qualifier: "amount", Value: killAmount(gen, i)},
+	}}}
+}
+
 func killAmount(gen, i int) []byte { return fmt.Appendf(nil, "%d-%d", gen, i) }
 
-// importAll imports generation gen; progress, when set, is told the rows written so far, often.
-func importAll(ctx context.Context, tbl *client.IndexedTable, gen, n int, progress func(written int64)) error {
+// importFunc is an Import: IndexedTable's, or ExclusiveTable's under the fence.
+type importFunc func(context.Context, iter.Seq2[client.ImportRow, error], client.ImportOptions) (client.ImportStats, error)
+
+// importAll imports generation gen by imp; progress, when set, is told the rows written so far,
+// often.
+func importAll(ctx context.Context, imp importFunc, gen, n int, progress func(written int64)) error {
 	// Small batches: the rows land steadily, so a kill finds some written and some not.
 	opts := client.ImportOptions{BatchRows: 20}
 	if progress != nil {
-		opts.Progress, opts.ProgressEvery = func(st client.ImportStats) { progress(st.Written) }, 5*time.Millisecond
+		opts.Progress, opts.ProgressEvery = func(st client.ImportStats) { progress(st.Written) }, time.Millisecond
 	}
-	stats, err := tbl.Import(ctx, killImportRows(gen, n), opts)
+	stats, err := imp(ctx, killImportRows(gen, n), opts)
 	if err == nil && stats.Written != int64(n) {
 		err = fmt.Errorf("import generation %d: %d of %d rows written", gen, stats.Written, n)
 	}
@@ -135,7 +143,13 @@ func TestSIGKILLChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := killClient(b, job.Fence)
+	var opts []client.Option
+	if job.Op == "exclusive-index" {
+		// The build reports each bucket of the main table done (hash:4); two at a time, the first
+		// report comes with half the build to go, not at its end.
+		opts = append(opts, client.WithConcurrency(2))
+	}
+	c := killClient(b, job.Fence, opts...)
 	defer c.Close()
 	tbl, err := c.OpenIndexedTable(ctx, job.Table, nil)
 	if err != nil {
@@ -144,7 +158,9 @@ func TestSIGKILLChild(t *testing.T) {
 	fmt.Println("ready")
 	switch job.Op {
 	case "import":
-		err = importAll(ctx, tbl, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) })
+		err = importAll(ctx, tbl.Import, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) })
+	case "exclusive-import", "exclusive-index":
+		err = job.exclusive(t, ctx, tbl, false, func(line string) { fmt.Println(line) })
 	default:
 		// Indexed writers run throughout, so the kill also lands in the middle of their writes.
 		wctx, stop := context.WithCancel(ctx)
@@ -214,19 +230,33 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := importAll(ctx, tbl, 1, ks.rows, nil); err != nil {
+	if err := importAll(ctx, tbl.Import, 1, ks.rows, nil); err != nil {
 		t.Fatal(err)
 	}
+	// Each op's second, fourth... round takes the alternatives in turn: the other index kind (moved by
+	// a rebucket-index, built by an exclusive-index), and an exclusive job resumed once its lease ran
+	// out instead of by a take-over.
+	again := round / len(killOps)
 	rb := indextest.Rebuckets[0] // the main table; a rebucket-index takes the indexes in turn
 	if op == "rebucket-index" {
-		rb = indextest.Rebuckets[1+round/len(killOps)%(len(indextest.Rebuckets)-1)]
+		rb = indextest.Rebuckets[1+again%(len(indextest.Rebuckets)-1)]
 	}
-	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence}
-	// The kill: once the child reports a random number of rows written (in its first third), or a random step taken, then
-	// within a random part of a fence (a step lasts at least one).
+	// The lease: long enough to outlast the parent's checks under a dead holder's fence, short enough
+	// to run out within the round.
+	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence, Lease: 10 * ks.fence}
+	if op == "exclusive-index" {
+		builds := killBuilds(t)
+		job.Index = builds[again%len(builds)].Name
+	}
+	// The kill: once the child reports a random number of rows written (in its first third), a
+	// random number of buckets built (one or two of four), or a random step taken, then within a
+	// random part of a fence (a step lasts at least one).
 	trigger := fmt.Sprint("rows ", 1+rng.IntN(ks.rows/3)) // batches in flight land too: leave room for them
 	var delay time.Duration
-	if op != "import" {
+	switch op {
+	case "exclusive-index":
+		trigger = fmt.Sprint("buckets ", 1+rng.IntN(2))
+	case "rebucket", "rebucket-index":
 		trigger = "state " + []string{"pause", "migrate", "copied", "switched"}[rng.IntN(4)]
 		delay = time.Duration(rng.Int64N(int64(ks.fence)))
 	}
@@ -237,7 +267,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	// Where another process may read while the child runs, every answer it gets must match its row.
 	stopReads := func() {}
 	if !ks.exclusive {
-		stopReads = readWhileKilled(t, tbl)
+		stopReads = readWhileKilled(t, tbl, isExclusive(op))
 	}
 	done := runChild(t, job, trigger, delay, func() {
 		if !ks.exclusive {
@@ -255,6 +285,15 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	if ks.exclusive {
 		c = ks.open(t, round)
 	}
+	t.Logf("killed %v after %q (child finished first: %v)", delay, trigger, done)
+	if isExclusive(op) {
+		tbl, midway = finishExclusive(t, c, job, done, again%2 == 1)
+		indextest.AssertIndexes(t, tbl)
+		if err := c.DeleteTable(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		return midway
+	}
 	if tbl, err = c.OpenIndexedTable(ctx, name, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +306,13 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 		t.Fatal(err)
 	}
 	imported := countGen(t, tbl, 2)
-	t.Logf("killed %v after %q (child finished first: %v): %d rows of generation 2, rebucket state %q %d/%d",
-		delay, trigger, done, imported, st.State, st.BucketsDone, st.Buckets)
+	t.Logf("%d rows of generation 2, rebucket state %q %d/%d", imported, st.State, st.BucketsDone, st.Buckets)
 	indextest.AssertQueries(t, tbl) // exact, with whatever the dead client left
 
 	// Complete: the import once more, or the rebucket resumed by a new client.
 	if op == "import" {
 		midway = !done && imported > 0 && imported < ks.rows
-		if err := importAll(ctx, tbl, 2, ks.rows, nil); err != nil {
+		if err := importAll(ctx, tbl.Import, 2, ks.rows, nil); err != nil {
 			t.Fatal(err)
 		}
 		if n := countGen(t, tbl, 2); n != ks.rows {
@@ -296,139 +334,15 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	return midway
 }
 
-// readWhileKilled queries every index until stop is called; each answer must carry the index key
-// its row's values make.
-func readWhileKilled(t *testing.T, tbl *client.IndexedTable) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, ix := range tbl.Indexes() {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				for ir, err := range ix.Scan(ctx, client.Range{}) {
-					if err != nil {
-						if ctx.Err() == nil && !client.IsRetryable(err) {
-							t.Errorf("index %s: %v", ix.Name(), err)
-						}
-						break
-					}
-					if k, ok, err := ix.EntryKey(ir.Key, ir.Cells); err != nil || !ok || string(k) != string(ir.IndexKey) {
-						t.Errorf("index %s: row %q under %q has key %q (%v)", ix.Name(), ir.Key, ir.IndexKey, k, err)
-					}
-				}
-			}
-		})
-	}
-	return func() { cancel(); wg.Wait() }
-}
-
-// countGen counts the imported rows holding generation gen's amount.
-func countGen(t *testing.T, tbl *client.IndexedTable, gen int) int {
-	t.Helper()
-	n := 0
-	for i := range 1 << 30 {
-		key := indextest.OrderKey(fmt.Sprintf("imp%05d", i))
-		row, err := tbl.Get(context.Background(), key, client.Columns(client.Column{Family: "d", Qualifier: "amount"}))
-		if errors.Is(err, client.ErrNotFound) {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(row.Cells[0].Value) == string(killAmount(gen, i)) {
-			n++
-		}
-	}
-	return n
-}
-
-// runChild starts the child with job, waits for it to be ready, runs whileReady, and SIGKILLs it
-// delay after it printed a line at or past trigger ("rows N": N or more; else the line itself);
-// done reports that it had finished its work first.
-func runChild(t *testing.T, job killJob, trigger string, delay time.Duration, whileReady func()) (done bool) {
-	raw, err := json.Marshal(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGKILLChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKillJob+"="+string(raw))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	var seen []string
-	ready := false
-	for !ready {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				_ = cmd.Wait()
-				t.Fatalf("child ended before it was ready: %q\n%s", seen, stderr.String())
-			}
-			seen = append(seen, l)
-			ready = l == "ready"
-		case <-time.After(time.Minute):
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("child not ready in a minute: %q\n%s", seen, stderr.String())
-		}
-	}
-	whileReady()
-	reached := func(l string) bool {
-		want, isRows := strings.CutPrefix(trigger, "rows ")
-		got, ok := strings.CutPrefix(l, "rows ")
-		if !isRows || !ok {
-			return l == trigger
-		}
-		var w, g int
-		_, _ = fmt.Sscan(want, &w)
-		_, _ = fmt.Sscan(got, &g)
-		return g >= w
-	}
-	for waiting := true; waiting; {
-		l, ok := <-lines
-		done = done || l == "done"
-		if !ok || done {
-			break // the child ended on its own (then reaped below), or is about to
-		}
-		if reached(l) {
-			time.Sleep(delay)
-			waiting = false
-		}
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	for range lines { // until the kill closes the pipe
-	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
-	case err == nil && done:
-	default:
-		t.Fatalf("child: %v, want killed or done\n%s", err, stderr.String())
-	}
-	return done
-}
-
 // TestSIGKILLIndexedLocal: the SIGKILL rounds on the embedded local store, a bbolt file the child
 // holds locked until it is killed.
 func TestSIGKILLIndexedLocal(t *testing.T) {
-	rounds := 6 // each op twice: the rebucket-index once per index kind
+	// Each op twice: the rebucket-index once per index kind, the exclusive jobs resumed once by a
+	// take-over and once after their lease ran out, the index build once per killBuilds. -short runs
+	// each op once: the take-over, the first of killBuilds.
+	rounds := 2 * len(killOps)
 	if testing.Short() {
-		rounds = 3
+		rounds = len(killOps)
 	}
 	dir := t.TempDir()
 	path := func(round int) string { return filepath.Join(dir, fmt.Sprintf("db%d", round)) }

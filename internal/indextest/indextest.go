@@ -135,17 +135,42 @@ func Query(t testing.TB, ix *client.Index, r client.Range, opts ...client.ReadOp
 // without repairing anything: what a reader sees whatever writers left (or died leaving).
 func AssertQueries(t testing.TB, tbl *client.IndexedTable) {
 	t.Helper()
-	amount := []client.Column{{Family: "d", Qualifier: "amount"}}
 	for _, ix := range tbl.Indexes() {
-		if got, want := Query(t, ix, client.Range{}), Reference(t, tbl, ix, nil); !slices.Equal(got, want) {
-			t.Fatalf("index %s:\n got %q\nwant %q", ix.Name(), got, want)
-		}
-		if len(ix.Config().Covered) > 0 {
-			if got, want := Query(t, ix, client.Range{}, client.Columns(amount...)), Reference(t, tbl, ix, amount); !slices.Equal(got, want) {
-				t.Fatalf("index %s covered:\n got %q\nwant %q", ix.Name(), got, want)
-			}
+		assertQuery(t, tbl, ix)
+	}
+}
+
+// assertQuery asserts that ix answers what the main table says, whole and covered.
+func assertQuery(t testing.TB, tbl *client.IndexedTable, ix *client.Index) {
+	t.Helper()
+	amount := []client.Column{{Family: "d", Qualifier: "amount"}}
+	if got, want := Query(t, ix, client.Range{}), Reference(t, tbl, ix, nil); !slices.Equal(got, want) {
+		t.Fatalf("index %s:\n got %q\nwant %q", ix.Name(), got, want)
+	}
+	if len(ix.Config().Covered) > 0 {
+		if got, want := Query(t, ix, client.Range{}, client.Columns(amount...)), Reference(t, tbl, ix, amount); !slices.Equal(got, want) {
+			t.Fatalf("index %s covered:\n got %q\nwant %q", ix.Name(), got, want)
 		}
 	}
+}
+
+// AssertServing asserts what a reader sees where indexes may be building (under an exclusive
+// job's fence, or what a killed job left): a query by a building index fails with
+// ErrIndexBuilding, and every active one answers what the main table says, as in AssertQueries. It
+// returns the building ones' names, sorted.
+func AssertServing(t testing.TB, tbl *client.IndexedTable) (building []string) {
+	t.Helper()
+	for _, ix := range tbl.Indexes() {
+		if ix.State() != client.IndexBuilding {
+			assertQuery(t, tbl, ix)
+			continue
+		}
+		if n, err := testkit.CountErr(ix.Scan(context.Background(), client.Range{})); !errors.Is(err, client.ErrIndexBuilding) {
+			t.Fatalf("index %s is building, yet a query by it gave %d rows, %v; want ErrIndexBuilding", ix.Name(), n, err)
+		}
+		building = append(building, ix.Name())
+	}
+	return building
 }
 
 // AssertIndexes asserts AssertQueries and, after a repairing read (grace 0: no writer may be
