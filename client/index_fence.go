@@ -155,6 +155,11 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 	}
 	err := c.rewriteMeta(ctx, it.t.name, func(meta map[string]string) (bool, error) {
 		old, held := parseFence(meta)
+		if held && old.tok == f.tok {
+			// Our own write, applied though its reply was lost: the store's retry met it.
+			x.moved = strings.Split(meta[metaFenceIndexes], ",")
+			return false, nil
+		}
 		if held && old.live() && !opts.TakeOver {
 			return false, old.fencedError(it.Name())
 		}
