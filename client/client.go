@@ -183,6 +183,9 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 		meta = map[string]string{}
 	}
 	meta[MetaSaltSpec] = cfg.Salter.Spec()
+	if err := cfg.addLayout(meta, families); err != nil {
+		return nil, fmt.Errorf("create table %q: %w", name, err)
+	}
 	ks, err := cfg.addKeySchema(meta)
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)

@@ -15,6 +15,7 @@ type readConfig struct {
 	reverse   bool
 	batchSize int
 	after     []byte
+	buckets   []int // nil: every bucket
 }
 
 func newReadConfig(opts []ReadOption) readConfig {
@@ -62,6 +63,15 @@ func Reverse() ReadOption { return func(c *readConfig) { c.reverse = true } }
 
 // BatchSize hints how many rows each bucket fetches per server round trip.
 func BatchSize(n int) ReadOption { return func(c *readConfig) { c.batchSize = max(0, n) } }
+
+// Buckets restricts a Scan to these buckets of the table's salter, so that parallel readers can split
+// a table by bucket as MapReduce splits an HBase table by region: each bucket's rows come in logical
+// key order, and the buckets 0 to Salter().Buckets()-1 together are the whole scan. A bucket out of
+// that range, or a table in the middle of a rebucket (its rows are under two salters), fails the
+// scan with ErrInvalidArgument.
+func Buckets(b ...int) ReadOption {
+	return func(c *readConfig) { c.buckets = append(c.buckets[:0:0], b...) }
+}
 
 // ResumeAfter continues a scan after the row with this logical key (exclusive) in the scan's own
 // direction: the key of the last row a page returned is the whole cursor.

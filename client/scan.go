@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
@@ -120,15 +121,27 @@ func (t *Table) scanParts(ctx context.Context, rr, r Range, opts []ReadOption) (
 	if v.row.state == stateServing || v.row.state == statePause {
 		return v.old.scanParts(ctx, rr, r, opts)
 	}
+	if newReadConfig(opts).buckets != nil {
+		return nil, 0, fmt.Errorf("%w: Buckets: a rebucket is moving the table's rows to another salter; scan it whole, or after the rebucket", ErrInvalidArgument)
+	}
 	whole := func(ctx context.Context) iter.Seq2[Row, error] { return t.rt.migratingScan(ctx, v, r, opts) }
 	return []scanPart{{scan: whole}}, 1, nil
 }
 
 // scanParts is one stream per bucket range of rr.
-func (pt *physTable) scanParts(_ context.Context, rr, _ Range, _ []ReadOption) ([]scanPart, int, error) {
+func (pt *physTable) scanParts(_ context.Context, rr, _ Range, opts []ReadOption) ([]scanPart, int, error) {
 	ranges, err := pt.salter.BucketRanges(rr.Start, rr.End)
 	if err != nil {
 		return nil, 0, err
+	}
+	if only := newReadConfig(opts).buckets; only != nil {
+		n := pt.salter.Buckets()
+		for _, b := range only {
+			if b < 0 || b >= n {
+				return nil, 0, fmt.Errorf("%w: bucket %d: the table has buckets 0 to %d", ErrInvalidArgument, b, n-1)
+			}
+		}
+		ranges = slices.DeleteFunc(ranges, func(br salting.BucketRange) bool { return !slices.Contains(only, br.Bucket) })
 	}
 	parts := make([]scanPart, len(ranges))
 	for i, br := range ranges {

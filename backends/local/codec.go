@@ -156,7 +156,7 @@ type arena struct {
 
 func (a *arena) cellRefs(n int) []cellRef {
 	if cap(a.refs)-len(a.refs) < n {
-		a.refs = make([]cellRef, 0, max(n, 1024))
+		a.refs = make([]cellRef, 0, max(n, min(2*cap(a.refs), 1024), 16))
 	}
 	s := a.refs[len(a.refs) : len(a.refs)+n : len(a.refs)+n]
 	a.refs = a.refs[:len(a.refs)+n]
@@ -170,7 +170,9 @@ func (a *arena) bytes(n int) []byte {
 		return make([]byte, 0, n)
 	}
 	if cap(a.buf)-len(a.buf) < n {
-		a.buf = make([]byte, 0, 256<<10)
+		// Chunks double from 4 KiB: a one-row call must not clear 256 KiB (it was a fifth of an
+		// indexed import's CPU), and a large batch still takes few allocations.
+		a.buf = make([]byte, 0, max(n, min(2*cap(a.buf), 256<<10), 4<<10))
 	}
 	start := len(a.buf)
 	a.buf = a.buf[:start+n]

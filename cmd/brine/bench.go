@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +65,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
 	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import and of the rebucket copy (0: min(rows, 20000))")
 	fs.Var((*intList)(&cfg.ServerPIDs), "server-pid", "pids of the store's server processes on this machine, comma-separated: the indexed import and the rebucket copy then report their CPU per row (Linux /proc)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (this process: the client side) to this file, for go tool pprof")
 	fs.BoolVar(&cfg.Cluster, "cluster", cfg.Cluster, "run the multi-server section even when every region is on one server (it runs by itself when they are on several)")
 	var metrics metricsFlags
 	metrics.register(fs)
@@ -104,6 +106,17 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 			_ = st.Close()
 		}
 	}()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	rep, err := bench.Run(ctx, st, cfg)
 	if err != nil {
 		return err

@@ -246,21 +246,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 // resumeCommand is the command that imports the failure report into the same table: the flags given,
 // without the ones that only made sense the first time (--create, --failed).
 func (f *importFlags) resumeCommand(fs *flag.FlagSet, report string) string {
-	parts := []string{"brine import"}
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "create", "failed", "dry-run":
-			return
-		}
-		if bf, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
-			if fl.Value.String() == "true" {
-				parts = append(parts, "--"+fl.Name)
-			}
-			return
-		}
-		parts = append(parts, "--"+fl.Name+"="+shellQuote(fl.Value.String()))
-	})
-	return strings.Join(append(parts, shellQuote(report)), " ")
+	return commandLine(fs, "brine import", []string{"create", "failed", "dry-run"}, report)
 }
 
 func openInput(env *cliEnv, path string) (r io.Reader, size int64, closeFn func(), err error) {

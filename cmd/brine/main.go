@@ -76,6 +76,7 @@ func commands() []command {
 		{"analyze", "show how keys (one per line, from a file or stdin) spread over buckets", runAnalyze},
 		{"periods", "per-period tables: periods declare|list|create-ahead|tune|expire TABLE", runPeriods},
 		{"verify", "compare a table with one on another store (or salting): verify --from STORE --to STORE TABLE [--as NAME]", runVerify},
+		{"copy", "copy a table to another store, name or salting, resumable: copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--since TIME] [--resume]", runCopy},
 		{"import", "bulk-import CSV, TSV or JSON Lines into a table (a period table: each row into its period)", runImport},
 		{"bench", "benchmark brine against the raw driver on one store (Markdown + JSON report)", runBench},
 	}

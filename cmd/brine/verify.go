@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,44 +18,16 @@ const verifyUsage = "usage: brine verify --from STORE --to STORE TABLE [--as NAM
 // salting: it prints each key whose rows differ, as get prints it, and exits 3 when any does.
 func runVerify(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "verify")
-	var from storeFlags
-	fs.StringVar(&from.store, "from", defaultStore, "store URL of the table compared from")
-	to := fs.String("to", "", "store URL of the table compared with (default: --from's)")
-	as := fs.String("as", "", "the table's name on --to (default: TABLE)")
-	fs.BoolVar(&from.verbose, "v", false, "verbose: the drivers' logs and whole server errors")
-	from.registerKeys(fs)
-	start := fs.String("start", "", "first key (inclusive), as scan takes it")
-	end := fs.String("end", "", "end key (exclusive), as scan takes it")
-	prefix := fs.String("prefix", "", "compare only keys with this prefix, as scan takes it")
-	versions := fs.String("versions", "latest", "latest: compare the newest version of each cell; all: every version")
+	var p pairFlags
+	p.register(fs, "compared from", "store URL of the table compared with")
 	chunk := fs.Int("chunk", compare.DefaultChunk, "mean rows per hashed chunk: about this many rows of each side are read again around a difference")
-	pos, err := from.parse(env, fs, args)
-	if err != nil {
+	if err := p.parse(env, fs, args, verifyUsage); err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return errors.New(verifyUsage)
-	}
-	from.table = pos[0]
-	target := storeFlags{store: *to, table: *as, verbose: from.verbose}
-	if target.store == "" {
-		target.store = from.store
-	}
-	if target.table == "" {
-		target.table = from.table
-	}
-	if *prefix != "" && (*start != "" || *end != "") {
-		return errors.New("--prefix and --start/--end exclude each other")
-	}
-	if *versions != "latest" && *versions != "all" {
-		return fmt.Errorf("--versions %q: want latest or all", *versions)
 	}
 	if *chunk <= 0 {
 		return fmt.Errorf("--chunk %d: want a positive row count", *chunk)
 	}
-	if _, err := from.keyFormat(nil); err != nil { // flag errors before any store is opened
-		return err
-	}
+	from, target := p.from, p.to
 	ca, err := from.openClient(ctx, env)
 	if err != nil {
 		return fmt.Errorf("--from: %w", err)
@@ -81,14 +52,14 @@ func runVerify(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := scanRange(kf, *start, *end, *prefix)
+	r, err := scanRange(kf, *p.start, *p.end, *p.prefix)
 	if err != nil {
 		return err
 	}
 
 	began := time.Now()
 	var st compare.Stats
-	opts := compare.Options{Chunk: *chunk, AllVersions: *versions == "all", Stats: &st, Progress: verifyProgress(env, began)}
+	opts := compare.Options{Chunk: *chunk, AllVersions: p.allVersions(), Stats: &st, Progress: verifyProgress(env, began)}
 	for d, err := range compare.Tables(ctx, a, b, r, opts) {
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -68,6 +69,9 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 	var plains, imports, builds, wholeBuilds []float64
 	for rep := range r.cfg.Repeat {
 		for j := range 3 {
+			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=exclusive-import): the
+			// goroutines each part starts inherit it.
+			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"plain-import", "exclusive-import", "exclusive-build"}[(j+rep)%3])))
 			switch (j + rep) % 3 {
 			case 0:
 				t, _, err := create("explain", rep, nil)
@@ -127,6 +131,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 			}
 		}
 	}
+	pprof.SetGoroutineLabels(ctx)
 	res := &ExclusiveResult{Rows: n, PlainRowsPerS: Median(plains), ImportRowsPerS: Median(imports), BuildRowsPerS: Median(builds),
 		WholeBuildRowsPerS: Median(wholeBuilds)}
 	res.ImportOverPlain = Ratio(res.ImportRowsPerS, res.PlainRowsPerS)

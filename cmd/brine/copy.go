@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/brine-kv/brine/migrate"
+	"github.com/brine-kv/brine/salting"
+)
+
+const copyUsage = "usage: brine copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--start K] [--end K | --prefix P] [--since TIME] [--versions latest|all] [--resume]"
+
+// runCopy copies a table to another store (or name, or salting): migrate.Copy, with its progress on
+// stderr, and on an interrupt the command that resumes it.
+func runCopy(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "copy")
+	var p pairFlags
+	p.register(fs, "copied", "store URL the copy goes to")
+	salt := fs.String("salt", "", "the copy's salting spec, when copy creates it (default: the table's)")
+	since := fs.String("since", "", "copy only cells stamped after this time (RFC 3339, a date, or ms since 1970): a catch-up pass")
+	resume := fs.Bool("resume", false, "finish an interrupted copy, from its checkpoint (the same flags as it had)")
+	workers := fs.Int("workers", 0, "source buckets copied at once (0: 8)")
+	if err := p.parse(env, fs, args, copyUsage); err != nil {
+		return err
+	}
+	from, target := p.from, p.to
+	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers}
+	var err error
+	if *salt != "" {
+		if opts.Salter, err = salting.ParseSpec(*salt); err != nil {
+			return fmt.Errorf("--salt: %w", err)
+		}
+	}
+	if *since != "" {
+		if opts.Since, err = parseSince(*since); err != nil {
+			return err
+		}
+	}
+	if target.store == from.store && target.table == from.table {
+		return fmt.Errorf("copy %s: %w (give the copy another name with --as, or another store with --to)", from.table, migrate.ErrSameTable)
+	}
+	ca, err := from.openClient(ctx, env)
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	defer ca.Close()
+	cb := ca // one store opened once: the embedded store allows one opening at a time
+	if target.store != from.store {
+		// The copy may be the target store's first table, as import --create's may.
+		b, err := openStore(ctx, env, target.store, false)
+		if err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+		cb = env.newClient(b)
+		defer cb.Close()
+	}
+	if p.ranged() {
+		cfg, err := ca.Describe(ctx, from.table)
+		if err != nil {
+			return fmt.Errorf("--from: %w", err)
+		}
+		kf, err := from.keyFormat(cfg.KeySchema)
+		if err != nil {
+			return err
+		}
+		if opts.Range, err = scanRange(kf, *p.start, *p.end, *p.prefix); err != nil {
+			return err
+		}
+	}
+	began := time.Now()
+	opts.Progress = copyProgress(env, began)
+	st, err := migrate.Copy(ctx, ca, cb, from.table, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(env.stderr, "copy interrupted after %d rows; its checkpoint is kept on --to: resume it with:\n  %s\n", st.Rows, commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
+		}
+		return err
+	}
+	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s to %s in %v", st.Rows, st.Cells, from.table, target.table, st.Elapsed.Round(time.Millisecond))
+	if len(st.Indexes) > 0 {
+		fmt.Fprintf(env.stderr, "; built and verified indexes %s", strings.Join(st.Indexes, ", "))
+	}
+	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (this copy's start, less a minute for the stores' clocks)\n",
+		began.Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
+	return nil
+}
+
+// parseSince reads --since: a date, RFC 3339, or milliseconds since 1970.
+func parseSince(s string) (time.Time, error) {
+	if t, ok := parseTime(s); ok {
+		return t, nil
+	}
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms >= 0 {
+		return time.UnixMilli(ms), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-11-28), RFC 3339 (2026-11-28T10:00:00Z) or milliseconds since 1970", s)
+}
+
+// copyProgress prints the rows copied and the buckets done, at most every few seconds.
+func copyProgress(env *cliEnv, began time.Time) func(migrate.Progress) {
+	var mu sync.Mutex
+	last := began
+	return func(p migrate.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < 3*time.Second {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(env.stderr, "copy: %d rows, %d of %d buckets done, in %v\n", p.Rows, p.Buckets, p.Total, time.Since(began).Round(time.Second))
+	}
+}

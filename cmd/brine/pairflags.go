@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// pairFlags are the flags of a command on two tables, one per store (verify, copy): --from, --to
+// and --as name them, and the range and version flags say which cells.
+type pairFlags struct {
+	from, to                   storeFlags
+	toStore, as                *string
+	start, end, prefix, verStr *string
+}
+
+// register adds the flags; verb says what the command does with the --from table's rows.
+func (p *pairFlags) register(fs *flag.FlagSet, verb, toHelp string) {
+	fs.StringVar(&p.from.store, "from", defaultStore, "store URL of the table "+verb)
+	p.toStore = fs.String("to", "", toHelp+" (default: --from's)")
+	p.as = fs.String("as", "", "the table's name on --to (default: TABLE)")
+	fs.BoolVar(&p.from.verbose, "v", false, "verbose: the drivers' logs and whole server errors")
+	p.from.registerKeys(fs)
+	p.start = fs.String("start", "", "first key (inclusive), as scan takes it")
+	p.end = fs.String("end", "", "end key (exclusive), as scan takes it")
+	p.prefix = fs.String("prefix", "", "only keys with this prefix, as scan takes it")
+	p.verStr = fs.String("versions", "latest", "latest: the newest version of each cell; all: every version the table keeps")
+}
+
+// parse reads the arguments (one table) and checks the flags that need no store.
+func (p *pairFlags) parse(env *cliEnv, fs *flag.FlagSet, args []string, usage string) error {
+	pos, err := p.from.parse(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New(usage)
+	}
+	p.from.table = pos[0]
+	p.to = storeFlags{store: *p.toStore, table: *p.as, verbose: p.from.verbose}
+	if p.to.store == "" {
+		p.to.store = p.from.store
+	}
+	if p.to.table == "" {
+		p.to.table = p.from.table
+	}
+	if *p.prefix != "" && (*p.start != "" || *p.end != "") {
+		return errors.New("--prefix and --start/--end exclude each other")
+	}
+	if *p.verStr != "latest" && *p.verStr != "all" {
+		return fmt.Errorf("--versions %q: want latest or all", *p.verStr)
+	}
+	_, err = p.from.keyFormat(nil) // flag errors before any store is opened
+	return err
+}
+
+func (p *pairFlags) allVersions() bool { return *p.verStr == "all" }
+
+func (p *pairFlags) ranged() bool { return *p.start != "" || *p.end != "" || *p.prefix != "" }
+
+// commandLine is the command name with the flags fs was given, but skip, and then tail: the command
+// that resumes an interrupted one.
+func commandLine(fs *flag.FlagSet, name string, skip []string, tail ...string) string {
+	parts := []string{name}
+	fs.Visit(func(fl *flag.Flag) {
+		for _, s := range skip {
+			if fl.Name == s {
+				return
+			}
+		}
+		if bf, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			if fl.Value.String() == "true" {
+				parts = append(parts, "--"+fl.Name)
+			}
+			return
+		}
+		parts = append(parts, "--"+fl.Name+"="+shellQuote(fl.Value.String()))
+	})
+	for _, t := range tail {
+		parts = append(parts, shellQuote(t))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,260 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/salting"
+)
+
+// plan checks a copy's input against both stores and opens its source; nothing is written yet.
+func plan(ctx context.Context, from, to *client.Client, table string, opts Options) (*job, error) {
+	if opts.As == "" {
+		opts.As = table
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 8
+	}
+	if opts.ChunkRows <= 0 {
+		opts.ChunkRows = 2000
+	}
+	j := &job{from: from, to: to, table: table, as: opts.As, opts: opts}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("copy %s: "+format, append([]any{table}, args...)...)
+	}
+	if (from == to || from.Backend() == to.Backend()) && opts.As == table {
+		return nil, fail("%w (give the copy another name, As)", ErrSameTable)
+	}
+	if main, ix, err := from.IndexTableOf(ctx, table); err != nil {
+		return nil, fail("%w", err)
+	} else if main != "" {
+		return nil, fail("%w: it is index %s's table; copy table %s, whose copy gets the index built", client.ErrInvalidArgument, ix, main)
+	}
+	cfg, err := from.Describe(ctx, table)
+	if err != nil {
+		return nil, fail("%w", err)
+	}
+	if cfg.Salter == nil {
+		return nil, fail("%w: brine did not create it (no salting spec stored): its salt and families are unknown", client.ErrInvalidArgument)
+	}
+	if cfg.Families == nil {
+		return nil, fail("%w: its families were not recorded (created before brine recorded them); create the target with them, then copy into it", client.ErrInvalidArgument)
+	}
+	j.cfg = cfg
+	if len(cfg.Indexes) > 0 {
+		it, err := from.OpenIndexedTable(ctx, table, nil)
+		if err != nil {
+			return nil, fail("%w", err)
+		}
+		j.src, j.buckets = it, it.Salter().Buckets()
+	} else {
+		t, err := from.OpenTable(ctx, table, nil)
+		if err != nil {
+			return nil, fail("%w", err)
+		}
+		j.src, j.buckets = t, t.Salter().Buckets()
+	}
+	if err := j.checkTarget(ctx); err != nil {
+		return nil, fail("%w", err)
+	}
+	return j, nil
+}
+
+// checkTarget checks what the target store holds under the target's name: nothing, or a table the
+// rows can go into.
+func (j *job) checkTarget(ctx context.Context) error {
+	tcfg, err := j.to.Describe(ctx, j.as)
+	switch {
+	case errors.Is(err, client.ErrTableNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("target %s: %w", j.as, err)
+	}
+	if got, want := schemaText(tcfg), schemaText(j.cfg); got != want {
+		return fmt.Errorf("%w: target %s exists with key schema %s, the source's is %s", client.ErrInvalidArgument, j.as, got, want)
+	}
+	if j.opts.Salter != nil && (tcfg.Salter == nil || tcfg.Salter.Spec() != j.opts.Salter.Spec()) {
+		return fmt.Errorf("%w: target %s exists with salting %s, not %s", client.ErrSpecMismatch, j.as, specText(tcfg.Salter), j.opts.Salter.Spec())
+	}
+	if tcfg.Families != nil {
+		for _, f := range j.cfg.Families {
+			if !slices.Contains(tcfg.Families, f) {
+				return fmt.Errorf("%w: target %s has no family %q (it has %s)", client.ErrInvalidArgument, j.as, f, strings.Join(tcfg.Families, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// start creates the target if needed, and opens the checkpoint: a new one, or the interrupted
+// copy's when resuming, whose options must be these.
+func (j *job) start(ctx context.Context) error {
+	cpName := CheckpointTable(j.as)
+	none, err := salting.ParseSpec("none")
+	if err != nil {
+		return err
+	}
+	cp, err := j.to.OpenTable(ctx, cpName, nil)
+	switch {
+	case err == nil && !j.opts.Resume:
+		return fmt.Errorf("copy %s: %w: %s holds its checkpoint; resume it (--resume), or drop that table to start again", j.table, ErrInterrupted, cpName)
+	case err == nil:
+		got, gerr := cp.Get(ctx, []byte(jobKey))
+		if gerr != nil && !errors.Is(gerr, client.ErrNotFound) {
+			return fmt.Errorf("copy %s: read the checkpoint: %w", j.table, gerr)
+		}
+		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
+			return fmt.Errorf("copy %s: %w: the checkpoint was made with %s; this resume has %s", j.table, ErrResumeMismatch, have, want)
+		}
+	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
+		return fmt.Errorf("copy %s: %w: no checkpoint %s on the target's store: nothing to resume", j.table, client.ErrInvalidArgument, cpName)
+	case errors.Is(err, client.ErrTableNotFound):
+		if cp, err = j.to.CreateTable(ctx, cpName, client.TableConfig{Salter: none}); err != nil {
+			return fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
+		}
+		if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())}); err != nil {
+			return fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
+		}
+	default:
+		return fmt.Errorf("copy %s: open the checkpoint: %w", j.table, err)
+	}
+	j.cp = cp
+	return j.openTarget(ctx)
+}
+
+// openTarget opens the target, created like the source if it is not there. A target with indexes
+// that this copy creates, or resumes, is written under an exclusive fence: rows and index entries as
+// plain batches, made exact and active by the fence's release (finish). An indexed target that was
+// there already (a catch-up) is written through its per-row protocol, as any writer's.
+func (j *job) openTarget(ctx context.Context) error {
+	cfg := j.cfg
+	if j.opts.Salter != nil {
+		cfg.Salter = j.opts.Salter
+	}
+	var (
+		it  *client.IndexedTable
+		err error
+	)
+	if len(cfg.Indexes) == 0 {
+		var t *client.Table
+		if t, err = j.to.CreateTable(ctx, j.as, cfg); err == nil {
+			j.target, j.created = t, true
+			return nil
+		}
+	} else if it, err = j.to.CreateIndexedTable(ctx, j.as, cfg); err == nil {
+		j.created = true
+		return j.fence(ctx, it, false)
+	}
+	if !errors.Is(err, client.ErrTableExists) {
+		return fmt.Errorf("copy %s: create target %s: %w", j.table, j.as, err)
+	}
+	if t, err := j.to.OpenTable(ctx, j.as, nil); err == nil {
+		j.target = t
+		return nil
+	} else if !errors.Is(err, client.ErrIndexedTable) {
+		return fmt.Errorf("copy %s: open target %s: %w", j.table, j.as, err)
+	}
+	if it, err = j.to.OpenIndexedTable(ctx, j.as, nil); err != nil {
+		return fmt.Errorf("copy %s: open target %s: %w", j.table, j.as, err)
+	}
+	if j.opts.Resume && len(j.cfg.Indexes) > 0 {
+		return j.fence(ctx, it, true) // the interrupted copy's fence, its holder gone
+	}
+	j.target = it
+	return nil
+}
+
+// fence takes the target's exclusive fence (takeOver: from the interrupted copy) for the rows' writes.
+func (j *job) fence(ctx context.Context, it *client.IndexedTable, takeOver bool) error {
+	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: takeOver, Holder: "brine copy of " + j.table})
+	if err != nil {
+		return fmt.Errorf("copy %s: fence target %s: %w", j.table, j.as, err)
+	}
+	j.target, j.fenced, j.indexed = x, x, it
+	return nil
+}
+
+const (
+	jobKey      = "job"
+	qualOptions = "options"
+	qualCursor  = "cursor"
+	qualDone    = "done"
+)
+
+// fingerprint is what a resume must agree with: every option that changes which rows go where.
+func (j *job) fingerprint() string {
+	spec := specText(j.cfg.Salter)
+	if j.opts.Salter != nil {
+		spec = j.opts.Salter.Spec()
+	}
+	since := "none"
+	if !j.opts.Since.IsZero() {
+		since = j.opts.Since.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	return fmt.Sprintf("table=%s as=%s salt=%s start=%x end=%x since=%s all-versions=%t",
+		j.table, j.as, spec, j.opts.Range.Start, j.opts.Range.End, since, j.opts.AllVersions)
+}
+
+// bucketState is a source bucket's place in the checkpoint.
+type bucketState struct {
+	cursor []byte // the last row written, every row before it written too; nil: none yet
+	done   bool
+}
+
+func bucketKey(b int) []byte { return fmt.Appendf(nil, "bucket/%06d", b) }
+
+// readCheckpoint returns every source bucket's state.
+func (j *job) readCheckpoint(ctx context.Context) ([]bucketState, error) {
+	keys := make([][]byte, j.buckets)
+	for b := range keys {
+		keys[b] = bucketKey(b)
+	}
+	rows, err := j.cp.GetMany(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: read the checkpoint: %w", j.table, err)
+	}
+	states := make([]bucketState, j.buckets)
+	for b, r := range rows {
+		states[b] = bucketState{cursor: cellValue(r.Cells, qualCursor), done: cellValue(r.Cells, qualDone) != nil}
+	}
+	return states, nil
+}
+
+// saveCursor records a bucket's cursor, or that it is done.
+func (j *job) saveCursor(ctx context.Context, bucket int, cursor []byte, done bool) error {
+	c := client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: cursor}
+	if done {
+		c = client.Cell{Family: client.DefaultFamily, Qualifier: qualDone, Value: []byte{1}}
+	}
+	if err := j.cp.Put(ctx, bucketKey(bucket), c); err != nil {
+		return fmt.Errorf("copy %s: bucket %d: save its cursor: %w", j.table, bucket, err)
+	}
+	return nil
+}
+
+func cellValue(cells []client.Cell, qual string) []byte {
+	for _, c := range cells {
+		if c.Qualifier == qual {
+			return c.Value
+		}
+	}
+	return nil
+}
+
+func schemaText(cfg client.TableConfig) string {
+	if cfg.KeySchema == nil {
+		return "none"
+	}
+	return cfg.KeySchema.String()
+}
+
+func specText(s salting.Salter) string {
+	if s == nil {
+		return "none stored"
+	}
+	return s.Spec()
+}
