@@ -20,14 +20,11 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 		opts.Workers = 8
 	}
 	if opts.ChunkRows <= 0 {
-		opts.ChunkRows = 2000
+		opts.ChunkRows = 8000
 	}
 	j := &job{from: from, to: to, table: table, as: opts.As, opts: opts}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("copy %s: "+format, append([]any{table}, args...)...)
-	}
-	if (from == to || from.Backend() == to.Backend()) && opts.As == table {
-		return nil, fail("%w (give the copy another name, As)", ErrSameTable)
 	}
 	if main, ix, err := from.IndexTableOf(ctx, table); err != nil {
 		return nil, fail("%w", err)
@@ -90,14 +87,11 @@ func (j *job) checkTarget(ctx context.Context) error {
 	return nil
 }
 
-// start creates the target if needed, and opens the checkpoint: a new one, or the interrupted
-// copy's when resuming, whose options must be these.
+// start checks the checkpoint (a resume needs the interrupted copy's, with these options; a new
+// copy needs none), then opens the target, creating it if needed, and then a new checkpoint: a copy
+// the target store refuses (a name, a family it cannot hold) fails before anything is written.
 func (j *job) start(ctx context.Context) error {
 	cpName := CheckpointTable(j.as)
-	none, err := salting.ParseSpec("none")
-	if err != nil {
-		return err
-	}
 	cp, err := j.to.OpenTable(ctx, cpName, nil)
 	switch {
 	case err == nil && !j.opts.Resume:
@@ -112,18 +106,35 @@ func (j *job) start(ctx context.Context) error {
 		}
 	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
 		return fmt.Errorf("copy %s: %w: no checkpoint %s on the target's store: nothing to resume", j.table, client.ErrInvalidArgument, cpName)
-	case errors.Is(err, client.ErrTableNotFound):
-		if cp, err = j.to.CreateTable(ctx, cpName, client.TableConfig{Salter: none}); err != nil {
-			return fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
-		}
-		if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())}); err != nil {
-			return fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
-		}
-	default:
+	case !errors.Is(err, client.ErrTableNotFound):
 		return fmt.Errorf("copy %s: open the checkpoint: %w", j.table, err)
 	}
+	if err := j.openTarget(ctx); err != nil {
+		return err
+	}
+	if cp == nil {
+		if cp, err = j.newCheckpoint(ctx, cpName); err != nil {
+			return j.finish(ctx, err)
+		}
+	}
 	j.cp = cp
-	return j.openTarget(ctx)
+	return nil
+}
+
+// newCheckpoint creates the checkpoint table, with the options a resume must have.
+func (j *job) newCheckpoint(ctx context.Context, name string) (*client.Table, error) {
+	none, err := salting.ParseSpec("none")
+	if err != nil {
+		return nil, err
+	}
+	cp, err := j.to.CreateTable(ctx, name, client.TableConfig{Salter: none})
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
+	}
+	if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())}); err != nil {
+		return nil, fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
+	}
+	return cp, nil
 }
 
 // openTarget opens the target, created like the source if it is not there. A target with indexes

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -60,7 +61,7 @@ type Progress struct {
 type Stats struct {
 	Rows    int64    // rows written by this call
 	Cells   int64    // their cells
-	Buckets int      // source buckets
+	Buckets int      // source buckets (periods, for a period table)
 	Created bool     // Copy created the target
 	Indexes []string // the target's indexes, verified exact after the copy
 	Elapsed time.Duration
@@ -75,6 +76,9 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // target as a plain Import (batched per target bucket, retried) before it records the bucket's
 // cursor in the checkpoint, so an interrupted copy resumes where every bucket stood (Resume).
 //
+// A period table (package periods) is copied period by period: the target is declared alike, and
+// each period's table is created on it with its source period's spec (or Salter) and copied.
+//
 // A target that is not there is created like the source: key schema, families and their settings,
 // Meta, the source's salting or Salter; its indexes are built at the end, under an exclusive fence
 // (client.ExclusiveTable.AddIndex: plain batches, not the per-row protocol), then verified. A target
@@ -88,6 +92,12 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // family, an interrupted copy not resumed (ErrInterrupted) or resumed with other options
 // (ErrResumeMismatch).
 func Copy(ctx context.Context, from, to *client.Client, table string, opts Options) (Stats, error) {
+	if (from == to || from.Backend() == to.Backend()) && (opts.As == "" || opts.As == table) {
+		return Stats{}, fmt.Errorf("copy %s: %w (give the copy another name, As)", table, ErrSameTable)
+	}
+	if meta, err := from.Backend().TableMeta(ctx, table); err == nil && periods.IsTable(meta) {
+		return copyPeriods(ctx, from, to, table, opts)
+	}
 	began := time.Now()
 	j, err := plan(ctx, from, to, table, opts)
 	if err != nil {
@@ -177,40 +187,61 @@ func (j *job) copyRows(ctx context.Context) error {
 }
 
 // copyBucket copies one source bucket from after cursor (nil: its start), a chunk at a time, and
-// records its cursor after each chunk is written.
+// records its cursor after each chunk is written. The next chunk is read while one is written.
 func (j *job) copyBucket(ctx context.Context, bucket int, cursor []byte) error {
 	ro := append(j.opts.readOptions(), client.Buckets(bucket))
 	if cursor != nil {
 		ro = append(ro, client.ResumeAfter(cursor))
 	}
-	chunk := make([]client.Row, 0, j.opts.ChunkRows)
-	flush := func() error {
-		if len(chunk) == 0 {
-			return nil
-		}
-		if err := j.write(ctx, chunk); err != nil {
-			return fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err)
-		}
-		if err := j.saveCursor(ctx, bucket, chunk[len(chunk)-1].Key, false); err != nil {
-			return err
-		}
-		chunk = chunk[:0]
-		j.progress()
-		return nil
-	}
-	for row, err := range j.src.Scan(ctx, j.opts.Range, ro...) {
-		if err != nil {
-			return fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err)
-		}
-		chunk = append(chunk, row)
-		if len(chunk) == j.opts.ChunkRows {
-			if err := flush(); err != nil {
-				return err
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks := make(chan []client.Row, 1)
+	var readErr error
+	go func() {
+		defer close(chunks)
+		chunk := make([]client.Row, 0, j.opts.ChunkRows)
+		send := func() bool {
+			select {
+			case chunks <- chunk:
+				chunk = make([]client.Row, 0, j.opts.ChunkRows)
+				return true
+			case <-ctx.Done():
+				return false
 			}
 		}
-	}
-	if err := flush(); err != nil {
+		for row, err := range j.src.Scan(ctx, j.opts.Range, ro...) {
+			if err != nil {
+				readErr = err
+				return
+			}
+			if chunk = append(chunk, row); len(chunk) == j.opts.ChunkRows && !send() {
+				return
+			}
+		}
+		if len(chunk) > 0 {
+			send()
+		}
+	}()
+	stop := func(err error) error {
+		cancel() // the reader ends, and closes chunks
+		for range chunks {
+		}
 		return err
+	}
+	for chunk := range chunks {
+		if err := j.write(ctx, chunk); err != nil {
+			return stop(fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err))
+		}
+		if err := j.saveCursor(ctx, bucket, chunk[len(chunk)-1].Key, false); err != nil {
+			return stop(err)
+		}
+		j.progress()
+	}
+	if readErr != nil { // set before chunks closed
+		return fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, readErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err)
 	}
 	if err := j.saveCursor(ctx, bucket, nil, true); err != nil {
 		return err

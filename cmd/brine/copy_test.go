@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/migrate"
 )
 
@@ -56,5 +57,22 @@ func TestCLICopyBadInput(t *testing.T) {
 				t.Errorf("tables after the refused copy:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestCLICopyTargetRefuses: a family the Tablestore target cannot hold (its column names take no
+// '-') fails the copy before anything is written: no table, no checkpoint, on the target.
+func TestCLICopyTargetRefuses(t *testing.T) {
+	c := newCLI(t)
+	from := c.store
+	c.useTablestore(t)
+	c.ok("create", "--store", from, "--table", "src", "--salt", "hash:2", "--families", "d,x-y")
+	c.ok("put", "--store", from, "--table", "src", "k1", "x-y:v=1")
+	_, _, err := c.run(context.Background(), "copy", "--from", from, "--to", c.store, "src")
+	if !errors.Is(err, client.ErrInvalidArgument) {
+		t.Fatalf("copy of a family Tablestore cannot hold: %v, want ErrInvalidArgument", err)
+	}
+	if out := c.ok("tables", "--store", c.store); out != "" {
+		t.Errorf("tables on the target after the refused copy:\n%s", out)
 	}
 }

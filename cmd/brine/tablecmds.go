@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
@@ -99,8 +101,11 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 	} else {
 		fmt.Fprintln(env.stdout, "key     no schema stored (keys are text; --key or --hex to say otherwise)")
 	}
+	if cfg, err := c.Describe(ctx, physical); err == nil && cfg.Families != nil {
+		fmt.Fprintf(env.stdout, "families %s\n", familiesText(cfg))
+	}
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		if k != client.MetaSaltSpec && k != client.MetaKeySchema {
+		if k != client.MetaSaltSpec && k != client.MetaKeySchema && k != client.MetaLayout {
 			fmt.Fprintf(env.stdout, "meta    %s=%s\n", k, meta[k])
 		}
 	}
@@ -168,4 +173,33 @@ func runDrop(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "dropped %s\n", sf.table)
 	return nil
+}
+
+// familiesText is describe's line of families: each with the settings it was created with.
+func familiesText(cfg client.TableConfig) string {
+	parts := make([]string, len(cfg.Families))
+	for i, f := range cfg.Families {
+		var set []string
+		o := cfg.FamilyOptions[f]
+		if v := cmp.Or(o.MaxVersions, cfg.MaxVersions); v > 1 {
+			set = append(set, fmt.Sprintf("versions %d", v))
+		}
+		if o.TTL > 0 {
+			set = append(set, "ttl "+o.TTL.String())
+		}
+		if o.Compression != "" {
+			set = append(set, "compression "+o.Compression)
+		}
+		if o.BloomFilter != "" {
+			set = append(set, "bloom "+o.BloomFilter)
+		}
+		if o.BlockCache != nil && !*o.BlockCache {
+			set = append(set, "no block cache")
+		}
+		parts[i] = f
+		if len(set) > 0 {
+			parts[i] += " (" + strings.Join(set, ", ") + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -31,10 +31,13 @@ const (
 	SectionRebucket = "rebucket"
 	// SectionVerify: compare.Tables over two equal tables of BulkRows rows against scanning both.
 	SectionVerify = "verify"
+	// SectionCopy: migrate.Copy of BulkRows rows, re-salted, against Import of the same rows, into
+	// the store and into an embedded store (issue 28).
+	SectionCopy = "copy"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionVerify, SectionFilter, SectionCluster}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionVerify, SectionCopy, SectionFilter, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {

@@ -25,6 +25,7 @@ type Report struct {
 	Index    *IndexResult    `json:"index,omitempty"`
 	Rebucket *RebucketResult `json:"rebucket,omitempty"`
 	Verify   *VerifyResult   `json:"verify,omitempty"`
+	Copy     *CopyResult     `json:"copy,omitempty"`
 	Filter   *FilterResult   `json:"filter,omitempty"`
 	// Cluster is the multi-server section; nil when the regions were all on one server.
 	Cluster *ClusterResult `json:"cluster,omitempty"`
@@ -267,6 +268,9 @@ func Evaluate(r *Report) []GoalResult {
 	if v := r.Verify; v != nil {
 		goals = append(goals, v.goal())
 	}
+	if c := r.Copy; c != nil {
+		goals = append(goals, c.goals()...)
+	}
 	for _, l := range r.Limits {
 		goals = append(goals, GoalResult{
 			Name: fmt.Sprintf("limit %d scan, %d buckets, prefetch %d", l.Limit, l.Buckets, l.Prefetch),
@@ -389,6 +393,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	if v := r.Verify; v != nil {
 		v.markdown(p)
+	}
+	if c := r.Copy; c != nil {
+		c.markdown(p)
 	}
 	if f := r.Filter; f != nil {
 		f.markdown(p)

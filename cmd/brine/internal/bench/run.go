@@ -110,6 +110,11 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.has(SectionCopy) {
+		if err := r.copies(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.has(SectionFilter) {
 		if err := r.filter(ctx); err != nil {
 			return nil, err
