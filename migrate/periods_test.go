@@ -93,4 +93,3 @@ func TestCopyPeriods(t *testing.T) {
 		t.Errorf("target store holds %v, want the period table and its 3 periods (no checkpoint)", names)
 	}
 }
-
