@@ -73,11 +73,20 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	began := time.Now()
 	opts.Progress = copyProgress(env, began)
+	if env.watchCopy != nil {
+		progress := opts.Progress
+		opts.Progress = func(p migrate.Progress) { progress(p); env.watchCopy(p) }
+	}
 	st, err := migrate.Copy(ctx, ca, cb, from.table, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			fmt.Fprintf(env.stderr, "copy interrupted after %d rows; its checkpoint is kept on --to: resume it with:\n  %s\n", st.Rows, commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
+	if err != nil && ctx.Err() != nil {
+		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.CheckpointTable(target.table), nil); cerr != nil {
+			return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted before it began: %w", ctx.Err())}
 		}
+		fmt.Fprintf(env.stdout, "copy interrupted after %d rows; its checkpoint is kept on --to: resume with:\n  %s\n", st.Rows,
+			commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted: %w", ctx.Err())}
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s to %s in %v", st.Rows, st.Cells, from.table, target.table, st.Elapsed.Round(time.Millisecond))

@@ -76,3 +76,78 @@ func TestCLICopyTargetRefuses(t *testing.T) {
 		t.Errorf("tables on the target after the refused copy:\n%s", out)
 	}
 }
+
+// TestCLICopyInterrupt: a copy interrupted part-way exits 130 and prints the command that resumes
+// it; that command finishes the copy, and verify then finds the tables equal. Run from the embedded
+// store to the Tablestore server.
+func TestCLICopyInterrupt(t *testing.T) {
+	c := newCLI(t)
+	from := c.store
+	c.useTablestore(t)
+	checkCLICopyInterrupt(t, c, from)
+}
+
+func checkCLICopyInterrupt(t *testing.T, c *cli, from string) {
+	c.ok("import", "--store", from, "--table", "src", "--create", "--salt", "hash:4", "--key", typedKey, c.file("in.csv", csvRows(20_000, 20_000)))
+	dst := c.tab("dst")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.watchCopy = func(p migrate.Progress) {
+		if p.Rows >= 2000 {
+			cancel()
+		}
+	}
+	out, _, err := c.run(ctx, "copy", "--from", from, "--to", c.store, "src", "--as", dst, "--salt", "hash:2", "--workers", "1")
+	c.env.watchCopy = nil
+	wantExit(t, err, exitInterrupted)
+	resume := printedCommand(t, out, "resume with:")
+	if !slices.Contains(resume, "--resume") || !slices.Contains(resume, "--salt=hash:2") {
+		t.Fatalf("resume command %q lacks --resume or the copy's flags", resume)
+	}
+	c.ok(resume...)
+	c.ok("verify", "--from", from, "--to", c.store, "src", "--as", dst)
+}
+
+// TestCLIMigrationRecipe runs docs/migrate.md's recipe from the embedded store to the Tablestore
+// server: copy, a write, a catch-up, a last catch-up, verify.
+func TestCLIMigrationRecipe(t *testing.T) {
+	c := newCLI(t)
+	from := c.store
+	c.useTablestore(t)
+	checkCLIRecipe(t, c, from, "orders")
+}
+
+// checkCLIRecipe migrates table src from the store from to c's store, as docs/migrate.md says.
+func checkCLIRecipe(t *testing.T, c *cli, from, src string) {
+	c.ok("import", "--store", from, "--table", src, "--create", "--salt", "hash:4", "--key", typedKey, c.file("in.csv", csvRows(3000, 3000)))
+	dst := c.tab("orders_new")
+	c.ok("copy", "--from", from, "--to", c.store, src, "--as", dst, "--salt", "hash:16")
+	since := printedSince(t, c.stderr.String())
+	c.ok("put", "--store", from, "--table", src, "h1,1767225600001", "d:v=written during the copy")
+	c.ok("delete", "--store", from, "--table", src, "h2,1767225600002", "d:v")
+	if _, _, err := c.run(context.Background(), "verify", "--from", from, "--to", c.store, src, "--as", dst); err == nil {
+		t.Fatal("verify before the catch-up: equal, want differences")
+	}
+	c.ok("copy", "--from", from, "--to", c.store, src, "--as", dst, "--since", since)
+	next := printedSince(t, c.stderr.String())
+	c.ok("copy", "--from", from, "--to", c.store, src, "--as", dst, "--since", next) // the writers paused
+	out, _, err := c.run(context.Background(), "verify", "--from", from, "--to", c.store, src, "--as", dst)
+	// A catch-up copies what rows hold, not their absence: the deleted cell is the one difference.
+	wantExit(t, err, 3)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "only in --to: h2,") {
+		t.Fatalf("verify after the catch-up:\n%s\nwant the deleted row only in --to", out)
+	}
+	c.ok("delete", "--store", c.store, "--table", dst, "h2,1767225600002", "d:v")
+	c.ok("verify", "--from", from, "--to", c.store, src, "--as", dst)
+}
+
+// printedSince is the --since a copy printed for the next catch-up pass.
+func printedSince(t *testing.T, stderr string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(stderr, "the next catch-up pass: --since ")
+	if !ok {
+		t.Fatalf("no catch-up time in the copy's output:\n%s", stderr)
+	}
+	since, _, _ := strings.Cut(rest, " ")
+	return since
+}

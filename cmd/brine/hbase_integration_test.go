@@ -47,3 +47,19 @@ func TestHBaseCLIVerify(t *testing.T) {
 	c.store, c.tablePrefix = h.store, h.tablePrefix
 	checkCLIVerify(t, c, local)
 }
+
+// TestHBaseCLICopy: a copy from the embedded store to HBase, interrupted and resumed; then the
+// migration recipe from HBase to the embedded store.
+func TestHBaseCLICopy(t *testing.T) {
+	t.Run("interrupted", func(t *testing.T) {
+		c := newCLI(t)
+		local := c.store
+		h := hbaseCLI(t)
+		c.store, c.tablePrefix = h.store, h.tablePrefix
+		checkCLICopyInterrupt(t, c, local)
+	})
+	t.Run("recipe", func(t *testing.T) {
+		h := hbaseCLI(t)
+		checkCLIRecipe(t, newCLI(t), h.store, h.tab("orders")) // h drops the source at the end
+	})
+}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/brine-kv/brine/migrate"
 )
 
 // command is one subcommand: its flags are parsed from args, output goes to stdout.
@@ -37,6 +39,8 @@ type cliEnv struct {
 	// watchInput, when set, wraps an import's input as it is opened: tests use it to interrupt an
 	// import at a known point of its input.
 	watchInput func(io.Reader) io.Reader
+	// watchCopy, when set, hears a copy's progress after each chunk: tests use it to interrupt one.
+	watchCopy func(migrate.Progress)
 	// clientOptions are added to every client a command builds (the metrics of import and bench).
 	clientOptions clientOptionList
 }
