@@ -1,7 +1,6 @@
 package migrate_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,30 +95,18 @@ func killAt(t *testing.T, job copyChild, rows int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCopyChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envCopyChild+"="+string(raw))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
+	child := testkit.StartChild(t, "^TestCopyChild$", envCopyChild+"="+string(raw))
 	killed := false
-	for sc.Scan() {
+	for l := range child.Lines {
 		var n int
-		if _, err := fmt.Sscanf(sc.Text(), "rows %d", &n); err == nil && n >= rows {
-			_ = cmd.Process.Signal(syscall.SIGKILL)
+		if _, err := fmt.Sscanf(l, "rows %d", &n); err == nil && n >= rows && !killed {
+			_ = child.Cmd.Process.Signal(syscall.SIGKILL)
 			killed = true
-			break
 		}
 	}
-	err = cmd.Wait()
+	err = child.Cmd.Wait()
 	var exit *exec.ExitError
 	if !killed || !errors.As(err, &exit) {
-		t.Fatalf("the child copy was not killed part-way (%v):\n%s", err, stderr.String())
+		t.Fatalf("the child copy was not killed part-way (%v):\n%s", err, child.Stderr.String())
 	}
 }

@@ -1,15 +1,11 @@
 package reliability_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/indextest"
+	"github.com/brine-kv/brine/internal/testkit"
 )
 
 // The parent's side of the SIGKILL rounds (sigkill_test.go): the child run and killed, and what the
@@ -79,26 +76,8 @@ func runChild(t *testing.T, job killJob, trigger string, delay time.Duration, wh
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSIGKILLChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKillJob+"="+string(raw))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
+	child := testkit.StartChild(t, "^TestSIGKILLChild$", envKillJob+"="+string(raw))
+	cmd, lines, stderr := child.Cmd, child.Lines, child.Stderr
 	var seen []string
 	ready := false
 	for !ready {
