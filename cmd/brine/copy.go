@@ -43,21 +43,11 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	if target.store == from.store && target.table == from.table {
 		return fmt.Errorf("copy %s: %w (give the copy another name with --as, or another store with --to)", from.table, migrate.ErrSameTable)
 	}
-	ca, err := from.openClient(ctx, env)
+	ca, cb, closeFn, err := p.open(ctx, env, true)
 	if err != nil {
-		return fmt.Errorf("--from: %w", err)
+		return err
 	}
-	defer ca.Close()
-	cb := ca // one store opened once: the embedded store allows one opening at a time
-	if target.store != from.store {
-		// The copy may be the target store's first table, as import --create's may.
-		b, err := openStore(ctx, env, target.store, false)
-		if err != nil {
-			return fmt.Errorf("--to: %w", err)
-		}
-		cb = env.newClient(b)
-		defer cb.Close()
-	}
+	defer closeFn()
 	if p.ranged() {
 		cfg, err := ca.Describe(ctx, from.table)
 		if err != nil {

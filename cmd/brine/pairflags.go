@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/brine-kv/brine/client"
 )
 
 // pairFlags are the flags of a command on two tables, one per store (verify, copy): --from, --to
@@ -53,6 +56,25 @@ func (p *pairFlags) parse(env *cliEnv, fs *flag.FlagSet, args []string, usage st
 	}
 	_, err = p.from.keyFormat(nil) // flag errors before any store is opened
 	return err
+}
+
+// open opens the two stores' clients, one client when both are one store (the embedded store allows
+// one opening at a time); createTo lets --to's store be made (a copy may be its first table, as
+// import --create's may). closeFn closes them.
+func (p *pairFlags) open(ctx context.Context, env *cliEnv, createTo bool) (a, b *client.Client, closeFn func(), err error) {
+	if a, err = p.from.openClient(ctx, env); err != nil {
+		return nil, nil, nil, fmt.Errorf("--from: %w", err)
+	}
+	if p.to.store == p.from.store {
+		return a, a, func() { _ = a.Close() }, nil
+	}
+	tb, err := openStore(ctx, env, p.to.store, !createTo)
+	if err != nil {
+		_ = a.Close()
+		return nil, nil, nil, fmt.Errorf("--to: %w", err)
+	}
+	b = env.newClient(tb)
+	return a, b, func() { _ = b.Close(); _ = a.Close() }, nil
 }
 
 func (p *pairFlags) allVersions() bool { return *p.verStr == "all" }

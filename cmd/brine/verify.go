@@ -28,18 +28,11 @@ func runVerify(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("--chunk %d: want a positive row count", *chunk)
 	}
 	from, target := p.from, p.to
-	ca, err := from.openClient(ctx, env)
+	ca, cb, closeFn, err := p.open(ctx, env, false)
 	if err != nil {
-		return fmt.Errorf("--from: %w", err)
+		return err
 	}
-	defer ca.Close()
-	cb := ca // one store opened once: the embedded store allows one opening at a time
-	if target.store != from.store {
-		if cb, err = target.openClient(ctx, env); err != nil {
-			return fmt.Errorf("--to: %w", err)
-		}
-		defer cb.Close()
-	}
+	defer closeFn()
 	a, stored, err := openCompared(ctx, ca, from.table)
 	if err != nil {
 		return fmt.Errorf("--from: %w", err)
