@@ -56,7 +56,7 @@ func load(t *testing.T, ctx context.Context, c *client.Client, indexed bool) tim
 		var err error
 		switch {
 		case version == "1" && indexed:
-			ix, perr := client.ParseIndexConfig("by_buyer", "salt=hash:3|key=c:d:buyer|cover=m:v")
+			ix, perr := client.ParseIndexConfig("by_buyer", "salt=hash:3|key=c:d:buyer")
 			if perr != nil {
 				t.Fatal(perr)
 			}
@@ -88,6 +88,28 @@ func load(t *testing.T, ctx context.Context, c *client.Client, indexed bool) tim
 	return time.UnixMilli(1_500_000)
 }
 
+// deleteSome deletes, from the source, a column of one row (both its versions) and a whole row: a
+// copy must bring neither back.
+func deleteSome(t *testing.T, ctx context.Context, c *client.Client, indexed bool) {
+	t.Helper()
+	var tbl client.TableAPI
+	var err error
+	if indexed {
+		tbl, err = c.OpenIndexedTable(ctx, "orders", nil)
+	} else {
+		tbl, err = c.OpenTable(ctx, "orders", nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, key(5), client.Column{Family: "m", Qualifier: "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, key(6)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // equal fails t unless the two tables hold the same rows (every version with all).
 func equal(t *testing.T, ctx context.Context, a, b *client.Client, as string, all bool) {
 	t.Helper()
@@ -117,8 +139,8 @@ func equal(t *testing.T, ctx context.Context, a, b *client.Client, as string, al
 		}
 		t.Errorf("differ: %v at %q", d.Kind, d.Key)
 	}
-	if st.RowsA != rows {
-		t.Errorf("compared %d rows, want %d", st.RowsA, rows)
+	if st.RowsA != st.RowsB || st.RowsA < rows-1 {
+		t.Errorf("compared %d rows with %d, want %d or %d each", st.RowsA, st.RowsB, rows-1, rows)
 	}
 }
 
@@ -129,12 +151,13 @@ func TestCopyBetweenStores(t *testing.T) {
 				ctx := testkit.Context(t, time.Minute)
 				from, to := open(t, pair[0]), open(t, pair[1])
 				load(t, ctx, from, indexed)
+				deleteSome(t, ctx, from, indexed)
 				st, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Salter: testkit.Salter(t, "hash:7"), AllVersions: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if st.Rows != rows || st.Cells != 4*rows || !st.Created {
-					t.Errorf("stats %+v, want %d rows, %d cells, created", st, rows, 4*rows)
+				if st.Rows != rows-1 || st.Cells != 4*rows-6 || !st.Created {
+					t.Errorf("stats %+v, want %d rows, %d cells, created", st, rows-1, 4*rows-6)
 				}
 				equal(t, ctx, from, to, "orders", true)
 				got, err := to.Describe(ctx, "orders")
@@ -158,8 +181,8 @@ func TestCopyBetweenStores(t *testing.T) {
 					if ix.State() != client.IndexActive {
 						t.Errorf("index state %s, want active", ix.State())
 					}
-					if n := testkit.Count(t, ix.Scan(ctx, client.Range{})); n != rows {
-						t.Errorf("query by the copied index: %d rows, want %d", n, rows)
+					if n := testkit.Count(t, ix.Scan(ctx, client.Range{})); n != rows-1 {
+						t.Errorf("query by the copied index: %d rows, want %d", n, rows-1)
 					}
 				}
 				if _, err := to.OpenTable(ctx, migrate.CheckpointTable("orders"), nil); !errors.Is(err, client.ErrTableNotFound) {
