@@ -117,7 +117,7 @@ func Copy(ctx context.Context, from, to *client.Client, table string, opts Optio
 
 // readOptions are the source reads of a copy with opts.
 func (o Options) readOptions() []client.ReadOption {
-	var ro []client.ReadOption
+	ro := []client.ReadOption{client.BatchSize(4096)} // a copy reads whole buckets: fewer, larger round trips
 	if o.AllVersions {
 		ro = append(ro, client.MaxVersions(math.MaxInt32))
 	}
@@ -187,7 +187,9 @@ func (j *job) copyRows(ctx context.Context) error {
 }
 
 // copyBucket copies one source bucket from after cursor (nil: its start), a chunk at a time, and
-// records its cursor after each chunk is written. The next chunk is read while one is written.
+// records its cursor after each chunk is written. Reading goes on while a chunk is written: each
+// chunk is what was read meanwhile, at least minChunk rows (unless the bucket ends) and at most
+// ChunkRows, so the first write starts early and the writes keep up with the reads.
 func (j *job) copyBucket(ctx context.Context, bucket int, cursor []byte) error {
 	ro := append(j.opts.readOptions(), client.Buckets(bucket))
 	if cursor != nil {
@@ -195,49 +197,45 @@ func (j *job) copyBucket(ctx context.Context, bucket int, cursor []byte) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := make(chan []client.Row, 1)
+	rows := make(chan client.Row, j.opts.ChunkRows)
 	var readErr error
 	go func() {
-		defer close(chunks)
-		chunk := make([]client.Row, 0, j.opts.ChunkRows)
-		send := func() bool {
-			select {
-			case chunks <- chunk:
-				chunk = make([]client.Row, 0, j.opts.ChunkRows)
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
+		defer close(rows)
 		for row, err := range j.src.Scan(ctx, j.opts.Range, ro...) {
 			if err != nil {
 				readErr = err
 				return
 			}
-			if chunk = append(chunk, row); len(chunk) == j.opts.ChunkRows && !send() {
+			select {
+			case rows <- row:
+			case <-ctx.Done():
 				return
 			}
 		}
-		if len(chunk) > 0 {
-			send()
-		}
 	}()
 	stop := func(err error) error {
-		cancel() // the reader ends, and closes chunks
-		for range chunks {
+		cancel() // the reader ends, and closes rows
+		for range rows {
 		}
 		return err
 	}
-	for chunk := range chunks {
-		if err := j.write(ctx, chunk); err != nil {
-			return stop(fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err))
+	minChunk := min(j.opts.ChunkRows, 500)
+	for {
+		chunk, more := nextChunk(rows, minChunk, j.opts.ChunkRows)
+		if len(chunk) > 0 {
+			if err := j.write(ctx, chunk); err != nil {
+				return stop(fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, err))
+			}
+			if err := j.saveCursor(ctx, bucket, chunk[len(chunk)-1].Key, false); err != nil {
+				return stop(err)
+			}
+			j.progress()
 		}
-		if err := j.saveCursor(ctx, bucket, chunk[len(chunk)-1].Key, false); err != nil {
-			return stop(err)
+		if !more {
+			break
 		}
-		j.progress()
 	}
-	if readErr != nil { // set before chunks closed
+	if readErr != nil { // set before rows was closed
 		return fmt.Errorf("copy %s: bucket %d: %w", j.table, bucket, readErr)
 	}
 	if err := ctx.Err(); err != nil {
@@ -249,6 +247,30 @@ func (j *job) copyBucket(ctx context.Context, bucket int, cursor []byte) error {
 	j.done.Add(1)
 	j.progress()
 	return nil
+}
+
+// nextChunk takes from rows at least least rows (fewer when rows closes), then whatever more is
+// there at once, up to most; more is false once rows is closed and drained.
+func nextChunk(rows <-chan client.Row, least, most int) (chunk []client.Row, more bool) {
+	for len(chunk) < least {
+		r, ok := <-rows
+		if !ok {
+			return chunk, false
+		}
+		chunk = append(chunk, r)
+	}
+	for len(chunk) < most {
+		select {
+		case r, ok := <-rows:
+			if !ok {
+				return chunk, false
+			}
+			chunk = append(chunk, r)
+		default:
+			return chunk, true
+		}
+	}
+	return chunk, true
 }
 
 // write imports rows into the target; a row that could not be written fails the copy, whose

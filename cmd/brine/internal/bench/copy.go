@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -82,6 +83,8 @@ func (r *runner) copies(ctx context.Context) error {
 	for rep := range r.cfg.Repeat {
 		for j := range 4 {
 			suffix := strconv.Itoa(rep)
+			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=copy-embedded).
+			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"import", "copy", "import-embedded", "copy-embedded"}[(j+rep)%4])))
 			switch (j + rep) % 4 {
 			case 0:
 				rps, err := r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "copyimport"+suffix, to) }, n, row)
@@ -114,6 +117,7 @@ func (r *runner) copies(ctx context.Context) error {
 			}
 		}
 	}
+	pprof.SetGoroutineLabels(ctx)
 	res := &CopyResult{Rows: n, From: copyFrom, To: copyTo, ImportRowsPerS: Median(imports), CopyRowsPerS: Median(copiesS),
 		CopyFixedMs: Median(fixed), LocalImportRowsPerS: Median(localImports), LocalCopyRowsPerS: Median(localCopies)}
 	res.CopyOverImport = Ratio(res.CopyRowsPerS, res.ImportRowsPerS)
