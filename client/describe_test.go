@@ -28,7 +28,7 @@ func TestDescribe(t *testing.T) {
 		Salter: testkit.Salter(t, "hash:3"), Families: []string{"d", "m"}, MaxVersions: 2,
 		FamilyOptions: map[string]client.FamilyOptions{"m": {MaxVersions: 5, TTL: time.Hour, BlockCache: &cache}},
 		KeySchema:     testkit.Schema(t, "id:string,n:int64"), Meta: map[string]string{"owner": "team-a"},
-		Indexes:       []client.IndexConfig{ix},
+		Indexes: []client.IndexConfig{ix},
 	}
 	if _, err := c.CreateIndexedTable(ctx, "t", want); err != nil {
 		t.Fatal(err)
