@@ -87,7 +87,7 @@ func (r *runner) copies(ctx context.Context) error {
 			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"import", "copy", "import-embedded", "copy-embedded"}[(j+rep)%4])))
 			switch (j + rep) % 4 {
 			case 0:
-				rps, err := r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "copyimport"+suffix, to) }, n, row)
+				rps, err := r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "cpimport"+suffix, to) }, n, row)
 				if err != nil {
 					return err
 				}

@@ -137,13 +137,17 @@ func TestRunMemory(t *testing.T) {
 	// 2 write tables, scan tables for 1 and 8 buckets, the 32-bucket limit table, 3 order tables and
 	// their 0+1+2 index tables, the hand-written application's 2 tables, per repeat a rebucketed
 	// table, its new table and an import table, the rebucket directory, the verify section's 2
-	// tables, the filter table, and per repeat the exclusive measures' 3 tables with their 4 index
-	// tables.
-	if want := 17 + 10*cfg.Repeat; len(rec.created) != want {
+	// tables, the filter table, per repeat the exclusive measures' 3 tables with their 4 index
+	// tables, and the copy section's source with, per repeat, an import table, a copy and its
+	// checkpoint (the embedded store's tables are another store's).
+	if want := 18 + 13*cfg.Repeat; len(rec.created) != want {
 		t.Errorf("created %v, want %d tables", rec.created, want)
 	}
 	checkIndex(t, rep.Index, cfg)
 	checkRebucket(t, rep.Rebucket, cfg)
+	if c := rep.Copy; c == nil || c.CopyRowsPerS <= 0 || c.ImportRowsPerS <= 0 || c.LocalCopyRowsPerS <= 0 || c.LocalImportRowsPerS <= 0 {
+		t.Errorf("copy section: %+v, want every rate measured", c)
+	}
 	checkFilter(t, rep.Filter, cfg, -1)
 	if v := rep.Verify; v == nil || v.Rows != cfg.bulkRows() || v.VerifyMs <= 0 || v.ScanBothMs <= 0 {
 		t.Errorf("verify: %+v", v)
