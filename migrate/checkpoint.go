@@ -38,9 +38,6 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 	if cfg.Salter == nil {
 		return nil, fail("%w: brine did not create it (no salting spec stored): its salt and families are unknown", client.ErrInvalidArgument)
 	}
-	if cfg.Families == nil {
-		return nil, fail("%w: its families were not recorded (created before brine recorded them); create the target with them, then copy into it", client.ErrInvalidArgument)
-	}
 	j.cfg = cfg
 	if len(cfg.Indexes) > 0 {
 		it, err := from.OpenIndexedTable(ctx, table, nil)
@@ -150,6 +147,12 @@ func (j *job) openTarget(ctx context.Context) error {
 		it  *client.IndexedTable
 		err error
 	)
+	if cfg.Families == nil {
+		if _, err := j.to.Describe(ctx, j.as); errors.Is(err, client.ErrTableNotFound) {
+			return fmt.Errorf("copy %s: %w: its families were not recorded (it was created before brine recorded them): create %s on the target with them, then copy into it",
+				j.table, client.ErrInvalidArgument, j.as)
+		}
+	}
 	if len(cfg.Indexes) == 0 {
 		var t *client.Table
 		if t, err = j.to.CreateTable(ctx, j.as, cfg); err == nil {

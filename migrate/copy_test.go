@@ -294,3 +294,34 @@ func TestCopyBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyUnrecordedFamilies: a source whose families brine did not record (created before it
+// did) is refused when the copy would have to create the target, and copied into a target created
+// by hand.
+func TestCopyUnrecordedFamilies(t *testing.T) {
+	ctx := testkit.Context(t, time.Minute)
+	from, to := open(t, "memory"), open(t, "memory")
+	meta := map[string]string{client.MetaSaltSpec: "hash:2"} // what CreateTable stored before brine.layout
+	if err := from.Backend().CreateTable(ctx, "old", backends.TableOptions{Families: []string{"f"}, Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := from.OpenTable(ctx, "old", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Put(ctx, []byte("k"), client.Cell{Family: "f", Qualifier: "q", Value: []byte("v")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.Copy(ctx, from, to, "old", migrate.Options{}); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Fatalf("copy creating the target: %v, want ErrInvalidArgument", err)
+	}
+	if names, _ := to.Tables(ctx); len(names) != 0 {
+		t.Fatalf("the refused copy left %v", names)
+	}
+	if _, err := to.CreateTable(ctx, "old", client.TableConfig{Salter: testkit.Salter(t, "hash:3"), Families: []string{"f"}}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := migrate.Copy(ctx, from, to, "old", migrate.Options{}); err != nil || st.Rows != 1 || st.Created {
+		t.Fatalf("copy into the target made by hand: %+v, %v", st, err)
+	}
+}
