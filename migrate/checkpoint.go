@@ -188,7 +188,7 @@ func (j *job) fence(ctx context.Context, it *client.IndexedTable, takeOver bool)
 	if err != nil {
 		return fmt.Errorf("copy %s: fence target %s: %w", j.table, j.as, err)
 	}
-	j.target, j.fenced, j.indexed = x, x, it
+	j.target, j.fenced = x, x
 	return nil
 }
 

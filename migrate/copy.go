@@ -80,8 +80,9 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // each period's table is created on it with its source period's spec (or Salter) and copied.
 //
 // A target that is not there is created like the source: key schema, families and their settings,
-// Meta, the source's salting or Salter; its indexes are built at the end, under an exclusive fence
-// (client.ExclusiveTable.AddIndex: plain batches, not the per-row protocol), then verified. A target
+// Meta, the source's salting or Salter, and its indexes: their entries are written with the rows
+// under the target's exclusive fence (client.ExclusiveTable.Import: plain batches, not the per-row
+// protocol), made exact and active by the fence's release, then verified (Index.Verify). A target
 // that is there (a catch-up pass, Since) must have the source's key schema, and an IndexedTable's
 // writes keep its indexes. Cells keep their timestamps; a row or cell the source no longer shows is
 // not copied, so a delete is never undone, but nor is it copied: a catch-up pass leaves in the
@@ -139,7 +140,6 @@ type job struct {
 		Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
 	}
 	fenced     *client.ExclusiveTable // the target under this copy's fence, if it has indexes
-	indexed    *client.IndexedTable
 	created    bool
 	cp         *client.Table // the checkpoint
 	rows       atomic.Int64
