@@ -43,7 +43,7 @@ type Options struct {
 	// must be the ones that copy had.
 	Resume bool
 	// Workers is how many source buckets are copied at once (default 8); ChunkRows the rows read
-	// from a bucket and written before its cursor moves on (default 2,000).
+	// from a bucket and written before its cursor moves on, at most (default 8,000).
 	Workers   int
 	ChunkRows int
 	// Progress, when set, is told of the rows written and the buckets done, after each chunk; it is
