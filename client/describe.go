@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/salting"
@@ -62,16 +59,8 @@ func (c *Client) Describe(ctx context.Context, name string) (TableConfig, error)
 		}
 		cfg.Families, cfg.MaxVersions, cfg.FamilyOptions = l.Families, l.MaxVersions, l.FamilyOptions
 	}
-	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		iname, ok := strings.CutPrefix(k, metaIndexPrefix)
-		if !ok || indexState(meta, iname) == IndexDropping {
-			continue
-		}
-		ic, err := ParseIndexConfig(iname, meta[k])
-		if err != nil {
-			return TableConfig{}, fmt.Errorf("describe %q: %w", name, err)
-		}
-		cfg.Indexes = append(cfg.Indexes, ic)
+	if cfg.Indexes, err = declaredIndexes(meta); err != nil {
+		return TableConfig{}, fmt.Errorf("describe %q: %w", name, err)
 	}
 	internal := indexMeta(meta)
 	for k, v := range meta {

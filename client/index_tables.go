@@ -73,22 +73,13 @@ func (cfg IndexConfig) salter() salting.Salter {
 // attachIndexes gives t the indexes its meta declares, sorted by name, but the ones being dropped,
 // which writers no longer keep.
 func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
-	names := slices.Sorted(maps.Keys(meta))
-	for _, k := range names {
-		name, ok := strings.CutPrefix(k, metaIndexPrefix)
-		if !ok {
-			continue
-		}
-		cfg, err := ParseIndexConfig(name, meta[k])
-		if err != nil {
-			return err
-		}
-		st := indexState(meta, name)
-		if st == IndexDropping {
-			continue
-		}
+	cfgs, err := declaredIndexes(meta)
+	if err != nil {
+		return err
+	}
+	for _, cfg := range cfgs {
 		ix := c.newIndex(t, cfg)
-		ix.state = st
+		ix.state = indexState(meta, cfg.Name)
 		t.indexes = append(t.indexes, ix)
 	}
 	t.indexFamily = meta[metaIndexFamily]
@@ -189,4 +180,24 @@ func (c *Client) deleteIndexTables(ctx context.Context, table string) error {
 		}
 	}
 	return nil
+}
+
+// declaredIndexes are the definitions of the indexes a table's meta declares, sorted by name, but the
+// ones being dropped.
+func declaredIndexes(meta map[string]string) ([]IndexConfig, error) {
+	var cfgs []IndexConfig
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		name, ok := strings.CutPrefix(k, metaIndexPrefix)
+		if !ok {
+			continue
+		}
+		cfg, err := ParseIndexConfig(name, meta[k])
+		if err != nil {
+			return nil, err
+		}
+		if indexState(meta, name) != IndexDropping {
+			cfgs = append(cfgs, cfg)
+		}
+	}
+	return cfgs, nil
 }
