@@ -88,34 +88,45 @@ func (j *job) checkTarget(ctx context.Context) error {
 // copy needs none), then opens the target, creating it if needed, and then a new checkpoint: a copy
 // the target store refuses (a name, a family it cannot hold) fails before anything is written.
 func (j *job) start(ctx context.Context) error {
-	cpName := CheckpointTable(j.as)
-	cp, err := j.to.OpenTable(ctx, cpName, nil)
-	switch {
-	case err == nil && !j.opts.Resume:
-		return fmt.Errorf("copy %s: %w: %s holds its checkpoint; resume it (--resume), or drop that table to start again", j.table, ErrInterrupted, cpName)
-	case err == nil:
-		got, gerr := cp.Get(ctx, []byte(jobKey))
-		if gerr != nil && !errors.Is(gerr, client.ErrNotFound) {
-			return fmt.Errorf("copy %s: read the checkpoint: %w", j.table, gerr)
-		}
-		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
-			return fmt.Errorf("copy %s: %w: the checkpoint was made with %s; this resume has %s", j.table, ErrResumeMismatch, have, want)
-		}
-	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
-		return fmt.Errorf("copy %s: %w: no checkpoint %s on the target's store: nothing to resume", j.table, client.ErrInvalidArgument, cpName)
-	case !errors.Is(err, client.ErrTableNotFound):
-		return fmt.Errorf("copy %s: open the checkpoint: %w", j.table, err)
+	cp, err := j.openCheckpoint(ctx)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", j.table, err)
 	}
 	if err := j.openTarget(ctx); err != nil {
 		return err
 	}
 	if cp == nil {
-		if cp, err = j.newCheckpoint(ctx, cpName); err != nil {
+		if cp, err = j.newCheckpoint(ctx, CheckpointTable(j.as)); err != nil {
 			return j.finish(ctx, err)
 		}
 	}
 	j.cp = cp
 	return nil
+}
+
+// openCheckpoint returns the interrupted copy's checkpoint when resuming (its options must be
+// these), and nil for a new copy, which finds none there.
+func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
+	name := CheckpointTable(j.as)
+	cp, err := j.to.OpenTable(ctx, name, nil)
+	switch {
+	case err == nil && !j.opts.Resume:
+		return nil, fmt.Errorf("%w: %s holds its checkpoint; resume it (--resume), or drop that table to start again", ErrInterrupted, name)
+	case err == nil:
+		got, err := cp.Get(ctx, []byte(jobKey))
+		if err != nil && !errors.Is(err, client.ErrNotFound) {
+			return nil, fmt.Errorf("read the checkpoint: %w", err)
+		}
+		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
+			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, want)
+		}
+		return cp, nil
+	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
+		return nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
+	case errors.Is(err, client.ErrTableNotFound):
+		return nil, nil
+	}
+	return nil, fmt.Errorf("open the checkpoint: %w", err)
 }
 
 // newCheckpoint creates the checkpoint table, with the options a resume must have.

@@ -30,22 +30,8 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 		cfg.Table.Salter = opts.Salter
 	}
 	j := &job{from: from, to: to, table: table, as: as, opts: opts, cfg: client.TableConfig{Salter: cfg.Table.Salter}}
-	cpName := CheckpointTable(as)
-	cp, err := to.OpenTable(ctx, cpName, nil)
-	switch {
-	case err == nil && !opts.Resume:
-		return fail(fmt.Errorf("%w: %s holds its checkpoint; resume it (--resume), or drop that table to start again", ErrInterrupted, cpName))
-	case err == nil:
-		got, gerr := cp.Get(ctx, []byte(jobKey))
-		if gerr != nil && !errors.Is(gerr, client.ErrNotFound) {
-			return fail(gerr)
-		}
-		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
-			return fail(fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, want))
-		}
-	case errors.Is(err, client.ErrTableNotFound) && opts.Resume:
-		return fail(fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, cpName))
-	case !errors.Is(err, client.ErrTableNotFound):
+	cp, err := j.openCheckpoint(ctx)
+	if err != nil {
 		return fail(err)
 	}
 	dst, err := periods.Open(ctx, to, as, nil)
@@ -61,7 +47,7 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 		return fail(fmt.Errorf("%w: target %s exists with key schema %s, the source's is %s", client.ErrInvalidArgument, as, got, want))
 	}
 	if cp == nil {
-		if cp, err = j.newCheckpoint(ctx, cpName); err != nil {
+		if cp, err = j.newCheckpoint(ctx, CheckpointTable(as)); err != nil {
 			return fail(err)
 		}
 	}
@@ -98,7 +84,7 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 			return st, fmt.Errorf("copy %s: period %s: save the checkpoint: %w", table, p.Table, err)
 		}
 	}
-	if err := to.DeleteTable(ctx, cpName); err != nil && !errors.Is(err, client.ErrTableNotFound) {
+	if err := to.DeleteTable(ctx, cp.Name()); err != nil && !errors.Is(err, client.ErrTableNotFound) {
 		return st, fmt.Errorf("copy %s: drop its checkpoint: %w", table, err)
 	}
 	st.Elapsed = time.Since(began)
