@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/internal/hbasetest"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // The faults the monkey plays in every run, whatever its random draw: each costs more than an action
@@ -329,7 +330,9 @@ func (m *monkey) pauseRS(ctx context.Context, n int) error {
 	var err error
 	for try := range 3 {
 		if try > 0 {
-			time.Sleep(time.Second)
+			if err := wait.Sleep(ctx, time.Second); err != nil {
+				return err
+			}
 		}
 		if err = m.cl.PauseRS(ctx, n); err == nil || !strings.Contains(err.Error(), "unable to freeze") {
 			return err

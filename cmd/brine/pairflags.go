@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/brine-kv/brine/client"
@@ -86,10 +87,8 @@ func (p *pairFlags) ranged() bool { return *p.start != "" || *p.end != "" || *p.
 func commandLine(fs *flag.FlagSet, name string, skip []string, tail ...string) string {
 	parts := []string{name}
 	fs.Visit(func(fl *flag.Flag) {
-		for _, s := range skip {
-			if fl.Name == s {
-				return
-			}
+		if slices.Contains(skip, fl.Name) {
+			return
 		}
 		if bf, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 			if fl.Value.String() == "true" {
