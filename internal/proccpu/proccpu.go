@@ -70,3 +70,40 @@ func parseStat(b []byte) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * tick, nil
 }
+
+// Machine is the CPU time every processor of this machine has spent so far: busy (user, nice,
+// system, irq, softirq, steal) and in all (busy, idle and iowait), from /proc/stat's first line.
+// Over a window, busy/all is how saturated the machine was, and busy per row what the whole
+// machine (client, servers, kernel) spent per row.
+func Machine() (busy, all time.Duration, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, fmt.Errorf("proccpu: machine CPU: %w", err)
+	}
+	return parseMachine(b)
+}
+
+// parseMachine reads the "cpu" line of /proc/stat: user nice system idle iowait irq softirq steal,
+// in clock ticks (guest time is counted in user already).
+func parseMachine(b []byte) (busy, all time.Duration, err error) {
+	line, _, _ := bytes.Cut(b, []byte{'\n'})
+	fields := bytes.Fields(line)
+	if len(fields) < 9 || string(fields[0]) != "cpu" {
+		return 0, 0, fmt.Errorf("%w: /proc/stat does not start with the cpu line", ErrStat)
+	}
+	const tick = time.Second / userHZ
+	var ticks [8]uint64
+	for i := range ticks {
+		n, err := strconv.ParseUint(string(fields[1+i]), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: /proc/stat: %w", ErrStat, err)
+		}
+		if n > math.MaxInt64/uint64(tick)/uint64(len(ticks)) { // the sums below stay in range
+			return 0, 0, fmt.Errorf("%w: /proc/stat: %d ticks", ErrStat, n)
+		}
+		ticks[i] = n
+	}
+	b0 := ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
+	a0 := b0 + ticks[3] + ticks[4]
+	return time.Duration(b0) * tick, time.Duration(a0) * tick, nil
+}

@@ -105,3 +105,52 @@ func rusageCPU() (time.Duration, error) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
+
+func TestParseMachine(t *testing.T) {
+	cases := []struct {
+		name, text string
+		busy, all  time.Duration
+		err        bool
+	}{
+		{"two cores", "cpu  23311 5 11706 73026 1852 1 433 17 0 0\ncpu0 11177 0 4891 39118 205 0 64 6 0 0\n",
+			(23311 + 5 + 11706 + 1 + 433 + 17) * 10 * time.Millisecond, (23311 + 5 + 11706 + 73026 + 1852 + 1 + 433 + 17) * 10 * time.Millisecond, false},
+		{"old kernel, eight fields", "cpu 100 0 100 800 0 0 0 0\n", 2 * time.Second, 10 * time.Second, false},
+		{"per-cpu line first", "cpu0 1 2 3 4 5 6 7 8\n", 0, 0, true},
+		{"short", "cpu 1 2 3 4\n", 0, 0, true},
+		{"not a number", "cpu 1 2 x 4 5 6 7 8\n", 0, 0, true},
+		{"overflow", "cpu 18446744073709551615 0 0 0 0 0 0 0\n", 0, 0, true},
+		{"empty", "", 0, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			busy, all, err := parseMachine([]byte(tc.text))
+			if tc.err {
+				if !errors.Is(err, ErrStat) {
+					t.Fatalf("err %v, want ErrStat", err)
+				}
+				return
+			}
+			if err != nil || busy != tc.busy || all != tc.all {
+				t.Fatalf("got %v, %v, %v; want %v, %v", busy, all, err, tc.busy, tc.all)
+			}
+		})
+	}
+}
+
+// The machine's own counters move forward, busy never past all.
+func TestMachine(t *testing.T) {
+	b0, a0, err := Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for time.Now().Before(deadline) { // spin: some busy time to count
+	}
+	b1, a1, err := Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b1 < b0 || a1 < a0 || b0 > a0 || b1 > a1 {
+		t.Fatalf("busy %v -> %v, all %v -> %v", b0, b1, a0, a1)
+	}
+}

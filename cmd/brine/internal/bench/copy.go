@@ -40,6 +40,11 @@ type CopyResult struct {
 	LocalImportRowsPerS float64 `json:"embedded_import_rows_per_s"`
 	LocalCopyRowsPerS   float64 `json:"embedded_copy_rows_per_s"`
 	LocalCopyOverImport float64 `json:"embedded_copy_over_import"`
+	// What each measure cost the machine per row (medians; absent where /proc cannot be read).
+	ImportCPU      CPUUse `json:"import_cpu"`
+	CopyCPU        CPUUse `json:"copy_cpu"`
+	LocalImportCPU CPUUse `json:"embedded_import_cpu"`
+	LocalCopyCPU   CPUUse `json:"embedded_copy_cpu"`
 }
 
 // copies loads a copyFrom table with BulkRows rows, then times, per repeat in rotating order, an
@@ -80,101 +85,115 @@ func (r *runner) copies(ctx context.Context) error {
 	defer embedded.Close()
 
 	var imports, copiesS, fixed, localImports, localCopies []float64
+	var cpus [4][]CPUUse // by measure: import, copy, embedded import, embedded copy
 	for rep := range r.cfg.Repeat {
 		for j := range 4 {
 			suffix := strconv.Itoa(rep)
 			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=copy-embedded).
 			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"import", "copy", "import-embedded", "copy-embedded"}[(j+rep)%4])))
-			switch (j + rep) % 4 {
+			var (
+				rps  float64
+				used CPUUse
+				ok   bool
+				err  error
+			)
+			m := (j + rep) % 4
+			switch m {
 			case 0:
-				rps, err := r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "cpimport"+suffix, to) }, n, row)
-				if err != nil {
-					return err
-				}
+				rps, used, ok, err = r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "cpimport"+suffix, to) }, n, row)
 				imports = append(imports, rps)
 			case 1:
 				name := TablePrefix + "copydst" + suffix + "_" + r.suffix
 				r.viaClient = append(r.viaClient, name)
-				rps, whole, err := timedCopy(ctx, r.client, r.client, src.Name(), name, to, n)
-				if err != nil {
-					return err
-				}
+				var whole float64
+				rps, whole, used, ok, err = timedCopy(ctx, r.client, r.client, src.Name(), name, to, n)
 				copiesS, fixed = append(copiesS, rps), append(fixed, whole)
 			case 2:
-				rps, err := r.timedImport(ctx, func() (*client.Table, error) {
+				rps, used, ok, err = r.timedImport(ctx, func() (*client.Table, error) {
 					return embedded.CreateTable(ctx, "import"+suffix, client.TableConfig{Salter: to})
 				}, n, row)
-				if err != nil {
-					return err
-				}
 				localImports = append(localImports, rps)
 			default:
-				rps, _, err := timedCopy(ctx, r.client, embedded, src.Name(), "copy"+suffix, to, n)
-				if err != nil {
-					return err
-				}
+				rps, _, used, ok, err = timedCopy(ctx, r.client, embedded, src.Name(), "copy"+suffix, to, n)
 				localCopies = append(localCopies, rps)
+			}
+			if err != nil {
+				return err
+			}
+			if ok {
+				cpus[m] = append(cpus[m], used)
 			}
 		}
 	}
 	pprof.SetGoroutineLabels(ctx)
 	res := &CopyResult{Rows: n, From: copyFrom, To: copyTo, ImportRowsPerS: Median(imports), CopyRowsPerS: Median(copiesS),
-		CopyFixedMs: Median(fixed), LocalImportRowsPerS: Median(localImports), LocalCopyRowsPerS: Median(localCopies)}
+		CopyFixedMs: Median(fixed), LocalImportRowsPerS: Median(localImports), LocalCopyRowsPerS: Median(localCopies),
+		ImportCPU: medianUse(cpus[0]), CopyCPU: medianUse(cpus[1]), LocalImportCPU: medianUse(cpus[2]), LocalCopyCPU: medianUse(cpus[3])}
 	res.CopyOverImport = Ratio(res.CopyRowsPerS, res.ImportRowsPerS)
 	res.LocalCopyOverImport = Ratio(res.LocalCopyRowsPerS, res.LocalImportRowsPerS)
 	r.rep.Copy = res
 	return nil
 }
 
-// timedImport creates a table (untimed) and imports n rows into it: rows/s.
-func (r *runner) timedImport(ctx context.Context, create func() (*client.Table, error), n int, row func(int) client.Mutation) (float64, error) {
+// timedImport creates a table (untimed) and imports n rows into it: rows/s, and the CPU the
+// import cost (ok false: not measured).
+func (r *runner) timedImport(ctx context.Context, create func() (*client.Table, error), n int, row func(int) client.Mutation) (_ float64, _ CPUUse, ok bool, _ error) {
 	t, err := create()
 	if err != nil {
-		return 0, err
+		return 0, CPUUse{}, false, err
 	}
-	began := time.Now()
+	cpu0, began := sampleCPU(), time.Now()
 	if _, err := r.importN(ctx, t, n, row); err != nil {
-		return 0, err
+		return 0, CPUUse{}, false, err
 	}
-	return RowsPerSecond(int64(n), time.Since(began)), nil
+	el := time.Since(began)
+	used, ok := cpu0.use(sampleCPU(), n)
+	return RowsPerSecond(int64(n), el), used, ok, nil
 }
 
 // timedCopy copies table from one client to another under a new name and spec: rows/s of its
-// reading and writing, and the ms the rest of the call took.
-func timedCopy(ctx context.Context, from, to *client.Client, table, as string, s salting.Salter, n int) (float64, float64, error) {
+// reading and writing, the ms the rest of the call took, and the CPU its reading and writing cost
+// (ok false: not measured).
+func timedCopy(ctx context.Context, from, to *client.Client, table, as string, s salting.Salter, n int) (rps, fixedMs float64, _ CPUUse, ok bool, _ error) {
 	var mu sync.Mutex
 	var first, last time.Time
+	var cpu0, cpu1 cpuSample
 	began := time.Now()
 	st, err := migrate.Copy(ctx, from, to, table, migrate.Options{As: as, Salter: s, Progress: func(p migrate.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		if first.IsZero() {
-			first = time.Now() // the checkpoint read, before the first row
+			first, cpu0 = time.Now(), sampleCPU() // the checkpoint read, before the first row
 		}
 		if p.Buckets == p.Total {
-			last = time.Now()
+			last, cpu1 = time.Now(), sampleCPU()
 		}
 	}})
 	whole := time.Since(began)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bench: copy %s to %s: %w", table, as, err)
+		return 0, 0, CPUUse{}, false, fmt.Errorf("bench: copy %s to %s: %w", table, as, err)
 	}
 	if st.Rows != int64(n) {
-		return 0, 0, fmt.Errorf("bench: copy %s to %s: %d of %d rows", table, as, st.Rows, n)
+		return 0, 0, CPUUse{}, false, fmt.Errorf("bench: copy %s to %s: %d of %d rows", table, as, st.Rows, n)
 	}
 	rows := last.Sub(first)
-	return RowsPerSecond(int64(n), rows), msOf(whole - rows), nil
+	used, ok := cpu0.use(cpu1, n)
+	return RowsPerSecond(int64(n), rows), msOf(whole - rows), used, ok, nil
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (c *CopyResult) markdown(p func(format string, args ...any)) {
 	p("## Copy: %d rows from %s to %s vs Import of the same rows\n\n", c.Rows, c.From, c.To)
-	p("| target | writer | rows/s | over Import |\n|---|---|---:|---:|\n")
-	p("| this store | `Table.Import` into a fresh %s table | %.0f | 1.00x |\n", c.To, c.ImportRowsPerS)
-	p("| this store | `migrate.Copy` (`brine copy --salt %s`): its reading and writing | %.0f | %.2fx |\n", c.To, c.CopyRowsPerS, c.CopyOverImport)
-	p("| embedded | `Table.Import` into a fresh %s table | %.0f | 1.00x |\n", c.To, c.LocalImportRowsPerS)
-	p("| embedded | `migrate.Copy` from this store: its reading and writing | %.0f | %.2fx |\n\n", c.LocalCopyRowsPerS, c.LocalCopyOverImport)
+	p("| target | writer | rows/s | over Import | machine CPU µs/row | of it, this process | machine busy |\n|---|---|---:|---:|---:|---:|---:|\n")
+	p("| this store | `Table.Import` into a fresh %s table | %.0f | 1.00x | %s |\n", c.To, c.ImportRowsPerS, c.ImportCPU.cell())
+	p("| this store | `migrate.Copy` (`brine copy --salt %s`): its reading and writing | %.0f | %.2fx | %s |\n", c.To, c.CopyRowsPerS, c.CopyOverImport, c.CopyCPU.cell())
+	p("| embedded | `Table.Import` into a fresh %s table | %.0f | 1.00x | %s |\n", c.To, c.LocalImportRowsPerS, c.LocalImportCPU.cell())
+	p("| embedded | `migrate.Copy` from this store: its reading and writing | %.0f | %.2fx | %s |\n\n", c.LocalCopyRowsPerS, c.LocalCopyOverImport, c.LocalCopyCPU.cell())
+	if c.CopyCPU.MachinePerRow > 0 && c.LocalCopyCPU.MachinePerRow > 0 {
+		p("Machine CPU is every process's, this client's and the store's servers' alike (Linux /proc/stat). Where the machine is busy near 100%% in both measures, rows/s are its cores over CPU per row, and a copy's ratio can reach at most the import's CPU per row over the copy's: %.2fx on this store, %.2fx into the embedded store. A copy does what the import does and reads the source too.\n\n",
+			Ratio(c.ImportCPU.MachinePerRow, c.CopyCPU.MachinePerRow), Ratio(c.LocalImportCPU.MachinePerRow, c.LocalCopyCPU.MachinePerRow))
+	}
 	p("A copy's fixed cost on this store (creating the target and its checkpoint, dropping the checkpoint): %.0f ms.\n\n", c.CopyFixedMs)
 }
 

@@ -32,8 +32,11 @@ type ExclusiveResult struct {
 	// table is created before its clock starts.
 	WholeBuildRowsPerS  float64 `json:"index_build_with_create_rows_per_s"`
 	WholeBuildOverPlain float64 `json:"index_build_with_create_over_plain"`
-	ProtocolOverPlain   float64 `json:"protocol_import_over_plain,omitempty"` // issue 21's figure, for scale
-	ExclusiveOverProto  float64 `json:"exclusive_over_protocol_import,omitempty"`
+	// What the plain and the exclusive Import cost the machine per row (medians).
+	PlainCPU           CPUUse  `json:"plain_import_cpu"`
+	ImportCPU          CPUUse  `json:"exclusive_import_cpu"`
+	ProtocolOverPlain  float64 `json:"protocol_import_over_plain,omitempty"` // issue 21's figure, for scale
+	ExclusiveOverProto float64 `json:"exclusive_over_protocol_import,omitempty"`
 }
 
 // exclusive times, per repeat, in rotating order: a plain Import of BulkRows new orders into a fresh
@@ -67,6 +70,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 		}
 	}
 	var plains, imports, builds, wholeBuilds []float64
+	var plainCPU, importCPU []CPUUse
 	for rep := range r.cfg.Repeat {
 		for j := range 3 {
 			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=exclusive-import): the
@@ -78,27 +82,36 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 				if err != nil {
 					return nil, fmt.Errorf("bench: %w", err)
 				}
-				began := time.Now()
+				cpu0, began := sampleCPU(), time.Now()
 				if _, err := r.importN(ctx, t, n, orders); err != nil {
 					return nil, err
 				}
 				plains = append(plains, RowsPerSecond(int64(n), time.Since(began)))
+				if used, ok := cpu0.use(sampleCPU(), n); ok {
+					plainCPU = append(plainCPU, used)
+				}
 			case 1:
 				_, it, err := create("eximport", rep, all)
 				if err != nil {
 					return nil, fmt.Errorf("bench: %w", err)
 				}
+				var cpu0, cpu1 cpuSample
 				el, err := underFence(ctx, it, func(x *client.ExclusiveTable) error {
+					cpu0 = sampleCPU()
 					stats, err := x.Import(ctx, rows, client.ImportOptions{Workers: r.cfg.ImportWorkers})
 					if err == nil && stats.Written != int64(n) {
 						err = fmt.Errorf("wrote %d of %d rows", stats.Written, n)
 					}
 					return err
 				})
+				cpu1 = sampleCPU() // after the Release, which underFence times too
 				if err != nil {
 					return nil, fmt.Errorf("bench: exclusive import: %w", err)
 				}
 				imports = append(imports, RowsPerSecond(int64(n), el))
+				if used, ok := cpu0.use(cpu1, n); ok {
+					importCPU = append(importCPU, used)
+				}
 			default:
 				_, it, err := create("exbuild", rep, all[1:])
 				if err != nil {
@@ -133,7 +146,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 	}
 	pprof.SetGoroutineLabels(ctx)
 	res := &ExclusiveResult{Rows: n, PlainRowsPerS: Median(plains), ImportRowsPerS: Median(imports), BuildRowsPerS: Median(builds),
-		WholeBuildRowsPerS: Median(wholeBuilds)}
+		WholeBuildRowsPerS: Median(wholeBuilds), PlainCPU: medianUse(plainCPU), ImportCPU: medianUse(importCPU)}
 	res.ImportOverPlain = Ratio(res.ImportRowsPerS, res.PlainRowsPerS)
 	res.BuildOverPlain = Ratio(res.BuildRowsPerS, res.PlainRowsPerS)
 	res.WholeBuildOverPlain = Ratio(res.WholeBuildRowsPerS, res.PlainRowsPerS)
@@ -157,11 +170,15 @@ func underFence(ctx context.Context, it *client.IndexedTable, fn func(*client.Ex
 
 func (e *ExclusiveResult) markdown(p func(format string, args ...any)) {
 	p("Exclusive bulk mode (the writers fenced; entries and rows as plain batches), %d new orders per repeat:\n\n", e.Rows)
-	p("| writer | rows/s | over a plain Import |\n|---|---:|---:|\n")
-	p("| `Import` into a fresh table without index | %.0f | 1.00x |\n", e.PlainRowsPerS)
-	p("| `ExclusiveTable.Import` into a fresh table with 2 indexes | %.0f | %.2fx |\n", e.ImportRowsPerS, e.ImportOverPlain)
-	p("| `ExclusiveTable.AddIndex` of by_seller to a loaded table: reading and writing, its table created | %.0f | %.2fx |\n", e.BuildRowsPerS, e.BuildOverPlain)
-	p("| the same, with its table's creation | %.0f | %.2fx |\n\n", e.WholeBuildRowsPerS, e.WholeBuildOverPlain)
+	p("| writer | rows/s | over a plain Import | machine CPU µs/row | of it, this process | machine busy |\n|---|---:|---:|---:|---:|---:|\n")
+	p("| `Import` into a fresh table without index | %.0f | 1.00x | %s |\n", e.PlainRowsPerS, e.PlainCPU.cell())
+	p("| `ExclusiveTable.Import` into a fresh table with 2 indexes | %.0f | %.2fx | %s |\n", e.ImportRowsPerS, e.ImportOverPlain, e.ImportCPU.cell())
+	p("| `ExclusiveTable.AddIndex` of by_seller to a loaded table: reading and writing, its table created | %.0f | %.2fx | – | – | – |\n", e.BuildRowsPerS, e.BuildOverPlain)
+	p("| the same, with its table's creation | %.0f | %.2fx | – | – | – |\n\n", e.WholeBuildRowsPerS, e.WholeBuildOverPlain)
+	if e.ImportCPU.MachinePerRow > 0 {
+		p("An exclusive Import writes each row, its version column and an entry in each index: three rows where the plain Import writes one. Where the machine is busy near 100%% in both, its ratio can reach at most the plain Import's CPU per row over its own: %.2fx.\n\n",
+			Ratio(e.PlainCPU.MachinePerRow, e.ImportCPU.MachinePerRow))
+	}
 	if e.ExclusiveOverProto > 0 {
 		p("The exclusive Import is %.1fx the indexed `Import` through the per-row protocol above.\n\n", e.ExclusiveOverProto)
 	}

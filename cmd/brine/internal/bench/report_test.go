@@ -227,3 +227,57 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("goal entry: %v", g)
 	}
 }
+
+// TestMarkdownCPU: the copy and exclusive tables carry each measure's CPU per row, and the ratio
+// CPU per row allows is said only where it was measured.
+func TestMarkdownCPU(t *testing.T) {
+	measured := func() *Report {
+		r := sample()
+		r.Copy = &CopyResult{Rows: 100, From: "hash:8", To: "hash:16", ImportRowsPerS: 1000, CopyRowsPerS: 800, CopyOverImport: 0.8,
+			LocalImportRowsPerS: 2000, LocalCopyRowsPerS: 1600, LocalCopyOverImport: 0.8,
+			ImportCPU: CPUUse{MachinePerRow: 3.4, ClientPerRow: 1.6, Busy: 0.92}, CopyCPU: CPUUse{MachinePerRow: 4.25, ClientPerRow: 2.1, Busy: 0.9},
+			LocalImportCPU: CPUUse{MachinePerRow: 1.6, ClientPerRow: 1.6, Busy: 0.89}, LocalCopyCPU: CPUUse{MachinePerRow: 2, ClientPerRow: 1.8, Busy: 0.91}}
+		r.Index.Exclusive = &ExclusiveResult{Rows: 100, PlainRowsPerS: 1000, ImportRowsPerS: 250, ImportOverPlain: 0.25,
+			PlainCPU: CPUUse{MachinePerRow: 6.5, ClientPerRow: 3, Busy: 0.93}, ImportCPU: CPUUse{MachinePerRow: 26, ClientPerRow: 11, Busy: 0.94}}
+		return r
+	}
+	unmeasured := measured()
+	unmeasured.Copy.ImportCPU, unmeasured.Copy.CopyCPU, unmeasured.Copy.LocalImportCPU, unmeasured.Copy.LocalCopyCPU = CPUUse{}, CPUUse{}, CPUUse{}, CPUUse{}
+	unmeasured.Index.Exclusive.PlainCPU, unmeasured.Index.Exclusive.ImportCPU = CPUUse{}, CPUUse{}
+	cases := []struct {
+		name      string
+		r         *Report
+		want, not []string
+	}{
+		{"measured", measured(), []string{
+			"| this store | `migrate.Copy` (`brine copy --salt hash:16`): its reading and writing | 800 | 0.80x | 4.2 | 2.1 | 90% |",
+			"| embedded | `Table.Import` into a fresh hash:16 table | 2000 | 1.00x | 1.6 | 1.6 | 89% |",
+			"the import's CPU per row over the copy's: 0.80x on this store, 0.80x into the embedded store.",
+			"| `ExclusiveTable.Import` into a fresh table with 2 indexes | 250 | 0.25x | 26.0 | 11.0 | 94% |",
+			"the plain Import's CPU per row over its own: 0.25x.",
+		}, nil},
+		{"unmeasured", unmeasured, []string{
+			"| this store | `migrate.Copy` (`brine copy --salt hash:16`): its reading and writing | 800 | 0.80x | – | – | – |",
+			"| `ExclusiveTable.Import` into a fresh table with 2 indexes | 250 | 0.25x | – | – | – |",
+		}, []string{"over the copy's", "over its own"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.r.Markdown(&b); err != nil {
+				t.Fatal(err)
+			}
+			md := b.String()
+			for _, want := range tc.want {
+				if !strings.Contains(md, want) {
+					t.Errorf("Markdown lacks %q:\n%s", want, md)
+				}
+			}
+			for _, not := range tc.not {
+				if strings.Contains(md, not) {
+					t.Errorf("Markdown has %q:\n%s", not, md)
+				}
+			}
+		})
+	}
+}
