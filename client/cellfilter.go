@@ -2,7 +2,6 @@ package client
 
 import (
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/backends/driverkit"
 )
 
 // Cell filters trim the cells of the rows a read returns, where the other filters keep or drop rows
@@ -30,25 +29,3 @@ func QualifierRangeFilter(start []byte, startIncl bool, end []byte, endIncl bool
 // order: family, qualifier, newest version first) and keeps at most limit of the rest (0: all). A
 // negative offset or limit, or a second CellsPerRowFilter, fails the read with ErrInvalidArgument.
 func CellsPerRowFilter(offset, limit int) Filter { return backends.CellsPerRowFilter(offset, limit) }
-
-// readsCells reports whether one of fs has a leaf that tests a column's value.
-func readsCells(fs []Filter) bool {
-	for i := range fs {
-		if driverkit.Has(&fs[i], backends.FilterCompare) || driverkit.Has(&fs[i], backends.FilterRegex) {
-			return true
-		}
-	}
-	return false
-}
-
-// moveCells moves store's conjuncts that hold cell leaves to local's end.
-func moveCells(store, local []Filter) (s, l []Filter) {
-	for _, f := range store {
-		if driverkit.HasCells(&f) {
-			local = append(local, f)
-		} else {
-			s = append(s, f)
-		}
-	}
-	return s, local
-}

@@ -1,16 +1,17 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
-	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
@@ -29,73 +30,63 @@ const (
 
 // Client opens salted tables on one backend. It is safe for concurrent use.
 type Client struct {
-	backend     backends.Backend
-	logger      *slog.Logger
-	concurrency int
-	// scanConcurrency bounds one scan's bucket streams being read at once; 0: no bound.
-	scanConcurrency int
-	batchRows       int
-	prefetch        int
-	telCfg          telemetry.Config
-	tel             *telemetry.Telemetry // nil: no provider given, nothing recorded
-	// routeRefresh is how long a table handle trusts its directory view (rebucket_route.go).
-	routeRefresh time.Duration
+	core   *route.Core // the store and the settings below, shared with every handle's router
+	telCfg telemetry.Config
 }
 
 // Option configures a Client.
 type Option func(*Client)
 
 // WithLogger sets the logger (default: slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.core.Logger = l } }
 
 // WithConcurrency bounds the parallel work of one call that writes or reads in bulk: the batches of
 // Apply and GetMany, the rows of an indexed batch, the buckets of CountByBucket and of an index
 // check; it is also the default of ImportOptions.Workers and RebucketOptions.Workers. A Scan's
 // bucket streams are bounded apart, by WithScanConcurrency: a bulk load's width is a throughput
 // setting, a scan's is its time to first row.
-func WithConcurrency(n int) Option { return func(c *Client) { c.concurrency = max(1, n) } }
+func WithConcurrency(n int) Option { return func(c *Client) { c.core.Concurrency = max(1, n) } }
 
 // WithScanConcurrency bounds the bucket streams one Scan reads at once; n <= 0, the default, means no
 // bound: a scan opens every bucket it reads at once. Its first row needs every bucket's first row (the
 // merge cannot yield before it has them), so a bound below the bucket count opens them in waves, each
 // a full round trip, and the first row waits for the last wave. Memory stays bounded either way, by
 // WithPrefetch rows per bucket. Bound it when a store limits the scanners open per client.
-func WithScanConcurrency(n int) Option { return func(c *Client) { c.scanConcurrency = max(0, n) } }
+func WithScanConcurrency(n int) Option { return func(c *Client) { c.core.ScanConcurrency = max(0, n) } }
 
 // WithBatchRows bounds the rows of one backend request in batched writes and reads; it is also the
 // default of ImportOptions.BatchRows.
-func WithBatchRows(n int) Option { return func(c *Client) { c.batchRows = max(1, n) } }
+func WithBatchRows(n int) Option { return func(c *Client) { c.core.BatchRows = max(1, n) } }
 
 // WithPrefetch bounds the rows buffered per bucket during a scan, which bounds a scan's memory
 // (buckets × prefetch rows) however slow the consumer is.
-func WithPrefetch(n int) Option { return func(c *Client) { c.prefetch = max(1, n) } }
+func WithPrefetch(n int) Option { return func(c *Client) { c.core.Prefetch = max(1, n) } }
 
 // New returns a Client over b. Closing the Client closes b.
 func New(b backends.Backend, opts ...Option) *Client {
-	c := &Client{
-		backend:     b,
-		logger:      slog.Default(),
-		concurrency: DefaultConcurrency,
-		batchRows:   DefaultBatchRows,
-		prefetch:    DefaultPrefetch,
-
-		routeRefresh: DefaultRouteRefresh,
-	}
+	c := &Client{core: &route.Core{
+		Backend:      b,
+		Logger:       slog.Default(),
+		Concurrency:  DefaultConcurrency,
+		BatchRows:    DefaultBatchRows,
+		Prefetch:     DefaultPrefetch,
+		RouteRefresh: DefaultRouteRefresh,
+	}}
 	for _, o := range opts {
 		o(c)
 	}
 	var err error
-	if c.tel, err = newTelemetry(c.telCfg); err != nil {
-		c.logger.Warn("brine: some metrics are off", "err", err)
+	if c.core.Tel, err = route.NewTelemetry(c.telCfg); err != nil {
+		c.core.Logger.Warn("brine: some metrics are off", "err", err)
 	}
 	return c
 }
 
 // Backend returns the driver below the client, for store-specific operations.
-func (c *Client) Backend() backends.Backend { return c.backend }
+func (c *Client) Backend() backends.Backend { return c.core.Backend }
 
 // Close closes the backend.
-func (c *Client) Close() error { return c.backend.Close() }
+func (c *Client) Close() error { return c.core.Backend.Close() }
 
 // TableConfig describes a table to create.
 type TableConfig struct {
@@ -155,7 +146,7 @@ func (c *Client) keyedTable(ctx context.Context, name string, s salting.Salter, 
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.routedTable(ctx, name, s)
+	t, err := c.routedTable(name, s)
 	if err != nil {
 		return nil, err
 	}
@@ -206,10 +197,10 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 	if opts.SplitKeys == nil {
 		opts.SplitKeys = cfg.Salter.SplitKeys(cfg.Regions)
 	}
-	if err := c.backend.CreateTable(ctx, name, opts); err != nil {
+	if err := c.core.Backend.CreateTable(ctx, name, opts); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
-	c.logger.DebugContext(ctx, "brine: table created", "table", name, "salt", cfg.Salter.Spec(),
+	c.core.Logger.DebugContext(ctx, "brine: table created", "table", name, "salt", cfg.Salter.Spec(),
 		"splits", len(opts.SplitKeys))
 	if err := c.createIndexTables(ctx, name, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
@@ -239,7 +230,7 @@ func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (
 
 // openMeta reads a table's meta and resolves its salter against s, by OpenTable's rules.
 func (c *Client) openMeta(ctx context.Context, name string, s salting.Salter) (map[string]string, salting.Salter, error) {
-	meta, err := c.backend.TableMeta(ctx, name)
+	meta, err := c.core.Backend.TableMeta(ctx, name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
 	}
@@ -269,7 +260,7 @@ func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableCo
 // Tables returns the names of the store's tables, sorted, as Bigtable's AdminClient.Tables does:
 // every table the store holds (on a shared server, other programs' too), not only brine's.
 func (c *Client) Tables(ctx context.Context) ([]string, error) {
-	names, err := c.backend.Tables(ctx)
+	names, err := c.core.Backend.Tables(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
 	}
@@ -281,25 +272,17 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 func (c *Client) DeleteTable(ctx context.Context, name string) error {
 	// An index's table goes with its index: deleted alone, every write of the main table would fail.
 	if table, index, err := c.IndexTableOf(ctx, name); err != nil || index != "" {
-		return fmt.Errorf("delete table %q: %w", name, cmpErr(err,
+		return fmt.Errorf("delete table %q: %w", name, cmp.Or(err,
 			fmt.Errorf("%w: it is the table of index %q of %s: drop the index instead", backends.ErrInvalidArgument, index, table)))
 	}
 	if err := c.deleteIndexTables(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}
-	if done, err := c.deleteRebucketed(ctx, name); done || err != nil {
+	if done, err := route.DeleteRebucketed(ctx, c.core.Backend, name); done || err != nil {
 		return err
 	}
-	if err := c.backend.DeleteTable(ctx, name); err != nil {
+	if err := c.core.Backend.DeleteTable(ctx, name); err != nil {
 		return fmt.Errorf("delete table %q: %w", name, err)
 	}
 	return nil
-}
-
-// keyError wraps a salting error so that callers can branch on ErrInvalidKey whichever layer found it.
-func keyError(key []byte, err error) error {
-	if errors.Is(err, backends.ErrInvalidKey) {
-		return fmt.Errorf("key %s: %w", keyText(key), err)
-	}
-	return fmt.Errorf("key %s: %w: %w", keyText(key), backends.ErrInvalidKey, err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -39,7 +40,7 @@ func (cfg TableConfig) addLayout(meta map[string]string, families []string) erro
 // salter (nil); one created before brine recorded families has no Families (nil), and then no
 // MaxVersions or FamilyOptions either. ErrTableNotFound if there is no such table.
 func (c *Client) Describe(ctx context.Context, name string) (TableConfig, error) {
-	meta, err := c.backend.TableMeta(ctx, name)
+	meta, err := c.core.Backend.TableMeta(ctx, name)
 	if err != nil {
 		return TableConfig{}, fmt.Errorf("describe %q: %w", name, err)
 	}
@@ -62,7 +63,7 @@ func (c *Client) Describe(ctx context.Context, name string) (TableConfig, error)
 	if cfg.Indexes, err = declaredIndexes(meta); err != nil {
 		return TableConfig{}, fmt.Errorf("describe %q: %w", name, err)
 	}
-	internal := indexMeta(meta)
+	internal := indexproto.Meta(meta)
 	for k, v := range meta {
 		if _, ok := internal[k]; ok || k == MetaSaltSpec || k == MetaKeySchema || k == MetaLayout {
 			continue

@@ -1,7 +1,5 @@
 package client
 
-import "time"
-
 // Die stops renewing x's lease, as the death of its holder does: the fence then lapses when the
 // lease runs out (for the tests of package client_test).
 func (x *ExclusiveTable) Die() {
@@ -11,11 +9,7 @@ func (x *ExclusiveTable) Die() {
 
 // TrustView makes t's handle trust the view of the directory it holds as if it had just read it:
 // a handle whose last read came just before a rebucket's step was recorded.
-func (t *Table) TrustView() {
-	t.rt.mu.Lock()
-	defer t.rt.mu.Unlock()
-	t.rt.at = time.Now()
-}
+func (t *Table) TrustView() { t.rt.TrustView() }
 
 // TrustView is Table.TrustView for the main table.
 func (it *IndexedTable) TrustView() { it.t.TrustView() }

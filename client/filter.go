@@ -2,7 +2,7 @@ package client
 
 import (
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/route"
 )
 
 // Filter is a predicate on a row that the store evaluates in every bucket's scan and in Get and
@@ -49,7 +49,7 @@ func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: 
 
 // RowFilter makes a read return only the rows f passes, trimmed by its cell filters (cellfilter.go). Every column f tests must be one the read
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
-func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter = &f } }
+func RowFilter(f Filter) ReadOption { return func(c *route.ReadConfig) { c.Read.Filter = &f } }
 
 // KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. On a
 // table with a key schema (TableConfig.KeySchema) that is the key as the schema prints it,
@@ -64,40 +64,3 @@ func RowFilter(f Filter) ReadOption { return func(c *readConfig) { c.read.Filter
 // limit. A key range or PrefixRange, which become ranges per bucket, is cheaper where it can say
 // the same.
 func KeyRegexFilter(pattern string) Filter { return backends.KeyRegexFilter(pattern) }
-
-// splitFilter separates what the store evaluates from what the client evaluates on logical keys: a
-// filter without row-key leaves goes to the store whole; of a top-level AND, the conjuncts without
-// them do (and the cell filters, unless a conjunct left to the client reads cells); otherwise
-// everything stays in the client.
-func splitFilter(f *Filter) (store, local *Filter) {
-	if !driverkit.Has(f, backends.FilterKeyRegex) {
-		return f, nil
-	}
-	if f.Kind != backends.FilterAnd {
-		return nil, f
-	}
-	var s, l []Filter
-	for _, sub := range f.Subs {
-		if driverkit.Has(&sub, backends.FilterKeyRegex) {
-			l = append(l, sub)
-		} else {
-			s = append(s, sub)
-		}
-	}
-	join := func(fs []Filter) *Filter {
-		switch len(fs) {
-		case 0:
-			return nil
-		case 1:
-			return &fs[0]
-		}
-		and := AllFilters(fs...)
-		return &and
-	}
-	// Row predicates test the row before its cells are trimmed: with a conjunct that reads cells
-	// here, the client trims too, after it.
-	if readsCells(l) {
-		s, l = moveCells(s, l)
-	}
-	return join(s), join(l)
-}

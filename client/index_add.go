@@ -2,14 +2,16 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sync/atomic"
 	"time"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/wait"
 )
 
@@ -53,15 +55,15 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if err := cfg.check(nil, nil); err != nil {
 		return fail(err)
 	}
-	if _, found, err := readDir(ctx, c.backend, table); err != nil || found {
-		return fail(cmpErr(err, fmt.Errorf("%w: the table was rebucketed", ErrUnsupported)))
+	if _, found, err := route.ReadDir(ctx, c.core.Backend, table); err != nil || found {
+		return fail(cmp.Or(err, fmt.Errorf("%w: the table was rebucketed", ErrUnsupported)))
 	}
 	st, err := c.declareIndex(ctx, table, cfg, opts.NoPlainWriters, "")
 	if err != nil || st == IndexActive {
 		return rep, err
 	}
 	if opts.Fence <= 0 {
-		opts.Fence = 3 * c.routeRefresh
+		opts.Fence = 3 * c.core.RouteRefresh
 	}
 	if err := wait.Sleep(ctx, opts.Fence); err != nil {
 		return fail(err)
@@ -89,7 +91,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 			return fail(fmt.Errorf("%w: rows still without an entry after %d passes; run AddIndex again", ErrIndexContention, round))
 		}
 	}
-	err = c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
+	err = route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
 		if meta[metaIndexPrefix+cfg.Name] != cfg.spec() || indexState(meta, cfg.Name) != IndexBuilding {
 			return false, fmt.Errorf("%w: the index changed while it was built", ErrIndexMismatch)
 		}
@@ -99,7 +101,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if err != nil {
 		return fail(err)
 	}
-	c.logger.InfoContext(ctx, "brine: index added", "table", table, "index", cfg.Name, "rows", rep.Rows)
+	c.core.Logger.InfoContext(ctx, "brine: index added", "table", table, "index", cfg.Name, "rows", rep.Rows)
 	return rep, nil
 }
 
@@ -112,7 +114,7 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 	var found atomic.Int64
 	vcol := ix.t.versionColumn()
 	only := ix.t.only(ix)
-	err := forEachBucketBatch(ctx, ix.t.t, func(ctx context.Context, batch []Row) error {
+	err := ix.t.t.rt.EachBucketBatch(ctx, func(ctx context.Context, batch []Row) error {
 		var rows []Row
 		var entries [][]byte
 		for _, row := range batch {
@@ -147,8 +149,8 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 		}
 		var muts []Mutation
 		for i, row := range again {
-			v0, _ := newest(was[i].Cells, vcol)
-			v1, _ := newest(row.Cells, vcol)
+			v0, _ := indexproto.Newest(was[i].Cells, vcol)
+			v1, _ := indexproto.Newest(row.Cells, vcol)
 			if bytes.Equal(v0, v1) && len(row.Cells) > 0 {
 				muts = append(muts, Mutation{Key: row.Key})
 			}
@@ -169,12 +171,12 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 // ("": none), which then lists the index among the ones its Release makes active.
 func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool, holder string) (IndexState, error) {
 	st := IndexBuilding
-	err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
-		if f, ok := parseFence(meta); ok && f.live() && f.tok != holder {
-			return false, f.fencedError(table)
+	err := route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
+		if f, ok := indexproto.ParseFence(meta); ok && f.Live() && f.Token != holder {
+			return false, fencedError(f, table)
 		}
 		if holder != "" {
-			if f, ok := parseFence(meta); !ok || f.tok != holder {
+			if f, ok := indexproto.ParseFence(meta); !ok || f.Token != holder {
 				return false, fmt.Errorf("table %s: %w", table, ErrFenceLost)
 			}
 		}
@@ -243,11 +245,11 @@ func (c *Client) checkFamilies(ctx context.Context, table string, cfg IndexConfi
 		}
 	}
 	cols = append(cols, cfg.Covered...)
-	phys, err := c.metaTable(ctx, table, false)
+	phys, err := route.MetaTable(ctx, c.core.Backend, table, false)
 	if err != nil {
 		return err
 	}
-	if _, err := c.backend.Read(ctx, phys, [][]byte{{0}}, backends.ReadOptions{Columns: cols}); err != nil {
+	if _, err := c.core.Backend.Read(ctx, phys, [][]byte{{0}}, backends.ReadOptions{Columns: cols}); err != nil {
 		return fmt.Errorf("index columns: %w", err)
 	}
 	return nil
@@ -260,7 +262,7 @@ func (c *Client) createIndexTable(ctx context.Context, table string, cfg IndexCo
 	if !errors.Is(err, ErrTableExists) {
 		return err
 	}
-	meta, err := c.backend.TableMeta(ctx, IndexTableName(table, cfg.Name))
+	meta, err := c.core.Backend.TableMeta(ctx, IndexTableName(table, cfg.Name))
 	if err != nil {
 		return err
 	}
@@ -283,9 +285,9 @@ type DropIndexOptions struct {
 // drop. ErrIndexNotFound when the table has no such index.
 func (c *Client) DropIndex(ctx context.Context, table, name string, opts DropIndexOptions) error {
 	fail := func(err error) error { return fmt.Errorf("drop index %q of %q: %w", name, table, err) }
-	err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
-		if f, ok := parseFence(meta); ok && f.live() {
-			return false, f.fencedError(table)
+	err := route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
+		if f, ok := indexproto.ParseFence(meta); ok && f.Live() {
+			return false, fencedError(f, table)
 		}
 		if _, ok := meta[metaIndexPrefix+name]; !ok {
 			return false, ErrIndexNotFound
@@ -300,15 +302,15 @@ func (c *Client) DropIndex(ctx context.Context, table, name string, opts DropInd
 		return fail(err)
 	}
 	if opts.Fence <= 0 {
-		opts.Fence = 3 * c.routeRefresh
+		opts.Fence = 3 * c.core.RouteRefresh
 	}
 	if err := wait.Sleep(ctx, opts.Fence); err != nil {
 		return fail(err)
 	}
-	if err := c.backend.DeleteTable(ctx, IndexTableName(table, name)); err != nil && !errors.Is(err, ErrTableNotFound) {
+	if err := c.core.Backend.DeleteTable(ctx, IndexTableName(table, name)); err != nil && !errors.Is(err, ErrTableNotFound) {
 		return fail(err)
 	}
-	err = c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
+	err = route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
 		delete(meta, metaIndexPrefix+name)
 		delete(meta, metaIndexStatePrefix+name)
 		return true, nil
@@ -316,44 +318,6 @@ func (c *Client) DropIndex(ctx context.Context, table, name string, opts DropInd
 	if err != nil {
 		return fail(err)
 	}
-	c.logger.InfoContext(ctx, "brine: index dropped", "table", table, "index", name)
+	c.core.Logger.InfoContext(ctx, "brine: index dropped", "table", table, "index", name)
 	return nil
-}
-
-// rewriteMeta changes a table's meta by compare-and-set: change edits a copy of the meta read and
-// says whether to write it; on a conflict the meta is read again and change runs again.
-func (c *Client) rewriteMeta(ctx context.Context, table string, change func(meta map[string]string) (bool, error)) error {
-	for {
-		phys, err := c.metaTable(ctx, table, true)
-		if err != nil {
-			return err
-		}
-		old, err := c.backend.TableMeta(ctx, phys)
-		if err != nil {
-			return err
-		}
-		next := maps.Clone(old)
-		if write, err := change(next); err != nil || !write {
-			return err
-		}
-		err = c.backend.RewriteTableMeta(ctx, phys, old, next)
-		if !errors.Is(err, backends.ErrMetaChanged) {
-			return err
-		}
-	}
-}
-
-// metaTable is the physical table whose meta holds a logical table's definitions: the table itself,
-// or the one serving it after rebuckets (a rebucket copies the meta to its new table at its pause
-// step). With rewrite set it fails with ErrRebucketing while a rebucket is under way: a rewrite of
-// the old table's meta after that copy would be lost at the switch.
-func (c *Client) metaTable(ctx context.Context, logical string, rewrite bool) (string, error) {
-	row, found, err := readDir(ctx, c.backend, logical)
-	if err != nil || !found {
-		return logical, err
-	}
-	if rewrite && row.state != stateServing {
-		return "", fmt.Errorf("table %s: %w (state %s): change its indexes once it has finished", logical, ErrRebucketing, row.state)
-	}
-	return row.phys, nil
 }

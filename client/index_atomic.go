@@ -1,13 +1,13 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/telemetry"
 )
 
@@ -38,14 +38,14 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 	if !indexed && !m.Delete {
 		return it.t.CheckAndMutate(ctx, cond, it.stamp(m))
 	}
-	ctx, c := it.t.c.tel.Begin(ctx, "check_and_mutate", it.t.name)
+	ctx, c := it.t.c.core.Tel.Begin(ctx, "check_and_mutate", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, telemetry.AppliedRow(applied))) }()
 	if err := it.t.checkKey(m.Key); err != nil {
 		return false, fmt.Errorf("check and mutate: %w", err)
 	}
 	if indexed {
 		applied, err = it.writeDerived(ctx, m.Key, false, true, func(row []Cell) (Mutation, bool, error) {
-			return m, holds(cond, row), nil
+			return m, driverkit.Holds(cond, row), nil
 		})
 	} else {
 		applied, err = it.deleteColumns(ctx, m, &cond)
@@ -54,13 +54,6 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 		return false, fmt.Errorf("check and mutate %s: %w", it.t.printKey(m.Key), err)
 	}
 	return applied, nil
-}
-
-// holds is a Condition's test on a row's cells (newest first per column): the column's newest value
-// is cond.Value, or, for an empty Value, the column is absent or empty.
-func holds(cond Condition, row []Cell) bool {
-	v, _ := newest(row, Column{Family: cond.Family, Qualifier: cond.Qualifier})
-	return bytes.Equal(v, cond.Value)
 }
 
 // Increment adds each delta to its counter column of the row and returns the new values, as
@@ -77,7 +70,7 @@ func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Incre
 }
 
 func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
-	ctx, c := it.t.c.tel.Begin(ctx, "increment", it.t.name)
+	ctx, c := it.t.c.core.Tel.Begin(ctx, "increment", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := driverkit.CheckIncrements(incs); err != nil {
 		return nil, fmt.Errorf("increment %s: %w", it.t.printKey(key), err)
@@ -87,7 +80,7 @@ func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increm
 		out = out[:0]
 		for _, inc := range incs {
 			n := int64(0)
-			if v, ok := newest(row, Column{Family: inc.Family, Qualifier: inc.Qualifier}); ok {
+			if v, ok := indexproto.Newest(row, Column{Family: inc.Family, Qualifier: inc.Qualifier}); ok {
 				var counter bool
 				if n, counter = driverkit.CounterValue(v); !counter {
 					return Mutation{}, false, fmt.Errorf("%w: column %s:%s holds %d bytes, not an 8-byte counter", backends.ErrInvalidArgument, inc.Family, inc.Qualifier, len(v))

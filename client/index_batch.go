@@ -9,11 +9,12 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
 )
 
 // writeIndexedBatch applies many indexed mutations with the protocol of writeIndexed, each step
 // batched: the rows are read with one GetMany; the versions of rows that have none, the data writes
-// and the settles are compare-and-set batches (checkAndMutateMany: one call per bucket batch on
+// and the settles are compare-and-set batches (Router.CheckAndMutateMany: one call per bucket batch on
 // stores that batch them); the pending entries go in one Apply per non-unique index table and one
 // claim batch per unique one. Only the entries a row moves away from are marked one row at a time,
 // in parallel. A row that loses a race to another writer starts again alone through writeIndexed.
@@ -73,7 +74,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 		}
 	}
 	if len(vs) > 0 {
-		applied, verrs := it.t.checkAndMutateMany(ctx, vs)
+		applied, verrs := it.t.rt.CheckAndMutateMany(ctx, vs)
 		for j, i := range vi {
 			switch {
 			case verrs[j] != nil:
@@ -98,7 +99,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 	}
 	settles := settleBatches{}
 	if len(dms) > 0 {
-		applied, derrs := it.t.checkAndMutateMany(ctx, dms)
+		applied, derrs := it.t.rt.CheckAndMutateMany(ctx, dms)
 		for j, i := range di {
 			p := plans[i]
 			switch {
@@ -107,18 +108,18 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 			case !applied[j]:
 				alone[i] = true // the entries left pending are answered from the row and repaired by readers
 			default:
-				settles.add(p.changes, p.pending, status(statusVerified, p.tok))
+				settles.add(p.changes, p.pending, indexproto.Status(statusVerified, p.tok))
 			}
 		}
 	}
 
 	var g errgroup.Group
-	g.SetLimit(it.t.c.concurrency)
+	g.SetLimit(it.t.c.core.Concurrency)
 	// Step 4, batched per index table: an entry left pending is answered from its row
 	// until a reader repairs it.
 	g.Go(func() error {
 		if err := it.sendSettles(ctx, settles); err != nil {
-			it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "err", err)
+			it.t.c.core.Logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "err", err)
 		}
 		return nil
 	})
@@ -165,7 +166,7 @@ func (it *IndexedTable) pendingBatch(ctx context.Context, plans []writePlan, liv
 		}
 	}
 	var g errgroup.Group
-	g.SetLimit(it.t.c.concurrency)
+	g.SetLimit(it.t.c.core.Concurrency)
 	for ix, ms := range puts {
 		g.Go(func() error {
 			rowErrs, err := ix.table.Apply(ctx, ms)
@@ -230,7 +231,7 @@ func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 	for i, c := range cs {
 		free[i] = backends.CondMutation{Cond: Condition{Family: indexFamily, Qualifier: statusQual}, Mut: Mutation{Key: c.key, Cells: c.cells}}
 	}
-	applied, ferrs := ix.table.checkAndMutateMany(ctx, free)
+	applied, ferrs := ix.table.rt.CheckAndMutateMany(ctx, free)
 	var held []int
 	for i := range cs {
 		switch {
@@ -259,8 +260,8 @@ func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 	slow := make([]bool, len(cs))
 	for j, i := range held {
 		c := cs[i]
-		st, _ := newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		owner, _ := newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		st, _ := indexproto.Newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		owner, _ := indexproto.Newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(owner) > 0 && !bytes.Equal(owner, c.mainKey) {
 			slow[i] = true
 			continue
@@ -269,14 +270,14 @@ func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 		at = append(at, i)
 	}
 	if len(cms) > 0 {
-		applied, cerrs := ix.table.checkAndMutateMany(ctx, cms)
+		applied, cerrs := ix.table.rt.CheckAndMutateMany(ctx, cms)
 		for j, i := range at {
 			errs[i] = cerrs[j]
 			slow[i] = cerrs[j] == nil && !applied[j]
 		}
 	}
 	var g errgroup.Group
-	g.SetLimit(ix.t.t.c.concurrency)
+	g.SetLimit(ix.t.t.c.core.Concurrency)
 	for i, c := range cs {
 		if slow[i] {
 			g.Go(func() error {

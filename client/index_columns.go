@@ -7,17 +7,9 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/wait"
 )
-
-// versionMark starts a row version left by a column delete in flight (+ its token).
-const versionMark = 'd'
-
-// marked reports whether a row version is a column delete's mark whose writer may still be running
-// (younger than DefaultIndexGrace): a conditional write of the row waits it out.
-func marked(v []byte) bool {
-	return len(v) > 0 && v[0] == versionMark && tokenAge(v[1:]) < DefaultIndexGrace
-}
 
 // markWait is how long a write derived from a marked row waits before reading it again.
 func markWait(ctx context.Context, attempt int) error {
@@ -53,20 +45,20 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		if err != nil {
 			return false, err
 		}
-		v, _ := newest(row, vcol)
-		if marked(v) {
+		v, _ := indexproto.Newest(row, vcol)
+		if indexproto.Marked(v, DefaultIndexGrace) {
 			if err := markWait(ctx, attempt); err != nil {
 				return false, err
 			}
 			continue
 		}
-		if cond != nil && !holds(*cond, row) {
+		if cond != nil && !driverkit.Holds(*cond, row) {
 			return false, nil
 		}
-		if len(dataCells(row)) == 0 {
+		if len(indexproto.DataCells(row)) == 0 {
 			return true, nil // nothing to delete: a mark would leave a row of bookkeeping only
 		}
-		mark := status(versionMark, newToken())
+		mark := indexproto.Status(indexproto.VersionMark, indexproto.NewToken())
 		if ok, err := it.markRow(ctx, m.Key, v, mark, cond != nil); err != nil || !ok {
 			if err != nil {
 				return false, fmt.Errorf("mark: %w", err)
@@ -82,7 +74,7 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		ok, err := it.t.CheckAndMutate(ctx, Condition{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}, del)
 		if err != nil {
 			// Whether or not the delete landed, a new version in place of the mark is right.
-			_, _ = setVersion(mark, newToken())
+			_, _ = setVersion(mark, indexproto.NewToken())
 			return false, fmt.Errorf("delete: %w", err)
 		}
 		if !ok {
@@ -91,9 +83,9 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 		if del.Cells == nil {
 			return true, nil
 		}
-		if _, err := setVersion(mark, newToken()); err != nil {
+		if _, err := setVersion(mark, indexproto.NewToken()); err != nil {
 			// The delete is done; writes derived from the row wait out the mark's grace.
-			it.t.c.logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", it.t.printKey(m.Key), "err", err)
+			it.t.c.core.Logger.WarnContext(ctx, "brine: column delete left its mark", "table", it.t.name, "key", it.t.printKey(m.Key), "err", err)
 		}
 		return true, nil
 	}
@@ -120,10 +112,8 @@ func (it *IndexedTable) markRow(ctx context.Context, key, v, mark []byte, checke
 // leavesNoData reports whether deleting cols (a whole family for an empty qualifier) removes every
 // data cell of row.
 func leavesNoData(row []Cell, cols []Cell) bool {
-	return !slices.ContainsFunc(dataCells(row), func(c Cell) bool {
-		return !slices.ContainsFunc(cols, func(d Cell) bool {
-			return d.Family == c.Family && (d.Qualifier == "" || d.Qualifier == c.Qualifier)
-		})
+	return !slices.ContainsFunc(indexproto.DataCells(row), func(c Cell) bool {
+		return !slices.ContainsFunc(cols, func(d Cell) bool { return driverkit.Covers(d.Family, d.Qualifier, c.Family, c.Qualifier) })
 	})
 }
 

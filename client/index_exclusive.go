@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"iter"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 )
 
 // Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
@@ -30,7 +33,7 @@ func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, e
 		x.dirty.Store(true) // another Import at once: a key both write is not seen as moved
 	}
 	defer x.importing.Add(-1)
-	stats, err := x.it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []importRow) ([]error, error) {
+	stats, err := x.it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		return x.writeBatch(ctx, batch, empty)
 	})
 	if err != nil || stats.Failed > 0 || stats.Duplicates > 0 {
@@ -48,7 +51,7 @@ type exclusiveRow struct {
 
 // writeBatch writes one Import batch under the fence; empty: the table held no row before this
 // Import, so there is no old row to read. Its result is Table.Apply's.
-func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow, empty bool) ([]error, error) {
+func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []route.Pending, empty bool) ([]error, error) {
 	if err := x.lostErr(); err != nil {
 		return nil, err
 	}
@@ -58,7 +61,7 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow, empt
 	if !empty {
 		keys := make([][]byte, len(batch))
 		for i, r := range batch {
-			keys[i] = r.row.Key
+			keys[i] = r.Row.Key
 		}
 		rows, err := it.t.GetMany(ctx, keys)
 		if err != nil {
@@ -70,8 +73,8 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow, empt
 	}
 	plans := make([]exclusiveRow, len(batch))
 	for i, r := range batch {
-		if plans[i], errs[i] = x.plan(r.logical(), old[i]); errs[i] != nil {
-			errs[i] = fmt.Errorf("input row %d: %w", r.index, errs[i])
+		if plans[i], errs[i] = x.plan(r.Logical(), old[i]); errs[i] != nil {
+			errs[i] = fmt.Errorf("input row %d: %w", r.Index, errs[i])
 		}
 	}
 	if err := x.checkUnique(ctx, plans, errs, empty); err != nil {
@@ -85,11 +88,11 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []importRow, empt
 		x.dirty.Store(true)
 		for k, e := range p.entries { // a row that failed holds no unique key: a retry may claim it
 			if ix := x.it.indexes[k]; ix.cfg.Unique && e.Key != nil {
-				x.claims.release(ix.cfg.Name, e.Key, p.main.Key)
+				x.claims.Release(ix.cfg.Name, e.Key, p.main.Key)
 			}
 		}
 	}
-	return rowErrors(errs), nil
+	return route.RowErrors(errs), nil
 }
 
 // plan works out a row's writes: its main mutation with a new version, and per index the entry it
@@ -100,8 +103,8 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 		return exclusiveRow{}, err
 	}
 	p := exclusiveRow{entries: make([]Mutation, len(it.indexes)), leaves: make([][]byte, len(it.indexes))}
-	merged := mergeCells(old, m)
-	tok := newToken()
+	merged := indexproto.MergeCells(old, m)
+	tok := indexproto.NewToken()
 	for k, ix := range it.indexes {
 		var (
 			oldKey []byte
@@ -118,7 +121,7 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 			return p, err
 		}
 		if newOK {
-			p.entries[k] = Mutation{Key: newKey, Cells: ix.entryCells(m.Key, status(statusVerified, tok), merged)}
+			p.entries[k] = Mutation{Key: newKey, Cells: ix.def.EntryCells(m.Key, indexproto.Status(statusVerified, tok), merged)}
 		}
 		if oldOK && (!newOK || !bytes.Equal(oldKey, newKey)) {
 			p.leaves[k] = oldKey
@@ -150,7 +153,7 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 			if errs[i] != nil || e.Key == nil {
 				continue
 			}
-			if !x.claims.claim(ix.cfg.Name, e.Key, p.main.Key) {
+			if !x.claims.Claim(ix.cfg.Name, e.Key, p.main.Key) {
 				errs[i] = fmt.Errorf("index %s key %s: %w (a row of this job)", ix.cfg.Name, ix.table.printKey(e.Key), ErrUniqueViolation)
 				continue
 			}
@@ -166,7 +169,7 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 		var owners [][]byte
 		var ownerOf []int
 		for j, h := range held {
-			owner, _ := newest(h.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			owner, _ := indexproto.Newest(h.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 			if len(owner) > 0 && !bytes.Equal(owner, plans[at[j]].main.Key) {
 				owners, ownerOf = append(owners, owner), append(ownerOf, j)
 			}
@@ -182,7 +185,7 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 			j := ownerOf[k]
 			if key, ok, err := ix.EntryKey(owners[k], row.Cells); err == nil && ok && bytes.Equal(key, keys[j]) {
 				i := at[j]
-				x.claims.release(ix.cfg.Name, keys[j], plans[i].main.Key)
+				x.claims.Release(ix.cfg.Name, keys[j], plans[i].main.Key)
 				errs[i] = fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, ix.table.printKey(keys[j]), ErrUniqueViolation, x.it.t.printKey(owners[k]))
 			}
 		}
@@ -203,11 +206,14 @@ func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, er
 			return false
 		}
 		rowErrs, err := t.Apply(ctx, muts)
+		if rowErrs == nil {
+			rowErrs = make([]error, len(muts)) // every row written, or none (err)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		for j, i := range rows {
-			if e := cmpErr(err, rowErr(rowErrs, j)); e != nil {
-				errs[i] = cmpErr(errs[i], fmt.Errorf("%s: %w", what, e))
+			if e := cmp.Or(err, rowErrs[j]); e != nil {
+				errs[i] = cmp.Or(errs[i], fmt.Errorf("%s: %w", what, e))
 				failed = true
 			}
 		}
@@ -247,63 +253,9 @@ func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, er
 		if len(dels) == 0 {
 			continue
 		}
-		if rowErrs, err := ix.table.Apply(ctx, dels); err != nil || rowErrors(rowErrs) != nil {
+		if rowErrs, err := ix.table.Apply(ctx, dels); err != nil || route.RowErrors(rowErrs) != nil {
 			x.dirty.Store(true)
 		}
-	}
-}
-
-// rowErr is rowErrs[j], nil when rowErrs is.
-func rowErr(rowErrs []error, j int) error {
-	if rowErrs == nil {
-		return nil
-	}
-	return rowErrs[j]
-}
-
-// claimSet is the unique entries an exclusive holder has written, by 128-bit hashes of the index
-// and entry key (to the main key's): two rows of one job claiming one key cannot both land.
-type claimSet struct {
-	mu     sync.Mutex
-	s1, s2 maphash.Seed
-	m      map[[2]uint64][2]uint64
-}
-
-func (cs *claimSet) sums(parts ...[]byte) (k, v [2]uint64) {
-	if cs.m == nil {
-		cs.s1, cs.s2, cs.m = maphash.MakeSeed(), maphash.MakeSeed(), map[[2]uint64][2]uint64{}
-	}
-	var h1, h2 maphash.Hash
-	h1.SetSeed(cs.s1)
-	h2.SetSeed(cs.s2)
-	for _, p := range parts[:2] {
-		_, _ = h1.Write(p)
-		_, _ = h2.Write(p)
-		_ = h1.WriteByte(0)
-		_ = h2.WriteByte(0)
-	}
-	return [2]uint64{h1.Sum64(), h2.Sum64()}, [2]uint64{maphash.Bytes(cs.s1, parts[2]), maphash.Bytes(cs.s2, parts[2])}
-}
-
-// claim records that mainKey holds index's entry key; false when another row holds it.
-func (cs *claimSet) claim(index string, key, mainKey []byte) bool {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	k, v := cs.sums([]byte(index), key, mainKey)
-	if got, ok := cs.m[k]; ok {
-		return got == v
-	}
-	cs.m[k] = v
-	return true
-}
-
-// release forgets mainKey's claim of index's entry key.
-func (cs *claimSet) release(index string, key, mainKey []byte) {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	k, v := cs.sums([]byte(index), key, mainKey)
-	if cs.m[k] == v {
-		delete(cs.m, k)
 	}
 }
 
@@ -325,10 +277,10 @@ func (x *ExclusiveTable) repair(ctx context.Context) error {
 // status or covered values are not their row's. It counts the entries it checked in n.
 func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int64) error {
 	it := x.it
-	err := forEachBucketBatch(ctx, ix.table, func(ctx context.Context, entries []Row) error {
+	err := ix.table.rt.EachBucketBatch(ctx, func(ctx context.Context, entries []Row) error {
 		mains := make([][]byte, len(entries))
 		for i, e := range entries {
-			mains[i], _ = newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			mains[i], _ = indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		}
 		rows, err := it.t.GetMany(ctx, mains)
 		if err != nil {
@@ -341,8 +293,8 @@ func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int
 			case err != nil || !ok || !bytes.Equal(key, e.Key):
 				fix = append(fix, Mutation{Key: e.Key, Delete: true})
 			default:
-				v, _ := newest(rows[i].Cells, it.versionColumn())
-				if want := ix.entryCells(mains[i], status(statusVerified, v), rows[i].Cells); !sameEntry(e.Cells, want) {
+				v, _ := indexproto.Newest(rows[i].Cells, it.versionColumn())
+				if want := ix.def.EntryCells(mains[i], indexproto.Status(statusVerified, v), rows[i].Cells); !sameEntry(e.Cells, want) {
 					fix = append(fix, Mutation{Key: e.Key, Cells: want})
 				}
 			}
@@ -376,15 +328,15 @@ func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blin
 	if progress != nil {
 		progress(0, 0, it.t.Salter().Buckets())
 	}
-	err := forEachBucketBatch(ctx, it.t, func(ctx context.Context, batch []Row) error {
+	err := it.t.rt.EachBucketBatch(ctx, func(ctx context.Context, batch []Row) error {
 		for _, ix := range indexes {
 			var fix []Mutation
 			for _, row := range batch {
 				if k, ok, err := ix.EntryKey(row.Key, row.Cells); err != nil {
 					return fmt.Errorf("row %s: %w", it.t.printKey(row.Key), err)
 				} else if ok {
-					v, _ := newest(row.Cells, it.versionColumn())
-					fix = append(fix, Mutation{Key: k, Cells: ix.entryCells(row.Key, status(statusVerified, v), row.Cells)})
+					v, _ := indexproto.Newest(row.Cells, it.versionColumn())
+					fix = append(fix, Mutation{Key: k, Cells: ix.def.EntryCells(row.Key, indexproto.Status(statusVerified, v), row.Cells)})
 				}
 			}
 			if !blind && len(fix) > 0 {
@@ -395,8 +347,8 @@ func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blin
 			}
 			if ix.cfg.Unique {
 				for _, m := range fix {
-					mk, _ := newest(m.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-					if !x.claims.claim(ix.cfg.Name, m.Key, mk) {
+					mk, _ := indexproto.Newest(m.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+					if !x.claims.Claim(ix.cfg.Name, m.Key, mk) {
 						return fmt.Errorf("index %s key %s: %w (rows %s and another)", ix.cfg.Name, ix.table.printKey(m.Key), ErrUniqueViolation, it.t.printKey(mk))
 					}
 				}
@@ -428,8 +380,8 @@ func (x *ExclusiveTable) missing(ctx context.Context, ix *Index, want []Mutation
 			out = append(out, want[i])
 			continue
 		}
-		holder, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-		if mk, _ := newest(want[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual}); !bytes.Equal(holder, mk) {
+		holder, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		if mk, _ := indexproto.Newest(want[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual}); !bytes.Equal(holder, mk) {
 			return nil, fmt.Errorf("index %s key %s: %w (rows %s and %s)", ix.cfg.Name, ix.table.printKey(keys[i]), ErrUniqueViolation,
 				x.it.t.printKey(holder), x.it.t.printKey(mk))
 		}
@@ -439,12 +391,9 @@ func (x *ExclusiveTable) missing(ctx context.Context, ix *Index, want []Mutation
 
 // sameEntry reports whether an entry's cells hold want's values.
 func sameEntry(cells, want []Cell) bool {
-	for _, w := range want {
-		if v, _ := newest(cells, Column{Family: w.Family, Qualifier: w.Qualifier}); !bytes.Equal(v, w.Value) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(want, func(w Cell) bool {
+		return !driverkit.Holds(Condition{Family: w.Family, Qualifier: w.Qualifier, Value: w.Value}, cells)
+	})
 }
 
 // applyAll applies muts and fails on any row's error.

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 )
 
 // AddIndex declares an index on the fenced table and builds it as plain batches: its table created,
@@ -29,7 +32,7 @@ func (x *ExclusiveTable) AddIndex(ctx context.Context, cfg IndexConfig, progress
 	}
 	c := x.it.t.c
 	fresh := x.it.lookup(cfg.Name) == nil
-	if _, err := c.declareIndex(ctx, x.it.t.name, cfg, true, x.fence.tok); err != nil {
+	if _, err := c.declareIndex(ctx, x.it.t.name, cfg, true, x.fence.Token); err != nil {
 		return fail(err)
 	}
 	if !slices.Contains(x.moved, cfg.Name) {
@@ -64,8 +67,8 @@ func (x *ExclusiveTable) AddIndex(ctx context.Context, cfg IndexConfig, progress
 func (x *ExclusiveTable) giveUp(ctx context.Context, name string) error {
 	x.moved = slices.DeleteFunc(x.moved, func(n string) bool { return n == name })
 	x.skip = append(x.skip, name)
-	return x.it.t.c.rewriteMeta(ctx, x.it.t.name, func(meta map[string]string) (bool, error) {
-		if f, ok := parseFence(meta); !ok || f.tok != x.fence.tok {
+	return route.RewriteMeta(ctx, x.it.t.c.core.Backend, x.it.t.name, func(meta map[string]string) (bool, error) {
+		if f, ok := indexproto.ParseFence(meta); !ok || f.Token != x.fence.Token {
 			return false, fmt.Errorf("table %s: %w", x.Name(), ErrFenceLost)
 		}
 		names := slices.DeleteFunc(strings.Split(meta[metaFenceIndexes], ","), func(n string) bool { return n == name })

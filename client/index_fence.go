@@ -16,6 +16,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/wait"
 )
 
@@ -25,11 +27,10 @@ import (
 // IndexedTable handle reads within its refresh interval and obeys; under it, the holder writes main
 // rows and index entries as plain batched writes, as Phoenix's bulk load writes index rows directly.
 
-// Meta keys of the fence: metaFence holds "TOKEN EXPIRES_MS HOLDER", metaFenceIndexes the indexes
-// the fence moved from active to building (comma-separated), which Release makes active again.
+// Meta keys of the fence (indexproto.Fence).
 const (
-	metaFence        = "brine.fence"
-	metaFenceIndexes = "brine.fence.indexes"
+	metaFence        = indexproto.FenceKey
+	metaFenceIndexes = indexproto.FenceIndexesKey
 )
 
 // DefaultLease is how long an exclusive fence holds unless its holder renews it (ExclusiveOptions).
@@ -44,37 +45,9 @@ var (
 	ErrFenceLost = errors.New("brine: exclusive fence lost")
 )
 
-// fence is the meta's record of an exclusive holder.
-type fence struct {
-	tok     string
-	expires time.Time
-	holder  string
-}
-
-func parseFence(meta map[string]string) (fence, bool) {
-	v, ok := meta[metaFence]
-	if !ok {
-		return fence{}, false
-	}
-	tok, rest, _ := strings.Cut(v, " ")
-	exp, holder, _ := strings.Cut(rest, " ")
-	ms, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		ms = 0 // unreadable: expired, so that it cannot fence a table for ever
-	}
-	return fence{tok: tok, expires: time.UnixMilli(ms), holder: holder}, true
-}
-
-func (f fence) String() string {
-	return f.tok + " " + strconv.FormatInt(f.expires.UnixMilli(), 10) + " " + f.holder
-}
-
-// live reports whether f fences writers now: it is set and its lease has not run out.
-func (f fence) live() bool { return f.tok != "" && time.Now().Before(f.expires) }
-
 // fencedError is what a fenced write, or a second Exclusive, fails with.
-func (f fence) fencedError(table string) error {
-	return driverkit.Retryable(fmt.Errorf("table %s: %w (held by %s until %s)", table, ErrFenced, f.holder, f.expires.UTC().Format(time.RFC3339)))
+func fencedError(f indexproto.Fence, table string) error {
+	return driverkit.Retryable(fmt.Errorf("table %s: %w (held by %s until %s)", table, ErrFenced, f.Holder, f.Expires.UTC().Format(time.RFC3339)))
 }
 
 // writable is current, refused while an exclusive fence holds the table.
@@ -83,8 +56,8 @@ func (it *IndexedTable) writable(ctx context.Context) (*IndexedTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cur.fence.live() {
-		return nil, cur.fence.fencedError(it.Name())
+	if cur.fence.Live() {
+		return nil, fencedError(cur.fence, it.Name())
 	}
 	return cur, nil
 }
@@ -110,7 +83,7 @@ type ExclusiveOptions struct {
 // of the main table work throughout, from any handle.
 type ExclusiveTable struct {
 	it    *IndexedTable // as of the fence: the indexes kept are its
-	fence fence
+	fence indexproto.Fence
 	moved []string // the indexes the fence moved to building
 	skip  []string // indexes whose build failed (AddIndex): left building, for DropIndex
 	// empty: no row when the fence was taken, and no Import begun since: the next Import reads no
@@ -118,7 +91,7 @@ type ExclusiveTable struct {
 	empty atomic.Bool
 	// importing counts the Imports under way: two at once may cross on one key, unseen.
 	importing atomic.Int32
-	claims    claimSet // unique entries this holder wrote, against duplicates within its own writes
+	claims    indexproto.Claims // unique entries this holder wrote, against duplicates within its own writes
 	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
 	// holder taken over): Release repairs the indexes before it makes them active.
 	dirty atomic.Bool
@@ -140,7 +113,7 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 		opts.Lease = DefaultLease
 	}
 	if opts.Fence <= 0 {
-		opts.Fence = 3 * c.routeRefresh
+		opts.Fence = 3 * c.core.RouteRefresh
 	}
 	if opts.Holder == "" {
 		host, _ := os.Hostname()
@@ -148,20 +121,20 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 	}
 	var tok [8]byte
 	_, _ = rand.Read(tok[:])
-	f := fence{tok: hex.EncodeToString(tok[:]), expires: time.Now().Add(opts.Lease), holder: strings.ReplaceAll(opts.Holder, " ", "_")}
+	f := indexproto.Fence{Token: hex.EncodeToString(tok[:]), Expires: time.Now().Add(opts.Lease), Holder: strings.ReplaceAll(opts.Holder, " ", "_")}
 	x := &ExclusiveTable{fence: f}
 	fail := func(err error) (*ExclusiveTable, error) {
 		return nil, fmt.Errorf("exclusive %s: %w", it.Name(), err)
 	}
-	err := c.rewriteMeta(ctx, it.t.name, func(meta map[string]string) (bool, error) {
-		old, held := parseFence(meta)
-		if held && old.tok == f.tok {
+	err := route.RewriteMeta(ctx, c.core.Backend, it.t.name, func(meta map[string]string) (bool, error) {
+		old, held := indexproto.ParseFence(meta)
+		if held && old.Token == f.Token {
 			// Our own write, applied though its reply was lost: the store's retry met it.
 			x.moved = strings.Split(meta[metaFenceIndexes], ",")
 			return false, nil
 		}
-		if held && old.live() && !opts.TakeOver {
-			return false, old.fencedError(it.Name())
+		if held && old.Live() && !opts.TakeOver {
+			return false, fencedError(old, it.Name())
 		}
 		x.dirty.Store(held) // a holder before us, dead or taken over, may have left entries behind
 		x.moved = nil
@@ -213,7 +186,7 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 		return undo(err)
 	}
 	x.empty.Store(empty)
-	c.logger.InfoContext(ctx, "brine: exclusive fence taken", "table", it.Name(), "holder", f.holder, "indexes", x.moved, "empty", empty)
+	c.core.Logger.InfoContext(ctx, "brine: exclusive fence taken", "table", it.Name(), "holder", f.Holder, "indexes", x.moved, "empty", empty)
 	return x, nil
 }
 
@@ -228,12 +201,12 @@ func (x *ExclusiveTable) renew(ctx context.Context, c *Client, table string, lea
 			return
 		case <-tick.C:
 		}
-		err := c.rewriteMeta(ctx, table, func(meta map[string]string) (bool, error) {
-			f, ok := parseFence(meta)
-			if !ok || f.tok != x.fence.tok {
+		err := route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
+			f, ok := indexproto.ParseFence(meta)
+			if !ok || f.Token != x.fence.Token {
 				return false, fmt.Errorf("table %s: %w", table, ErrFenceLost)
 			}
-			f.expires = time.Now().Add(lease)
+			f.Expires = time.Now().Add(lease)
 			meta[metaFence] = f.String()
 			return true, nil
 		})
@@ -242,7 +215,7 @@ func (x *ExclusiveTable) renew(ctx context.Context, c *Client, table string, lea
 			x.setLost(err)
 			return
 		case err != nil:
-			c.logger.WarnContext(ctx, "brine: exclusive fence not renewed; trying again", "table", table, "err", err)
+			c.core.Logger.WarnContext(ctx, "brine: exclusive fence not renewed; trying again", "table", table, "err", err)
 		}
 	}
 }
@@ -283,8 +256,8 @@ func (x *ExclusiveTable) Release(ctx context.Context) error {
 		}
 	}
 	c := x.it.t.c
-	err := c.rewriteMeta(ctx, x.it.t.name, func(meta map[string]string) (bool, error) {
-		if f, ok := parseFence(meta); !ok || f.tok != x.fence.tok {
+	err := route.RewriteMeta(ctx, c.core.Backend, x.it.t.name, func(meta map[string]string) (bool, error) {
+		if f, ok := indexproto.ParseFence(meta); !ok || f.Token != x.fence.Token {
 			return false, fmt.Errorf("table %s: %w", x.Name(), ErrFenceLost)
 		}
 		for _, name := range strings.Split(meta[metaFenceIndexes], ",") {
@@ -299,7 +272,7 @@ func (x *ExclusiveTable) Release(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("release %s: %w", x.Name(), err)
 	}
-	c.logger.InfoContext(ctx, "brine: exclusive fence released", "table", x.Name(), "repaired", x.dirty.Load())
+	c.core.Logger.InfoContext(ctx, "brine: exclusive fence released", "table", x.Name(), "repaired", x.dirty.Load())
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -31,19 +33,19 @@ const indexChunk = 64
 // still being built (AddIndex) is refused with ErrIndexBuilding, one being dropped with
 // ErrIndexNotFound.
 func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[IndexRow, error] {
-	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
+	cfg := readConfig(ix.t.t.keySchema, opts)
 	return func(yield func(IndexRow, error) bool) {
 		if err := ix.queryable(ctx); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
 		}
-		if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
+		if err := driverkit.CheckLogicalFilter(cfg.Read.Filter, cfg.Read.Columns); err != nil {
 			yield(IndexRow{}, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
 			return
 		}
 		err := ix.checkRange(r)
 		if err == nil {
-			err = checkCursor("index "+ix.cfg.Name, r, cfg.after, ix.table.printKey)
+			err = route.CheckCursor("index "+ix.cfg.Name, r, cfg.After, ix.table.printKey)
 		}
 		if err != nil {
 			yield(IndexRow{}, err)
@@ -51,14 +53,14 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 		}
 		// The index scan has no limit: entries that fail the check do not count.
 		var iopts []ReadOption
-		if cfg.reverse {
+		if cfg.Reverse {
 			iopts = append(iopts, Reverse())
 		}
-		if cfg.after != nil {
-			iopts = append(iopts, ResumeAfter(cfg.after))
+		if cfg.After != nil {
+			iopts = append(iopts, ResumeAfter(cfg.After))
 		}
-		if cfg.batchSize > 0 || cfg.limit > 0 {
-			iopts = append(iopts, BatchSize(max(cfg.batchSize, min(cfg.limit, indexChunk))))
+		if cfg.BatchSize > 0 || cfg.Limit > 0 {
+			iopts = append(iopts, BatchSize(max(cfg.BatchSize, min(cfg.Limit, indexChunk))))
 		}
 		n := 0
 		chunk := make([]Row, 0, indexChunk)
@@ -73,7 +75,7 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 				if !yield(ir, nil) {
 					return false
 				}
-				if n++; cfg.limit > 0 && n >= cfg.limit {
+				if n++; cfg.Limit > 0 && n >= cfg.Limit {
 					return false
 				}
 			}
@@ -86,8 +88,8 @@ func (ix *Index) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq
 			}
 			chunk = append(chunk, e)
 			want := indexChunk
-			if cfg.limit > 0 {
-				want = min(want, cfg.limit-n)
+			if cfg.Limit > 0 {
+				want = min(want, cfg.Limit-n)
 			}
 			if len(chunk) >= want && !flush() {
 				return
@@ -149,22 +151,6 @@ func (ix *Index) checkRange(r Range) error {
 		ix.cfg.Name, ErrInvalidArgument, ix.table.printKey(r.Start), ix.table.printKey(r.End), why)
 }
 
-// checkCursor refuses a ResumeAfter cursor outside r: a cursor is the index key of a row the query
-// returned, so one outside its range comes from another query (another prefix, another index), and
-// resuming there would return nothing or another query's page. (Table.Scan keeps ResumeAfter's
-// plain meaning, a bound that narrows the range, which its callers page with.)
-func checkCursor(what string, r Range, after []byte, printKey func([]byte) string) error {
-	if after == nil || (bytes.Compare(after, r.Start) >= 0 && (len(r.End) == 0 || bytes.Compare(after, r.End) < 0)) {
-		return nil
-	}
-	end := "the end"
-	if len(r.End) > 0 {
-		end = printKey(r.End)
-	}
-	return fmt.Errorf("%s: %w: ResumeAfter cursor %s is outside the range [%s, %s): a cursor resumes the query that returned it",
-		what, ErrInvalidArgument, printKey(after), printKey(r.Start), end)
-}
-
 // Get returns the main row whose unique index key is key (see Prefix): one index read and one row
 // read. ErrNotFound when no row has it.
 func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
@@ -174,8 +160,8 @@ func (ix *Index) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, 
 	if err := ix.queryable(ctx); err != nil {
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
-	cfg := newReadConfig(printedKeys(ix.t.t.keySchema, opts))
-	if err := driverkit.CheckLogicalFilter(cfg.read.Filter, cfg.read.Columns); err != nil {
+	cfg := readConfig(ix.t.t.keySchema, opts)
+	if err := driverkit.CheckLogicalFilter(cfg.Read.Filter, cfg.Read.Columns); err != nil {
 		return Row{}, fmt.Errorf("index %s get: %w", ix.cfg.Name, err)
 	}
 	e, err := ix.table.Get(ctx, key)
@@ -201,16 +187,16 @@ func (ix *Index) coveredOnly(cols []Column) bool {
 
 // resolve checks entries against their main rows (read in one batch) and returns the answers, in
 // order, repairing what it can.
-func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]IndexRow, error) {
-	f := cfg.read.Filter
+func (ix *Index) resolve(ctx context.Context, entries []Row, cfg route.ReadConfig) ([]IndexRow, error) {
+	f := cfg.Read.Filter
 	// A filter is applied to the main row, read even when the columns asked for are covered: it may
 	// look at columns the index does not copy.
-	covered := f == nil && ix.coveredOnly(cfg.read.Columns)
+	covered := f == nil && ix.coveredOnly(cfg.Read.Columns)
 	var need [][]byte
 	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
 	for i, e := range entries {
-		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		rowOf[i] = -1
 		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
 			rowOf[i] = len(need)
@@ -220,25 +206,25 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 	var rows []Row
 	if len(need) > 0 {
 		var err error
-		rows, err = ix.t.t.GetMany(ctx, need, MaxVersions(cfg.read.MaxVersions)) // with the version column
+		rows, err = ix.t.t.GetMany(ctx, need, MaxVersions(cfg.Read.MaxVersions)) // with the version column
 		if err != nil {
 			return nil, err
 		}
 	}
 	out := make([]IndexRow, 0, len(entries))
 	for i, e := range entries {
-		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(mk) == 0 || len(st) == 0 {
 			continue // not written by the protocol
 		}
 		if covered && st[0] == statusVerified {
-			raw, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
-			cells, err := ix.decodeCovered(raw)
+			raw, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: indexproto.CoveredQual})
+			cells, err := ix.def.DecodeCovered(raw)
 			if err != nil {
 				return nil, err
 			}
-			if cells = project(cells, cfg.read.Columns); len(cells) > 0 {
+			if cells = project(cells, cfg.Read.Columns); len(cells) > 0 {
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}
 			continue
@@ -248,8 +234,8 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 		match := err == nil && ok && bytes.Equal(k, e.Key)
 		if match {
 			// The filter trims in place: a copy, since repair below needs the row as read.
-			cells := driverkit.ApplyRow(f, mk, slices.Clone(dataCells(row.Cells)))
-			if cells = project(cells, cfg.read.Columns); len(cells) > 0 {
+			cells := driverkit.ApplyRow(f, mk, slices.Clone(indexproto.DataCells(row.Cells)))
+			if cells = project(cells, cfg.Read.Columns); len(cells) > 0 {
 				out = append(out, IndexRow{IndexKey: e.Key, Row: Row{Key: mk, Cells: cells}})
 			}
 		}
@@ -262,7 +248,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg readConfig) ([]
 // change is a compare-and-set on the exact status read, so it never undoes a later writer's step.
 func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell, match bool) {
 	cond := Condition{Family: indexFamily, Qualifier: statusQual, Value: st}
-	rowV, _ := newest(row, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
+	rowV, _ := indexproto.Newest(row, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
 	var m Mutation
 	switch {
 	case st[0] == statusVerified && match:
@@ -274,23 +260,23 @@ func (ix *Index) repair(ctx context.Context, key, st, mainKey []byte, row []Cell
 	case match && bytes.Equal(st[1:], rowV):
 		// The writer's data write is in the row and no later writer touched the entry: what its
 		// step 4 would have done.
-		m = Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: status(statusVerified, rowV)}}}
+		m = Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: indexproto.Status(statusVerified, rowV)}}}
 	case bytes.Equal(st[1:], rowV):
 		m = Mutation{Key: key, Delete: true} // an entry the writer moved away from: its step 4
-	case tokenAge(st[1:]) < ix.grace:
+	case indexproto.TokenAge(st[1:]) < ix.grace:
 		return // its writer may still be between steps 2 and 3
 	case match:
-		m = Mutation{Key: key, Cells: ix.entryCells(mainKey, status(statusVerified, newToken()), row)}
+		m = Mutation{Key: key, Cells: ix.def.EntryCells(mainKey, indexproto.Status(statusVerified, indexproto.NewToken()), row)}
 	default:
 		m = Mutation{Key: key, Delete: true}
 	}
-	if ix.table.pausedNow(ctx) {
+	if ix.table.rt.PausedNow(ctx) {
 		// A repair is best effort (the answer was checked against the main row): it does not wait
 		// for a rebucket's pause, which a rebucket whose process died leaves until it is resumed.
 		return
 	}
 	if _, err := ix.table.CheckAndMutate(ctx, cond, m); err != nil {
-		ix.t.t.c.logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", ix.table.printKey(key), "err", err)
+		ix.t.t.c.core.Logger.DebugContext(ctx, "brine: index repair failed", "index", ix.cfg.Name, "key", ix.table.printKey(key), "err", err)
 	}
 }
 
@@ -299,13 +285,5 @@ func project(cells []Cell, cols []Column) []Cell {
 	if len(cols) == 0 {
 		return cells
 	}
-	var out []Cell
-	for _, c := range cells {
-		if slices.ContainsFunc(cols, func(col Column) bool {
-			return col.Family == c.Family && (col.Qualifier == "" || col.Qualifier == c.Qualifier)
-		}) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(cells), func(c Cell) bool { return !driverkit.Selected(cols, c.Family, c.Qualifier) })
 }

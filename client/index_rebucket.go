@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -28,7 +29,7 @@ func (it *IndexedTable) Rebucket(ctx context.Context, to salting.Salter, opts Re
 	}
 	need := []string{it.indexFamily}
 	for _, ix := range it.indexes {
-		for _, c := range ix.cfg.columns() {
+		for _, c := range ix.def.Columns() {
 			need = append(need, c.Family)
 		}
 	}
@@ -70,17 +71,6 @@ func (it *IndexedTable) refuseChanging(op string) error {
 	return nil
 }
 
-// columns are the main table's columns the index reads: its covered columns and column parts.
-func (cfg IndexConfig) columns() []Column {
-	cols := slices.Clone(cfg.Covered)
-	for _, p := range cfg.Parts {
-		if p.Column.Family != "" {
-			cols = append(cols, p.Column)
-		}
-	}
-	return cols
-}
-
 // refuseIndexTable fails when name is the table of an index: its rebucket must keep the entries'
 // own families, which IndexedTable.RebucketIndex does.
 func (c *Client) refuseIndexTable(ctx context.Context, name string) error {
@@ -101,12 +91,12 @@ func (c *Client) IndexTableOf(ctx context.Context, name string) (table, index st
 	for i := strings.Index(name, sep); i > 0; {
 		table, index = name[:i], name[i+len(sep):]
 		phys := table // the physical table serving it holds the definitions
-		if row, found, err := readDir(ctx, c.backend, table); err != nil {
+		if row, found, err := route.ReadDir(ctx, c.core.Backend, table); err != nil {
 			return "", "", err
 		} else if found {
-			phys = row.phys
+			phys = row.Phys()
 		}
-		meta, err := c.backend.TableMeta(ctx, phys)
+		meta, err := c.core.Backend.TableMeta(ctx, phys)
 		if err != nil && !errors.Is(err, backends.ErrTableNotFound) {
 			return "", "", err
 		}

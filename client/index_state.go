@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/brine-kv/brine/internal/indexproto"
 )
 
 // IndexState is where an index is in its life. An index declared on a table in use (AddIndex) is
@@ -24,9 +25,8 @@ const (
 	IndexDropping IndexState = "dropping"
 )
 
-// metaIndexStatePrefix + index name holds the state of an index that is not active; an index without
-// it (every index a table was created with) is active.
-const metaIndexStatePrefix = "brine.indexstate."
+// metaIndexStatePrefix + index name holds the state of an index that is not active.
+const metaIndexStatePrefix = indexproto.StatePrefix
 
 // ErrIndexBuilding: a query by an index that AddIndex has not finished building; its answers would
 // miss rows written before it was declared.
@@ -37,17 +37,6 @@ func indexState(meta map[string]string, name string) IndexState {
 		return IndexState(s)
 	}
 	return IndexActive
-}
-
-// indexMeta is the part of a table's meta that says which indexes it has and in which state.
-func indexMeta(meta map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range meta {
-		if strings.HasPrefix(k, metaIndexPrefix) || strings.HasPrefix(k, metaIndexStatePrefix) || k == metaIndexFamily || k == metaFence || k == metaFenceIndexes {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // State is the index's state at the handle's last reading of the table's definitions.
@@ -78,15 +67,15 @@ func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable,
 	v := it.view
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !force && time.Since(v.at) < v.c.routeRefresh {
+	if !force && time.Since(v.at) < v.c.core.RouteRefresh {
 		return v.cur, nil
 	}
 	sent := time.Now()
-	meta, err := v.cur.t.servingMeta(ctx)
+	meta, err := v.cur.t.rt.ServingMeta(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
 	}
-	if im := indexMeta(meta); !maps.Equal(im, v.seen) {
+	if im := indexproto.Meta(meta); !maps.Equal(im, v.seen) {
 		next := &IndexedTable{t: v.cur.t, view: v}
 		if err := v.c.attachIndexes(next, meta); err != nil {
 			return nil, fmt.Errorf("table %s: %w", v.name, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/salting"
 )
@@ -32,9 +33,9 @@ var ErrIndexedTable = indexproto.ErrIndexedTable
 type IndexedTable struct {
 	t           *Table // the main table, following rebuckets: the protocol's reads and data writes
 	indexes     []*Index
-	indexFamily string     // the family of the version column
-	fence       fence      // an exclusive holder's, when the meta records one (index_fence.go)
-	view        *indexView // shared by the copies of one handle: its indexes as last read
+	indexFamily string           // the family of the version column
+	fence       indexproto.Fence // an exclusive holder's, when the meta records one (index_fence.go)
+	view        *indexView       // shared by the copies of one handle: its indexes as last read
 }
 
 // CreateIndexedTable creates a table with cfg.Indexes (at least one), as CreateTable creates a
@@ -102,7 +103,7 @@ func (c *Client) indexedHandle(t *Table, meta map[string]string) (*IndexedTable,
 	if err := c.attachIndexes(it, meta); err != nil {
 		return nil, err
 	}
-	it.view = &indexView{c: c, name: t.name, cur: it, seen: indexMeta(meta), at: time.Now()}
+	it.view = &indexView{c: c, name: t.name, cur: it, seen: indexproto.Meta(meta), at: time.Now()}
 	return it, nil
 }
 
@@ -149,7 +150,7 @@ func (it *IndexedTable) versionColumn() Column {
 // hidesVersion reports whether a read with opts leaves the version column out of its rows: it is
 // the protocol's bookkeeping, not the caller's data, and shown only when Columns names it.
 func (it *IndexedTable) hidesVersion(opts []ReadOption) bool {
-	return !slices.Contains(newReadConfig(opts).read.Columns, it.versionColumn())
+	return !slices.Contains(readConfig(nil, opts).Read.Columns, it.versionColumn())
 }
 
 // Get reads one row as Table.Get does. The version column is returned only when Columns names it.
@@ -158,7 +159,7 @@ func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption)
 	if err != nil || !it.hidesVersion(opts) {
 		return row, err
 	}
-	if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
+	if row.Cells = indexproto.DataCells(row.Cells); len(row.Cells) == 0 {
 		return Row{}, fmt.Errorf("get %s: %w", it.t.printKey(key), ErrNotFound)
 	}
 	return row, nil
@@ -172,7 +173,7 @@ func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...Read
 		return rows, err
 	}
 	for i := range rows {
-		rows[i].Cells = dataCells(rows[i].Cells)
+		rows[i].Cells = indexproto.DataCells(rows[i].Cells)
 	}
 	return rows, nil
 }
@@ -184,7 +185,7 @@ func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) i
 	if !it.hidesVersion(opts) {
 		return it.t.Scan(ctx, r, opts...)
 	}
-	limit := newReadConfig(opts).limit
+	limit := readConfig(nil, opts).Limit
 	return func(yield func(Row, error) bool) {
 		page, want := opts, limit // want: the page's limit
 		for n := 0; ; {
@@ -196,7 +197,7 @@ func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) i
 					return
 				}
 				read, last = read+1, row.Key
-				if row.Cells = dataCells(row.Cells); len(row.Cells) == 0 {
+				if row.Cells = indexproto.DataCells(row.Cells); len(row.Cells) == 0 {
 					skipped++
 					continue
 				}
@@ -247,7 +248,7 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 	case !indexed && !m.Delete:
 		return it.t.applyOne(ctx, op, it.stamp(m))
 	}
-	ctx, c := it.t.c.tel.Begin(ctx, op, it.t.name)
+	ctx, c := it.t.c.core.Tel.Begin(ctx, op, it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := it.t.checkKey(m.Key); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
@@ -276,14 +277,14 @@ func (it *IndexedTable) stamp(m Mutation) Mutation {
 	if m.Delete {
 		return m
 	}
-	m.Cells = append(slices.Clip(m.Cells), Cell{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()})
+	m.Cells = append(slices.Clip(m.Cells), Cell{Family: it.indexFamily, Qualifier: versionQual, Value: indexproto.NewToken()})
 	return m
 }
 
 // Apply applies many mutations as Table.Apply does, each row through the index protocol when it
 // touches an index.
 func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
-	ctx, c := it.t.c.tel.Begin(ctx, "apply", it.t.name)
+	ctx, c := it.t.c.core.Tel.Begin(ctx, "apply", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.AppliedRows(len(muts), rowErrs, err)) }()
 	return it.applyIndexed(ctx, muts)
 }
@@ -291,10 +292,10 @@ func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []e
 // Import writes a stream of rows as Table.Import does, each row through the index protocol when it
 // touches an index.
 func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
-	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []importRow) ([]error, error) {
+	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		muts := make([]Mutation, len(batch))
 		for i, r := range batch {
-			muts[i] = r.logical()
+			muts[i] = r.Logical()
 		}
 		return it.applyIndexed(ctx, muts)
 	})

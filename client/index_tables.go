@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -54,7 +56,7 @@ func (c *Client) createIndexTables(ctx context.Context, table string, defs []Ind
 			SplitKeys: s.SplitKeys(0),
 			Meta:      map[string]string{MetaSaltSpec: s.Spec()},
 		}
-		if err := c.backend.CreateTable(ctx, IndexTableName(table, d.Name), opts); err != nil {
+		if err := c.core.Backend.CreateTable(ctx, IndexTableName(table, d.Name), opts); err != nil {
 			return fmt.Errorf("index %q: %w", d.Name, err)
 		}
 	}
@@ -83,7 +85,7 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 		t.indexes = append(t.indexes, ix)
 	}
 	t.indexFamily = meta[metaIndexFamily]
-	t.fence, _ = parseFence(meta)
+	t.fence, _ = indexproto.ParseFence(meta)
 	if len(t.indexes) > 0 && t.indexFamily == "" {
 		return fmt.Errorf("%w: indexes without %q in the table meta", backends.ErrInvalidArgument, metaIndexFamily)
 	}
@@ -94,7 +96,7 @@ func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
 	cfg.Salter = cfg.salter()
 	// The index table follows its own rebuckets (IndexedTable.RebucketIndex): cfg.Salter is the spec
 	// it was created with, the directory names the one serving it.
-	ix := &Index{t: t, cfg: cfg, table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
+	ix := &Index{t: t, cfg: cfg, def: cfg.def(), table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 	ix.table.setKeySchema(entrySchema(cfg, t.t.keySchema))
 	return ix
 }
@@ -154,25 +156,25 @@ func matchIndexes(t *IndexedTable, defs []IndexConfig) error {
 // their directory rows), unless a rebucket of the table is under way, which DeleteTable refuses.
 func (c *Client) deleteIndexTables(ctx context.Context, table string) error {
 	phys := table
-	row, found, err := readDir(ctx, c.backend, table)
+	row, found, err := route.ReadDir(ctx, c.core.Backend, table)
 	switch {
 	case err != nil:
 		return err
-	case found && row.state != stateServing:
-		return nil // deleteRebucketed refuses
+	case found && !row.Serving():
+		return nil // route.DeleteRebucketed refuses
 	case found:
-		phys = row.phys
+		phys = row.Phys()
 	}
-	meta, err := c.backend.TableMeta(ctx, phys)
+	meta, err := c.core.Backend.TableMeta(ctx, phys)
 	if err != nil {
 		return nil // DeleteTable reports it
 	}
 	for k := range meta {
 		if name, ok := strings.CutPrefix(k, metaIndexPrefix); ok {
 			ixTable := IndexTableName(table, name)
-			done, err := c.deleteRebucketed(ctx, ixTable)
+			done, err := route.DeleteRebucketed(ctx, c.core.Backend, ixTable)
 			if !done && err == nil {
-				err = c.backend.DeleteTable(ctx, ixTable)
+				err = c.core.Backend.DeleteTable(ctx, ixTable)
 			}
 			if err != nil && !errors.Is(err, ErrTableNotFound) {
 				return fmt.Errorf("delete index %q: %w", name, err)

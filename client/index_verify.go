@@ -8,9 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 )
 
 // IndexReport is what Verify found: entries the main table needs that the index lacks (Missing),
@@ -64,7 +63,7 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 			rep.note(&rep.Extra, "rows %s and %s share unique key %s", ix.t.t.printKey(prev.mainKey), ix.t.t.printKey(row.Key), ix.table.printKey(k))
 			continue
 		}
-		want[string(k)] = &wantEntry{mainKey: row.Key, covered: ix.encodeCovered(row.Cells)}
+		want[string(k)] = &wantEntry{mainKey: row.Key, covered: ix.def.EncodeCovered(row.Cells)}
 	}
 	for e, err := range ix.table.Scan(ctx, Range{}) {
 		if err != nil {
@@ -77,9 +76,9 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 			continue
 		}
 		w.seen = true
-		st, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-		cov, _ := newest(e.Cells, Column{Family: indexFamily, Qualifier: coveredQual})
+		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		cov, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: indexproto.CoveredQual})
 		switch {
 		case !bytes.Equal(mk, w.mainKey):
 			rep.note(&rep.Stale, "entry %s names row %s, want %s", ix.table.printKey(e.Key), ix.t.t.printKey(mk), ix.t.t.printKey(w.mainKey))
@@ -136,7 +135,7 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}
 	only := ix.t.only(ix)
-	err := forEachBucketBatch(ctx, ix.t.t, func(ctx context.Context, batch []Row) error {
+	err := ix.t.t.rt.EachBucketBatch(ctx, func(ctx context.Context, batch []Row) error {
 		muts := make([]Mutation, len(batch))
 		for i, row := range batch {
 			muts[i] = Mutation{Key: row.Key}
@@ -153,9 +152,9 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}
 	done.Store(0)
-	err = forEachBucket(ctx, ix.table, func(ctx context.Context, e Row) error {
+	err = ix.table.rt.EachBucket(ctx, func(ctx context.Context, e Row) error {
 		entries.Add(1)
-		_, err := ix.resolve(ctx, []Row{e}, readConfig{})
+		_, err := ix.resolve(ctx, []Row{e}, route.ReadConfig{})
 		return err
 	}, report)
 	if err != nil {
@@ -169,14 +168,14 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 func (ix *Index) ensureTable(ctx context.Context) error {
 	c := ix.t.t.c
 	name := IndexTableName(ix.t.t.name, ix.cfg.Name)
-	if _, found, err := readDir(ctx, c.backend, name); err != nil || found {
+	if _, found, err := route.ReadDir(ctx, c.core.Backend, name); err != nil || found {
 		return err // a rebucketed index table is the directory's to find
 	}
-	_, err := c.backend.TableMeta(ctx, name)
+	_, err := c.core.Backend.TableMeta(ctx, name)
 	if !errors.Is(err, ErrTableNotFound) {
 		return err
 	}
-	c.logger.WarnContext(ctx, "brine: index table missing: creating it again", "index", ix.cfg.Name, "table", name)
+	c.core.Logger.WarnContext(ctx, "brine: index table missing: creating it again", "index", ix.cfg.Name, "table", name)
 	if err := c.createIndexTables(ctx, ix.t.t.name, []IndexConfig{ix.cfg}); err != nil && !errors.Is(err, ErrTableExists) {
 		return err
 	}
@@ -188,56 +187,4 @@ func (it *IndexedTable) only(ix *Index) *IndexedTable {
 	c := *it
 	c.indexes = []*Index{ix}
 	return &c
-}
-
-// forEachBucketBatch is forEachBucket handing fn the rows in batches of the client's batch size. It
-// reads the physical table serving t, and fails with ErrRebucketing while a rebucket moves t's rows.
-func forEachBucketBatch(ctx context.Context, t *Table, fn func(context.Context, []Row) error, done func(total int)) error {
-	pt, err := t.rt.plain(ctx, "scan", false)
-	if err != nil {
-		return err
-	}
-	ranges, err := pt.salter.BucketRanges(nil, nil)
-	if err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(t.c.concurrency)
-	for _, br := range ranges {
-		g.Go(func() error {
-			var batch []Row
-			for row, err := range pt.bucketScan(gctx, br, backends.ScanOptions{}, nil) {
-				if err != nil {
-					return err
-				}
-				if batch = append(batch, row); len(batch) == t.c.batchRows {
-					if err := fn(gctx, batch); err != nil {
-						return err
-					}
-					batch = nil
-				}
-			}
-			if len(batch) > 0 {
-				if err := fn(gctx, batch); err != nil {
-					return err
-				}
-			}
-			done(len(ranges))
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
-// forEachBucket runs fn on every row of t, one goroutine per bucket (bounded by the client's
-// concurrency), logical keys; after each bucket it calls done with the bucket count.
-func forEachBucket(ctx context.Context, t *Table, fn func(context.Context, Row) error, done func(total int)) error {
-	return forEachBucketBatch(ctx, t, func(ctx context.Context, rows []Row) error {
-		for _, row := range rows {
-			if err := fn(ctx, row); err != nil {
-				return fmt.Errorf("row %s: %w", t.printKey(row.Key), err)
-			}
-		}
-		return nil
-	}, done)
 }

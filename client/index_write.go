@@ -3,18 +3,17 @@ package client
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/indexproto"
+	"github.com/brine-kv/brine/internal/route"
 )
 
 // maxIndexedAttempts bounds how often a write re-reads its row after another writer changed it
@@ -25,32 +24,12 @@ const maxIndexedAttempts = 16
 // maxIndexedAttempts times in a row. It is retryable: nothing of it is acknowledged.
 var ErrIndexContention = errors.New("brine: row changed by other writers on every attempt")
 
-// newToken is a write's identity: its start time in ms (how readers age a pending entry), then 8
-// random bytes, so that no two writes share one and a compare-and-set on it never meets an ABA.
-func newToken() []byte {
-	tok := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(time.Now().UnixMilli()))
-	var r [8]byte
-	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
-	return append(tok, r[:]...)
-}
-
-// tokenAge is how long ago the write of token started (0 for a malformed token: never repaired as
-// dead on its age alone).
-func tokenAge(tok []byte) time.Duration {
-	if len(tok) != 16 {
-		return 0
-	}
-	return time.Since(time.UnixMilli(int64(binary.BigEndian.Uint64(tok))))
-}
-
-func status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) }
-
 // indexedMutation reports whether m must go through the index protocol, or fails for a mutation
 // the protocol cannot apply atomically with its version bump.
 func (it *IndexedTable) indexedMutation(m Mutation) (bool, error) {
 	touched := false
 	for _, ix := range it.indexes {
-		if ix.touches(m) {
+		if ix.def.Touches(m) {
 			touched = true
 			if m.Delete && len(m.Cells) > 0 {
 				// A row mutation is a put or a delete: the deleted columns and the version column
@@ -95,7 +74,7 @@ func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, con
 		if err != nil {
 			return false, err
 		}
-		if v, _ := newest(row, it.versionColumn()); conditional && marked(v) {
+		if v, _ := indexproto.Newest(row, it.versionColumn()); conditional && indexproto.Marked(v, DefaultIndexGrace) {
 			if err := markWait(ctx, attempt); err != nil {
 				return false, err
 			}
@@ -147,16 +126,16 @@ type writePlan struct {
 
 // planIndexed works out the entries a write of m leaves and creates, given the row's cells.
 func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePlan, error) {
-	p := writePlan{m: m, tok: newToken(), dataCell: touch}
-	if touch && len(dataCells(old)) == 0 {
+	p := writePlan{m: m, tok: indexproto.NewToken(), dataCell: touch}
+	if touch && len(indexproto.DataCells(old)) == 0 {
 		p.skip = true
 		return p, nil
 	}
-	p.oldV, _ = newest(old, Column{Family: it.indexFamily, Qualifier: versionQual})
-	p.pending = status(statusPending, p.tok)
-	merged := mergeCells(old, m)
+	p.oldV, _ = indexproto.Newest(old, Column{Family: it.indexFamily, Qualifier: versionQual})
+	p.pending = indexproto.Status(statusPending, p.tok)
+	merged := indexproto.MergeCells(old, m)
 	for _, ix := range it.indexes {
-		if !touch && !ix.touches(m) {
+		if !touch && !ix.def.Touches(m) {
 			continue
 		}
 		c := entryChange{ix: ix}
@@ -168,7 +147,7 @@ func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePl
 			return p, err
 		}
 		if c.newOK {
-			c.cells = ix.entryCells(m.Key, p.pending, merged)
+			c.cells = ix.def.EntryCells(m.Key, p.pending, merged)
 		}
 		p.changes = append(p.changes, c)
 	}
@@ -187,7 +166,7 @@ func (it *IndexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, err
 		return true, nil
 	}
 	cm := it.versionMutation(p.m.Key)
-	applied, errs := it.t.checkAndMutateMany(ctx, []backends.CondMutation{cm}) // a batch: it is deferred
+	applied, errs := it.t.rt.CheckAndMutateMany(ctx, []backends.CondMutation{cm}) // a batch: it is deferred
 	if errs[0] != nil {
 		return false, fmt.Errorf("version write: %w", errs[0])
 	}
@@ -209,7 +188,7 @@ func (p *writePlan) needsVersion() bool {
 func (it *IndexedTable) versionMutation(key []byte) backends.CondMutation {
 	return backends.CondMutation{
 		Cond:     Condition{Family: it.indexFamily, Qualifier: versionQual},
-		Mut:      Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: newToken()}}},
+		Mut:      Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: indexproto.NewToken()}}},
 		Deferred: true,
 	}
 }
@@ -241,10 +220,10 @@ func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
 func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
 	s := settleBatches{}
-	s.add(p.changes, p.pending, status(statusVerified, p.tok))
+	s.add(p.changes, p.pending, indexproto.Status(statusVerified, p.tok))
 	if err := it.sendSettles(ctx, s); err != nil {
 		// The write is durable and its entries are answered from the row until repaired.
-		it.t.c.logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", it.t.printKey(p.m.Key), "err", err)
+		it.t.c.core.Logger.WarnContext(ctx, "brine: index entries left pending", "table", it.t.name, "key", it.t.printKey(p.m.Key), "err", err)
 	}
 }
 
@@ -286,8 +265,8 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
-		st, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		owner, _ := newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		st, _ := indexproto.Newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		owner, _ := indexproto.Newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
 		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
 			row, err := ix.t.t.Get(ctx, owner) // with the version column
 			if err != nil && !errors.Is(err, ErrNotFound) {
@@ -296,8 +275,8 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			if k, ok, err := ix.EntryKey(owner, row.Cells); err == nil && ok && bytes.Equal(k, key) {
 				return fmt.Errorf("index %s key %s: %w (row %s)", ix.cfg.Name, ix.table.printKey(key), ErrUniqueViolation, ix.t.t.printKey(owner))
 			}
-			rowV, _ := newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
-			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && tokenAge(st[1:]) < ix.grace {
+			rowV, _ := indexproto.Newest(row.Cells, Column{Family: ix.t.indexFamily, Qualifier: versionQual})
+			if len(st) > 0 && st[0] == statusPending && !bytes.Equal(st[1:], rowV) && indexproto.TokenAge(st[1:]) < ix.grace {
 				return driverkit.Retryable(fmt.Errorf("index %s key %s: %w (claimed by a write of row %s in flight)", ix.cfg.Name, ix.table.printKey(key), ErrUniqueViolation, ix.t.t.printKey(owner)))
 			}
 		}
@@ -340,7 +319,7 @@ func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error 
 	)
 	for ix, cms := range s {
 		wg.Go(func() {
-			_, rowErrs := ix.table.checkAndMutateMany(ctx, cms)
+			_, rowErrs := ix.table.rt.CheckAndMutateMany(ctx, cms)
 			if err := errors.Join(rowErrs...); err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("index %s: %w", ix.cfg.Name, err))
@@ -350,43 +329,6 @@ func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error 
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
-// mergeCells is the row after m (nil for a row delete): per column, the newest of m's cell and the
-// row's, as the store keeps them. A cell stamped by the server (0) or at least as new as the row's
-// replaces it; an older explicit stamp (a repeated key in an import, its first occurrence landing
-// last) leaves the row's value newest, so the index follows what reads will see.
-func mergeCells(old []Cell, m Mutation) []Cell {
-	if m.Delete {
-		return nil
-	}
-	if len(old) == 0 {
-		return m.Cells // a new row: most of a first load's
-	}
-	var out []Cell
-	for _, c := range m.Cells {
-		i := slices.IndexFunc(old, func(o Cell) bool { return o.Family == c.Family && o.Qualifier == c.Qualifier })
-		if c.Timestamp != 0 && i >= 0 && old[i].Timestamp > c.Timestamp {
-			continue
-		}
-		out = append(out, c)
-	}
-	for _, c := range old {
-		if c.Qualifier == versionQual {
-			continue
-		}
-		if _, written := newest(out, Column{Family: c.Family, Qualifier: c.Qualifier}); !written {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
@@ -429,14 +371,14 @@ func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]er
 			errs[i] = subErrs[j]
 		}
 	}
-	return rowErrors(errs), nil
+	return route.RowErrors(errs), nil
 }
 
 func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
 	var g errgroup.Group
-	g.SetLimit(it.t.c.concurrency)
+	g.SetLimit(it.t.c.core.Concurrency)
 	for i, m := range muts {
 		indexed, err := it.indexedMutation(m)
 		switch {
@@ -472,8 +414,8 @@ func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([
 		for j, i := range plainIdx {
 			sub[j] = it.stamp(muts[i])
 		}
-		applyPart(ctx, it.t.Apply, sub, plainIdx, errs)
+		route.ApplyPart(ctx, it.t.Apply, sub, plainIdx, errs)
 	}
 	_ = g.Wait()
-	return rowErrors(errs), nil
+	return route.RowErrors(errs), nil
 }

@@ -2,10 +2,9 @@ package client
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
 )
 
@@ -54,55 +53,15 @@ func metaKeySchema(meta map[string]string) (*keys.Schema, error) {
 // KeyRegexFilter matches the key as the schema prints it.
 func (t *Table) KeySchema() *keys.Schema { return t.keySchema }
 
-// printedKeys returns opts that make a RowFilter's KeyRegexFilter leaves match keys as ks prints them
-// (keys.Schema.Format), failing keys ks cannot decode; with no schema, opts as they are.
-func printedKeys(ks *keys.Schema, opts []ReadOption) []ReadOption {
-	if ks == nil || len(opts) == 0 { // no options, no filter
-		return opts
-	}
-	text := func(key []byte) ([]byte, bool) {
-		s, err := ks.Format(key)
-		return []byte(s), err == nil
-	}
-	return append(slices.Clip(opts), func(c *readConfig) {
-		if driverkit.Has(c.read.Filter, backends.FilterKeyRegex) {
-			bound := driverkit.WithKeyText(*c.read.Filter, text)
-			c.read.Filter = &bound
-		}
-	})
-}
-
 // KeySchema is the key schema stored with the table, or nil.
 func (it *IndexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
 
-// printKey is keyText for a key of a table with key schema ks: the key as the schema prints it (the
-// CLI's form, "u,999" rather than "u\x00\x00\x00\x00\x00\x00\x03\xe7"); with no schema, or for a
-// key the schema cannot read, the quoted bytes.
-func printKey(ks *keys.Schema, k []byte) string {
-	if ks == nil {
-		return keyText(k)
-	}
-	if s, err := ks.Format(k); err == nil {
-		return keyText([]byte(s))
-	}
-	// A range bound is often a prefix: the leading fields of a key (PrefixRange, Index.Prefix).
-	fields := ks.Fields()
-	for n := len(fields) - 1; n > 0; n-- {
-		if lead, err := keys.NewSchema(fields[:n]...); err == nil {
-			if s, err := lead.Format(k); err == nil {
-				return keyText([]byte(s))
-			}
-		}
-	}
-	return keyText(k)
-}
-
-// printKey is printKey for a key of this table.
-func (t *Table) printKey(k []byte) string { return printKey(t.keySchema, k) }
+// printKey prints a key of this table as its key schema prints it (route.PrintKey).
+func (t *Table) printKey(k []byte) string { return route.PrintKey(t.keySchema, k) }
 
 // setKeySchema gives the handle its table's key schema, and its router's physical tables too (their
 // errors print keys). Called while the handle is opened, before anyone else holds it.
 func (t *Table) setKeySchema(ks *keys.Schema) {
 	t.keySchema = ks
-	t.rt.setKeySchema(ks)
+	t.rt.SetKeySchema(ks)
 }

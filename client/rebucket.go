@@ -2,15 +2,11 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"maps"
-	"sync/atomic"
 	"time"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/internal/wait"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -19,7 +15,7 @@ import (
 const DefaultRebucketFence = 3 * DefaultRouteRefresh
 
 // ErrRebucketInProgress: a rebucket to another spec is under way; finish it first.
-var ErrRebucketInProgress = errors.New("brine: another rebucket is under way")
+var ErrRebucketInProgress = route.ErrRebucketInProgress
 
 // RebucketOptions configure Table.Rebucket.
 type RebucketOptions struct {
@@ -97,23 +93,8 @@ func (t *Table) rebucket(ctx context.Context, to salting.Salter, opts RebucketOp
 	if to == nil {
 		return fmt.Errorf("rebucket %s: %w: no target spec", t.name, backends.ErrInvalidArgument)
 	}
-	rb := &rebucketer{t: t, r: t.rt, b: t.c.backend, to: to, opts: opts, log: t.c.logger}
-	rb.setDefaults()
-	return rb.run(ctx)
-}
-
-type rebucketer struct {
-	t    *Table
-	r    *router
-	b    backends.Backend
-	to   salting.Salter
-	opts RebucketOptions
-	log  *slog.Logger
-	rows atomic.Int64
-}
-
-func (rb *rebucketer) setDefaults() {
-	o := &rb.opts
+	o := route.RebucketOptions{Families: opts.Families, MaxVersions: opts.MaxVersions, FamilyOptions: opts.FamilyOptions,
+		Regions: opts.Regions, Fence: opts.Fence, Grace: opts.Grace, Workers: opts.Workers}
 	if len(o.Families) == 0 {
 		o.Families = []string{DefaultFamily}
 	}
@@ -124,150 +105,18 @@ func (rb *rebucketer) setDefaults() {
 		o.Grace = o.Fence
 	}
 	if o.Workers <= 0 {
-		o.Workers = rb.t.c.concurrency
+		o.Workers = t.c.core.Concurrency
 	}
-}
-
-func (rb *rebucketer) run(ctx context.Context) error {
-	name := rb.r.logical
-	for {
-		row, found, err := readDir(ctx, rb.b, name)
-		if err != nil {
-			return fmt.Errorf("rebucket %s: %w", name, err)
-		}
-		if !found {
-			v := rb.r.view // never rebucketed: the table serves under its own name
-			row = dirRow{phys: v.old.name, spec: v.old.salter.Spec()}
-		}
-		if row.state != stateServing && row.targetSpec != rb.to.Spec() {
-			return fmt.Errorf("rebucket %s to %s: %w (to %s)", name, rb.to.Spec(), ErrRebucketInProgress, row.targetSpec)
-		}
-		done, err := rb.step(ctx, row)
-		if err != nil || done {
-			return err
-		}
+	if opts.Progress != nil {
+		o.Progress = func(p route.Progress) { opts.Progress(RebucketProgress(p)) }
 	}
-}
-
-// step moves the rebucket one state on; done reports that the new table serves and the old one is
-// gone (or kept, with a negative Grace).
-func (rb *rebucketer) step(ctx context.Context, row dirRow) (done bool, err error) {
-	name := rb.r.logical
-	next := row
-	if row.state == statePause || row.state == stateCopied || row.state == stateSwitched {
-		// Wait until no handle acts on the state before row's: this step relies on it.
-		if err := wait.Sleep(ctx, rb.opts.Fence); err != nil {
-			return false, err
-		}
-	}
-	switch row.state {
-	case stateServing:
-		if row.drop != "" {
-			if rb.opts.Grace < 0 {
-				return row.spec == rb.to.Spec(), rb.startIfNeeded(ctx, row)
-			}
-			if err := wait.Sleep(ctx, rb.opts.Grace); err != nil {
-				return false, err
-			}
-			if err := rb.b.DeleteTable(ctx, row.drop); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
-				return false, fmt.Errorf("rebucket %s: drop old table %s: %w", name, row.drop, err)
-			}
-			next.drop = ""
-			rb.log.InfoContext(ctx, "brine: rebucket dropped old table", "table", name, "old", row.drop)
-			return false, casDir(ctx, rb.b, name, row, &next)
-		}
-		if row.spec == rb.to.Spec() {
-			return true, nil
-		}
-		return false, rb.startIfNeeded(ctx, row)
-	case statePause:
-		// The new table keeps what tools stored with the old one (a key schema), under the new spec.
-		meta, err := rb.b.TableMeta(ctx, row.phys)
-		if err != nil {
-			return false, fmt.Errorf("rebucket %s: %w", name, err)
-		}
-		meta = maps.Clone(meta)
-		meta[MetaSaltSpec] = row.targetSpec
-		err = rb.b.CreateTable(ctx, row.target, backends.TableOptions{
-			Families:      append(append([]string(nil), row.families...), markFamily),
-			SplitKeys:     rb.to.SplitKeys(rb.opts.Regions),
-			Meta:          meta,
-			MaxVersions:   row.maxVersions,
-			FamilyOptions: rb.opts.FamilyOptions,
-		})
-		if err != nil && !errors.Is(err, backends.ErrTableExists) {
-			return false, fmt.Errorf("rebucket %s: create %s: %w", name, row.target, err)
-		}
-		next.state = stateMigrate
-	case stateMigrate:
-		if err := rb.copyAll(ctx, row); err != nil {
-			return false, err
-		}
-		next.state = stateCopied
-	case stateCopied:
-		next.state = stateSwitched
-	case stateSwitched:
-		if err := rb.unmarkAll(ctx, row); err != nil {
-			return false, err
-		}
-		next = dirRow{phys: row.target, spec: row.targetSpec, families: row.families, maxVersions: row.maxVersions,
-			gen: row.gen, drop: row.phys, version: row.version}
-	default:
-		return false, fmt.Errorf("rebucket %s: directory holds unknown state %q", name, row.state)
-	}
-	if err := casDir(ctx, rb.b, name, row, &next); err != nil {
-		return false, err
-	}
-	rb.report(next, len(next.done))
-	rb.log.InfoContext(ctx, "brine: rebucket step", "table", name, "state", next.state, "target", next.target)
-	return false, nil
-}
-
-// startIfNeeded records the pause step of a new rebucket, when the spec is not the target already.
-func (rb *rebucketer) startIfNeeded(ctx context.Context, row dirRow) error {
-	if row.spec == rb.to.Spec() {
-		return nil
-	}
-	if err := ensureDir(ctx, rb.b); err != nil {
-		return err
-	}
-	next := row
-	next.state, next.gen = statePause, row.gen+1
-	next.target = fmt.Sprintf("%s_r%d", rb.r.logical, next.gen)
-	next.targetSpec = rb.to.Spec()
-	next.families, next.maxVersions = rb.opts.Families, rb.opts.MaxVersions
-	if err := casDir(ctx, rb.b, rb.r.logical, row, &next); err != nil {
-		return err
-	}
-	rb.report(next, 0)
-	return nil
-}
-
-func (rb *rebucketer) report(row dirRow, doneBuckets int) {
-	if rb.opts.Progress == nil {
-		return
-	}
-	p := row.progress()
-	p.BucketsDone, p.RowsCopied = doneBuckets, rb.rows.Load()
-	rb.opts.Progress(p)
-}
-
-func (r dirRow) progress() RebucketProgress {
-	p := RebucketProgress{State: r.state, Table: r.phys, Spec: r.spec, Target: r.target, TargetSpec: r.targetSpec,
-		BucketsDone: len(r.done)}
-	if s, err := salting.ParseSpec(r.spec); err == nil && r.state != stateServing {
-		p.Buckets = s.Buckets()
-	}
-	return p
+	return route.Rebucket(ctx, t.rt, to, o)
 }
 
 // RebucketStatus reports the rebucket state of a logical table: a zero State and no Target when
 // none is under way (Table and Spec then name what serves it; both empty for a table never
 // rebucketed).
 func (c *Client) RebucketStatus(ctx context.Context, name string) (RebucketProgress, error) {
-	row, _, err := readDir(ctx, c.backend, name)
-	if err != nil {
-		return RebucketProgress{}, err
-	}
-	return row.progress(), nil
+	p, err := route.Status(ctx, c.core.Backend, name)
+	return RebucketProgress(p), err
 }

@@ -3,21 +3,22 @@ package client
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
 
 // Table is a handle on one salted table. It is cheap, immutable and safe for concurrent use.
 //
-// A Table follows its table through rebuckets: its router holds the handle's view of the directory
-// and sends each call to the physical table (physTable) serving it, or through a rebucket's rules.
+// A Table follows its table through rebuckets: its router (package internal/route) holds the
+// handle's view of the directory and sends each call to the physical table serving it, or through a
+// rebucket's rules.
 type Table struct {
 	c         *Client
 	name      string
-	rt        *router
+	rt        *route.Router
 	keySchema *keys.Schema // stored with the table: what KeyRegexFilter matches (keyschema.go)
 }
 
@@ -26,12 +27,12 @@ func (t *Table) Name() string { return t.name }
 
 // Salter is the table's salter (of a rebucketed table: the one serving it at the handle's last
 // directory read).
-func (t *Table) Salter() salting.Salter { return t.rt.salter() }
+func (t *Table) Salter() salting.Salter { return t.rt.Salter() }
 
 // checkKey fails a key the table's salter cannot take, wrapping ErrInvalidKey, before anything is
 // sent.
 func (t *Table) checkKey(key []byte) error {
-	_, _, err := physicalKey(t.Salter(), key)
+	_, _, err := route.PhysicalKey(t.Salter(), key)
 	return err
 }
 
@@ -67,12 +68,12 @@ func deleteMutation(key []byte, columns []Column) Mutation {
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
-	return t.rt.applyOne(ctx, op, m)
+	return t.rt.ApplyOne(ctx, op, m)
 }
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
-	return t.rt.getOne(ctx, key, printedKeys(t.keySchema, opts))
+	return t.rt.Get(ctx, key, readConfig(t.keySchema, opts))
 }
 
 // Apply applies many mutations: rows are grouped by bucket, cut into batches of at most the client's
@@ -83,44 +84,18 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
-	return t.rt.apply(ctx, muts)
-}
-
-// applyPart applies sub, the mutations at positions idx of a larger call, and records each one's
-// outcome in errs at its position: the call's error for every row when it failed whole.
-func applyPart(ctx context.Context, apply func(context.Context, []Mutation) ([]error, error), sub []Mutation, idx []int, errs []error) {
-	rowErrs, err := apply(ctx, sub)
-	for j, i := range idx {
-		switch {
-		case err != nil:
-			errs[i] = err
-		case rowErrs != nil && rowErrs[j] != nil:
-			errs[i] = rowErrs[j]
-		}
-	}
-}
-
-// rowErrors is errs as Apply returns it: nil when every row was written.
-func rowErrors(errs []error) []error {
-	if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
-		return errs
-	}
-	return nil
+	return t.rt.Apply(ctx, muts)
 }
 
 // GetMany reads many rows, grouped by bucket and sent in parallel batches. rows[i] answers keys[i]; a
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
-	return t.rt.getMany(ctx, keys, printedKeys(t.keySchema, opts))
+	return t.rt.GetMany(ctx, keys, readConfig(t.keySchema, opts))
 }
 
 // CountByBucket counts the rows stored in each bucket, reading keys only where the store allows. It is
 // what shows a hotspot (one bucket holding everything) or its absence.
 func (t *Table) CountByBucket(ctx context.Context) ([]int64, error) {
-	pt, err := t.rt.plain(ctx, "count", true)
-	if err != nil {
-		return nil, err
-	}
-	return pt.countByBucket(ctx)
+	return t.rt.CountByBucket(ctx)
 }

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"errors"
-
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
@@ -55,10 +53,4 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // when there is no server. The default system is "brine".
 func WithStoreAttributes(system, address string) Option {
 	return func(c *Client) { c.telCfg.System, c.telCfg.Address = system, address }
-}
-
-// newTelemetry is the client's telemetry: a row not found is an answer, not a failure.
-func newTelemetry(cfg telemetry.Config) (*telemetry.Telemetry, error) {
-	cfg.Answer = func(err error) bool { return errors.Is(err, ErrNotFound) }
-	return telemetry.New(cfg)
 }

@@ -13,7 +13,7 @@ type Tuning = backends.Tuning
 // TuneTable changes a table's reserved throughput and TTL on a store that has them (Tablestore);
 // other stores fail with backends.ErrNotTunable before anything is sent.
 func (c *Client) TuneTable(ctx context.Context, name string, t Tuning) error {
-	tuner, ok := c.backend.(backends.Tuner)
+	tuner, ok := c.core.Backend.(backends.Tuner)
 	if !ok {
 		return fmt.Errorf("tune table %q: %w", name, backends.ErrNotTunable)
 	}

@@ -2,10 +2,9 @@ package client
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -28,7 +27,7 @@ type (
 // sentinels are re-exported here as the same values, so errors.Is works with either name.
 var (
 	// ErrNotFound: Get found no row with that key.
-	ErrNotFound = errors.New("brine: row not found")
+	ErrNotFound = route.ErrNotFound
 	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
 	ErrSpecMismatch = salting.ErrSpecMismatch
 	// ErrNoSpec: OpenTable was given no salter for a table with no stored spec (brine did not
@@ -68,16 +67,4 @@ func PrefixRange(prefix []byte) Range {
 // SingleRow returns the range holding exactly key.
 func SingleRow(key []byte) Range {
 	return Range{Start: key, End: keys.Successor(key)}
-}
-
-// keyTextMax is how much of a key an error message quotes: keys can be 32 KiB, and an error that
-// carries one whole is as unreadable in a log as it is in a failure report.
-const keyTextMax = 64
-
-// keyText quotes a key for an error message, cut to keyTextMax bytes with its full length when longer.
-func keyText(k []byte) string {
-	if len(k) <= keyTextMax {
-		return strconv.Quote(string(k))
-	}
-	return fmt.Sprintf("%q... (%d bytes)", k[:keyTextMax], len(k))
 }

@@ -1,4 +1,4 @@
-package client
+package route
 
 import (
 	"bytes"
@@ -18,22 +18,22 @@ import (
 // deleted during the rebucket) is not there.
 
 // stripMark removes the marker from a row's cells; it reports whether cells remain.
-func stripMark(cells []Cell) ([]Cell, bool) {
-	out := slices.DeleteFunc(cells, func(c Cell) bool { return c.Family == markFamily })
+func stripMark(cells []backends.Cell) ([]backends.Cell, bool) {
+	out := slices.DeleteFunc(cells, func(c backends.Cell) bool { return c.Family == markFamily })
 	return out, len(out) > 0
 }
 
 // withMark adds the marker to a read restricted to some columns, so a marked row is seen as there
 // even when it has none of them.
-func withMark(cfg readConfig, opts []ReadOption) []ReadOption {
-	if len(cfg.read.Columns) == 0 {
-		return opts
+func withMark(rc ReadConfig) ReadConfig {
+	if len(rc.Read.Columns) == 0 {
+		return rc
 	}
-	return append(slices.Clip(opts), Columns(Column{Family: markFamily, Qualifier: markQualifier}))
+	return rc.withColumns(backends.Column{Family: markFamily, Qualifier: markQualifier})
 }
 
-func refuseTimeRange(cfg readConfig, v *routeView, op, logical string) error {
-	if v.row.state == stateMigrate && (cfg.read.TimeRange != (backends.TimeRange{})) {
+func refuseTimeRange(rc ReadConfig, v *routeView, op, logical string) error {
+	if v.row.state == stateMigrate && (rc.Read.TimeRange != (backends.TimeRange{})) {
 		// The marker's own version may fall outside the range, and with it the proof that the new
 		// row is the truth.
 		return fmt.Errorf("%s %s: %w: reads with a time range wait until its rows are copied", op, logical, ErrRebucketing)
@@ -45,34 +45,35 @@ func refuseTimeRange(cfg readConfig, v *routeView, op, logical string) error {
 // the router after it has picked each key's row: pushed down, a new row failing it would be taken for
 // a missing one, and the stale old row, which may pass, would be answered instead. It returns the
 // options for the inner reads and the filter to apply (nil: none).
-func migrateFilter(cfg readConfig, v *routeView, opts []ReadOption, op, logical string) ([]ReadOption, *Filter, error) {
-	f := cfg.read.Filter
+func migrateFilter(rc ReadConfig, v *routeView, op, logical string) (ReadConfig, *backends.Filter, error) {
+	f := rc.Read.Filter
 	if v.row.state != stateMigrate || f == nil {
-		return opts, nil, nil
+		return rc, nil, nil
 	}
-	if err := driverkit.CheckLogicalFilter(f, cfg.read.Columns); err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w", op, logical, err)
+	if err := driverkit.CheckLogicalFilter(f, rc.Read.Columns); err != nil {
+		return rc, nil, fmt.Errorf("%s %s: %w", op, logical, err)
 	}
-	return append(slices.Clip(opts), func(c *readConfig) { c.read.Filter = nil }), f, nil
+	rc.Read.Filter = nil
+	return rc, f, nil
 }
 
-func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) ([]Row, error) {
+// GetMany is Table.GetMany through the route.
+func (r *Router) GetMany(ctx context.Context, keys [][]byte, rc ReadConfig) ([]backends.Row, error) {
 	v, err := r.readView(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if v.row.state == stateServing || v.row.state == statePause {
-		return v.old.getMany(ctx, keys, opts)
+		return v.old.GetMany(ctx, keys, rc)
 	}
-	cfg := newReadConfig(opts)
-	if err := refuseTimeRange(cfg, v, "get", r.logical); err != nil {
+	if err := refuseTimeRange(rc, v, "get", r.logical); err != nil {
 		return nil, err
 	}
-	opts, f, err := migrateFilter(cfg, v, opts, "get", r.logical)
+	rc, f, err := migrateFilter(rc, v, "get", r.logical)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := v.new.getMany(ctx, keys, withMark(cfg, opts))
+	rows, err := v.new.GetMany(ctx, keys, withMark(rc))
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 			}
 		}
 		if len(missing) > 0 {
-			old, err := v.old.getMany(ctx, missing, opts)
+			old, err := v.old.GetMany(ctx, missing, rc)
 			if err != nil {
 				return nil, err
 			}
@@ -105,30 +106,30 @@ func (r *router) getMany(ctx context.Context, keys [][]byte, opts []ReadOption) 
 
 // migratingScan is the scan of rg while a rebucket moves the table's rows (v, from copy on): the new
 // table's rows, in migrate merged with the old table's, each read whole by its own fan-out
-// (physTable.scan), with the marker and the rows holding only it dropped.
-func (r *router) migratingScan(ctx context.Context, v *routeView, rg Range, opts []ReadOption) iter.Seq2[Row, error] {
-	return func(yield func(Row, error) bool) {
-		cfg := newReadConfig(opts)
-		if err := refuseTimeRange(cfg, v, "scan", r.logical); err != nil {
-			yield(Row{}, err)
+// (Phys.scan), with the marker and the rows holding only it dropped.
+func (r *Router) migratingScan(ctx context.Context, v *routeView, rg backends.Range, rc ReadConfig) iter.Seq2[backends.Row, error] {
+	return func(yield func(backends.Row, error) bool) {
+		if err := refuseTimeRange(rc, v, "scan", r.logical); err != nil {
+			yield(backends.Row{}, err)
 			return
 		}
-		opts, f, err := migrateFilter(cfg, v, opts, "scan", r.logical)
+		rc, f, err := migrateFilter(rc, v, "scan", r.logical)
 		if err != nil {
-			yield(Row{}, err)
+			yield(backends.Row{}, err)
 			return
 		}
 		// Tombstones and superseded old rows are dropped after the stores' limits would apply: the
 		// limit is applied here instead.
-		inner := append(slices.Clip(opts), Limit(0))
-		src := v.new.scan(ctx, rg, withMark(cfg, inner))
+		inner := rc
+		inner.Limit = 0
+		src := v.new.scan(ctx, rg, withMark(inner))
 		if v.row.state == stateMigrate {
-			src = mergePreferFirst(src, v.old.scan(ctx, rg, inner), cfg.reverse)
+			src = mergePreferFirst(src, v.old.scan(ctx, rg, inner), rc.Reverse)
 		}
 		n := 0
 		for row, err := range src {
 			if err != nil {
-				yield(Row{}, err)
+				yield(backends.Row{}, err)
 				return
 			}
 			var ok bool
@@ -143,7 +144,7 @@ func (r *router) migratingScan(ctx context.Context, v *routeView, rg Range, opts
 			if !yield(row, nil) {
 				return
 			}
-			if n++; cfg.limit > 0 && n >= cfg.limit {
+			if n++; rc.Limit > 0 && n >= rc.Limit {
 				return
 			}
 		}
@@ -152,8 +153,8 @@ func (r *router) migratingScan(ctx context.Context, v *routeView, rg Range, opts
 
 // mergePreferFirst merges two streams in the same key order into one, taking a's row where both hold
 // a key.
-func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, error] {
-	return func(yield func(Row, error) bool) {
+func mergePreferFirst(a, b iter.Seq2[backends.Row, error], reverse bool) iter.Seq2[backends.Row, error] {
+	return func(yield func(backends.Row, error) bool) {
 		na, stopA := iter.Pull2(a)
 		defer stopA()
 		nb, stopB := iter.Pull2(b)
@@ -162,11 +163,11 @@ func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, e
 		rb, eb, okB := nb()
 		for okA || okB {
 			if okA && ea != nil {
-				yield(Row{}, ea)
+				yield(backends.Row{}, ea)
 				return
 			}
 			if okB && eb != nil {
-				yield(Row{}, eb)
+				yield(backends.Row{}, eb)
 				return
 			}
 			c := 0
@@ -203,20 +204,21 @@ func mergePreferFirst(a, b iter.Seq2[Row, error], reverse bool) iter.Seq2[Row, e
 	}
 }
 
-func (r *router) getOne(ctx context.Context, key []byte, opts []ReadOption) (Row, error) {
+// Get is Table.Get through the route.
+func (r *Router) Get(ctx context.Context, key []byte, rc ReadConfig) (backends.Row, error) {
 	v, err := r.readView(ctx)
 	if err != nil {
-		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), err)
+		return backends.Row{}, fmt.Errorf("get %s: %w", r.PrintKey(key), err)
 	}
 	if v.row.state == stateServing || v.row.state == statePause {
-		return v.old.get(ctx, key, opts)
+		return v.old.Get(ctx, key, rc)
 	}
-	rows, err := r.getMany(ctx, [][]byte{key}, opts)
+	rows, err := r.GetMany(ctx, [][]byte{key}, rc)
 	if err != nil {
-		return Row{}, fmt.Errorf("get: %w", err)
+		return backends.Row{}, fmt.Errorf("get: %w", err)
 	}
 	if len(rows[0].Cells) == 0 {
-		return Row{}, fmt.Errorf("get %s: %w", r.printKey(key), ErrNotFound)
+		return backends.Row{}, fmt.Errorf("get %s: %w", r.PrintKey(key), ErrNotFound)
 	}
 	return rows[0], nil
 }

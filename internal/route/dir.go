@@ -1,9 +1,10 @@
-package client
+package route
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -30,8 +31,8 @@ const (
 	stateSwitched = "switched" // target serves; writers write it plainly
 )
 
-// dirRow is a logical table's directory row.
-type dirRow struct {
+// Dir is a logical table's directory row.
+type Dir struct {
 	version     int64
 	state       string
 	phys, spec  string   // the serving table (the old one until the switch)
@@ -44,7 +45,22 @@ type dirRow struct {
 	done        map[int]bool // old buckets copied in generation gen
 }
 
-func (r dirRow) cells() []backends.Cell {
+// Serving reports whether no rebucket is under way: Phys serves the table under Spec.
+func (r Dir) Serving() bool { return r.state == stateServing }
+
+// State is the rebucket step under way ("" when Serving).
+func (r Dir) State() string { return r.state }
+
+// Phys is the physical table serving the table (the old one until a rebucket's switch).
+func (r Dir) Phys() string { return r.phys }
+
+// Spec is Phys's salting spec; TargetSpec the new one's during a rebucket.
+func (r Dir) Spec() string { return r.spec }
+
+// TargetSpec is the salting spec a rebucket under way moves the table to.
+func (r Dir) TargetSpec() string { return r.targetSpec }
+
+func (r Dir) cells() []backends.Cell {
 	kv := [][2]string{
 		{"v", strconv.FormatInt(r.version, 10)}, {"state", r.state}, {"phys", r.phys}, {"spec", r.spec},
 		{"target", r.target}, {"tspec", r.targetSpec}, {"fam", strings.Join(r.families, ",")},
@@ -59,8 +75,10 @@ func (r dirRow) cells() []backends.Cell {
 
 func doneQualifier(gen int64, bucket int) string { return fmt.Sprintf("b%d_%d", gen, bucket) }
 
-func parseDirRow(cells []backends.Cell) (dirRow, error) {
-	var r dirRow
+// parseDirRow reads a directory row from its cells (newest version of each first), with the buckets
+// marked copied in its generation.
+func parseDirRow(cells []backends.Cell) (Dir, error) {
+	var r Dir
 	vals := map[string]string{}
 	for _, c := range cells {
 		if _, seen := vals[c.Qualifier]; !seen { // newest version first
@@ -93,33 +111,29 @@ func parseDirRow(cells []backends.Cell) (dirRow, error) {
 	return r, nil
 }
 
-// readDir returns the directory row of a logical table; found is false when it has none (or the
+// ReadDir returns the directory row of a logical table; found is false when it has none (or the
 // store has no directory yet).
-func readDir(ctx context.Context, b backends.Backend, logical string) (_ dirRow, found bool, _ error) {
+func ReadDir(ctx context.Context, b backends.Backend, logical string) (_ Dir, found bool, _ error) {
 	rows, err := b.Read(ctx, DirTable, [][]byte{[]byte(logical)}, backends.ReadOptions{})
 	if errors.Is(err, backends.ErrTableNotFound) {
-		return dirRow{}, false, nil
+		return Dir{}, false, nil
 	}
 	if err != nil {
-		return dirRow{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
+		return Dir{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
 	}
 	if len(rows) != 1 || len(rows[0].Cells) == 0 {
-		return dirRow{}, false, nil
+		return Dir{}, false, nil
 	}
 	r, err := parseDirRow(rows[0].Cells)
 	if err != nil {
-		return dirRow{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
+		return Dir{}, false, fmt.Errorf("read directory of %q: %w", logical, err)
 	}
 	return r, true, nil
 }
 
-// ErrRebucketConflict: the directory row changed under a rebucket step (another rebucket process moved
-// it); read it again and resume.
-var ErrRebucketConflict = errors.New("brine: directory row changed by another process")
-
 // casDir replaces the directory row from with to (to's version is set to from's plus one), if the
 // stored version is still from's: the atomic switch of every rebucket step.
-func casDir(ctx context.Context, b backends.Backend, logical string, from dirRow, to *dirRow) error {
+func casDir(ctx context.Context, b backends.Backend, logical string, from Dir, to *Dir) error {
 	want := []byte(nil) // version 0: no row yet; an empty expected value means absent
 	if from.version > 0 {
 		want = []byte(strconv.FormatInt(from.version, 10))
@@ -159,10 +173,10 @@ func ensureDir(ctx context.Context, b backends.Backend) error {
 	return nil
 }
 
-// deleteRebucketed deletes a rebucketed table by its logical name: the physical table serving it, an
+// DeleteRebucketed deletes a rebucketed table by its logical name: the physical table serving it, an
 // old one still kept, and its directory row. done is false when the name has no directory row.
-func (c *Client) deleteRebucketed(ctx context.Context, name string) (done bool, _ error) {
-	row, found, err := readDir(ctx, c.backend, name)
+func DeleteRebucketed(ctx context.Context, b backends.Backend, name string) (done bool, _ error) {
+	row, found, err := ReadDir(ctx, b, name)
 	if err != nil || !found {
 		return false, err
 	}
@@ -173,11 +187,11 @@ func (c *Client) deleteRebucketed(ctx context.Context, name string) (done bool, 
 		if phys == "" {
 			continue
 		}
-		if err := c.backend.DeleteTable(ctx, phys); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
+		if err := b.DeleteTable(ctx, phys); err != nil && !errors.Is(err, backends.ErrTableNotFound) {
 			return true, fmt.Errorf("delete table %q: %w", name, err)
 		}
 	}
-	rowErrs, err := c.backend.Apply(ctx, DirTable, []backends.Mutation{{Key: []byte(name), Delete: true}})
+	rowErrs, err := b.Apply(ctx, DirTable, []backends.Mutation{{Key: []byte(name), Delete: true}})
 	if err == nil && rowErrs != nil {
 		err = rowErrs[0]
 	}
@@ -185,4 +199,42 @@ func (c *Client) deleteRebucketed(ctx context.Context, name string) (done bool, 
 		return true, fmt.Errorf("delete table %q: directory row: %w", name, err)
 	}
 	return true, nil
+}
+
+// RewriteMeta changes a table's meta by compare-and-set: change edits a copy of the meta read and
+// says whether to write it; on a conflict the meta is read again and change runs again.
+func RewriteMeta(ctx context.Context, b backends.Backend, table string, change func(meta map[string]string) (bool, error)) error {
+	for {
+		phys, err := MetaTable(ctx, b, table, true)
+		if err != nil {
+			return err
+		}
+		old, err := b.TableMeta(ctx, phys)
+		if err != nil {
+			return err
+		}
+		next := maps.Clone(old)
+		if write, err := change(next); err != nil || !write {
+			return err
+		}
+		err = b.RewriteTableMeta(ctx, phys, old, next)
+		if !errors.Is(err, backends.ErrMetaChanged) {
+			return err
+		}
+	}
+}
+
+// MetaTable is the physical table whose meta holds a logical table's definitions: the table itself,
+// or the one serving it after rebuckets (a rebucket copies the meta to its new table at its pause
+// step). With rewrite set it fails with ErrRebucketing while a rebucket is under way: a rewrite of
+// the old table's meta after that copy would be lost at the switch.
+func MetaTable(ctx context.Context, b backends.Backend, logical string, rewrite bool) (string, error) {
+	row, found, err := ReadDir(ctx, b, logical)
+	if err != nil || !found {
+		return logical, err
+	}
+	if rewrite && !row.Serving() {
+		return "", fmt.Errorf("table %s: %w (state %s): change its meta once it has finished", logical, ErrRebucketing, row.State())
+	}
+	return row.Phys(), nil
 }

@@ -1,0 +1,174 @@
+package indexproto
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
+)
+
+// Prefix is the start of the index keys whose leading parts hold vals (client.Index.Prefix).
+func (d Def) Prefix(vals ...[]byte) ([]byte, error) {
+	if len(vals) > len(d.Parts) {
+		return nil, fmt.Errorf("index %s: %w: %d values for %d parts", d.Name, backends.ErrInvalidArgument, len(vals), len(d.Parts))
+	}
+	var out []byte
+	for i, v := range vals {
+		p := d.Parts[i]
+		if p.Column.Family == "" {
+			if n, err := keys.FieldsLen(v, 1); err != nil || n != len(v) {
+				return nil, fmt.Errorf("index %s: %w: value %d is not one encoded key field", d.Name, backends.ErrInvalidArgument, i)
+			}
+			out = append(out, v...)
+			continue
+		}
+		out = appendColumnPart(out, v, p.Desc)
+	}
+	return out, nil
+}
+
+// appendColumnPart encodes a column value as a keys Bytes field, so that parts never run into each
+// other ("host1" is not a prefix of "host12"'s part) and compare as the values do.
+func appendColumnPart(dst, v []byte, desc bool) []byte {
+	if !desc {
+		return keys.AppendText(dst, keys.KindBytes, v)
+	}
+	start := len(dst)
+	dst = keys.AppendText(dst, keys.KindBytes, v)
+	dst[start] = keys.KindBytes.Tag(true)
+	for i := start + 1; i < len(dst); i++ {
+		dst[i] ^= 0xFF
+	}
+	return dst
+}
+
+// Newest returns the newest value of a column among cells (sorted newest first per column).
+func Newest(cells []backends.Cell, col backends.Column) ([]byte, bool) {
+	for _, c := range cells {
+		if c.Family == col.Family && c.Qualifier == col.Qualifier {
+			return c.Value, true
+		}
+	}
+	return nil, false
+}
+
+// EntryKey is the entry's key for a main row with these cells (client.Index.EntryKey); ok is false
+// when the row has no entry (no cells, or a column part missing). A key field the key does not have
+// is an error, which the caller prefixes with the index and the key: "field N: ...".
+func (d Def) EntryKey(mainKey []byte, cells []backends.Cell) (key []byte, ok bool, err error) {
+	if len(DataCells(cells)) == 0 {
+		return nil, false, nil
+	}
+	for _, p := range d.Parts {
+		if p.Column.Family == "" {
+			sp, err := keys.FieldSpan(mainKey, p.KeyField)
+			if err != nil {
+				return nil, false, fmt.Errorf("field %d: %w: %w", p.KeyField, backends.ErrInvalidKey, err)
+			}
+			key = append(key, mainKey[sp.Start:sp.End]...)
+			continue
+		}
+		v, found := Newest(cells, p.Column)
+		if !found {
+			return nil, false, nil
+		}
+		key = appendColumnPart(key, v, p.Desc)
+	}
+	if !d.Unique {
+		key = append(key, mainKey...)
+	}
+	return key, true, nil
+}
+
+// DataCells drops the version column: what a caller wrote.
+func DataCells(cells []backends.Cell) []backends.Cell {
+	if !slices.ContainsFunc(cells, IsVersionCell) {
+		return cells
+	}
+	return slices.DeleteFunc(slices.Clone(cells), IsVersionCell)
+}
+
+// IsVersionCell reports whether c is the version column.
+func IsVersionCell(c backends.Cell) bool { return c.Qualifier == VersionQualifier }
+
+// EntryCells are the cells of the entry of the row mainKey with status st and the covered values
+// of row: every entry the protocol, a repair or an exclusive job writes.
+func (d Def) EntryCells(mainKey, st []byte, row []backends.Cell) []backends.Cell {
+	return []backends.Cell{
+		{Family: EntryFamily, Qualifier: StatusQual, Value: st},
+		{Family: EntryFamily, Qualifier: MainKeyQual, Value: mainKey},
+		{Family: EntryFamily, Qualifier: CoveredQual, Value: d.EncodeCovered(row)},
+	}
+}
+
+// EncodeCovered packs the covered columns' newest values: per column a presence byte, then the
+// value, length-prefixed. Timestamps are left out: a write stamped by the server has none yet when
+// its entry is written, so a covered answer carries values only (Timestamp 0).
+func (d Def) EncodeCovered(cells []backends.Cell) []byte {
+	var out []byte
+	for _, col := range d.Covered {
+		i := slices.IndexFunc(cells, func(c backends.Cell) bool { return c.Family == col.Family && c.Qualifier == col.Qualifier })
+		if i < 0 {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, 1)
+		out = binary.AppendUvarint(out, uint64(len(cells[i].Value)))
+		out = append(out, cells[i].Value...)
+	}
+	return out
+}
+
+// DecodeCovered unpacks EncodeCovered's bytes into cells, sorted as a row's are.
+func (d Def) DecodeCovered(b []byte) ([]backends.Cell, error) {
+	var cells []backends.Cell
+	for _, col := range d.Covered {
+		if len(b) == 0 {
+			return nil, fmt.Errorf("index %s: covered columns truncated", d.Name)
+		}
+		present := b[0]
+		b = b[1:]
+		if present == 0 {
+			continue
+		}
+		l, n := binary.Uvarint(b)
+		if n <= 0 || uint64(len(b)-n) < l {
+			return nil, fmt.Errorf("index %s: covered columns corrupt", d.Name)
+		}
+		cells = append(cells, backends.Cell{Family: col.Family, Qualifier: col.Qualifier, Value: bytes.Clone(b[n : n+int(l)])})
+		b = b[n+int(l):]
+	}
+	slices.SortStableFunc(cells, func(a, b backends.Cell) int {
+		return strings.Compare(a.Family+"\x00"+a.Qualifier, b.Family+"\x00"+b.Qualifier)
+	})
+	return cells, nil
+}
+
+// Touches reports whether a mutation may change an entry: it names an indexed or covered column,
+// or deletes a whole family or row.
+func (d Def) Touches(m backends.Mutation) bool {
+	if m.Delete && len(m.Cells) == 0 {
+		return true
+	}
+	for _, c := range m.Cells {
+		if d.UsesColumn(backends.Column{Family: c.Family, Qualifier: c.Qualifier}) {
+			return true
+		}
+	}
+	return false
+}
+
+// UsesColumn reports whether the index reads col (a whole family when its Qualifier is empty).
+func (d Def) UsesColumn(col backends.Column) bool {
+	match := func(c backends.Column) bool {
+		return c.Family == col.Family && (col.Qualifier == "" || c.Qualifier == col.Qualifier)
+	}
+	if slices.ContainsFunc(d.Covered, match) {
+		return true
+	}
+	return slices.ContainsFunc(d.Parts, func(p Part) bool { return p.Column.Family != "" && match(p.Column) })
+}
