@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,16 +34,11 @@ const indexUsage = "usage: brine index list|verify|rebuild [--store URL] [--grac
 // runIndex lists a table's indexes, verifies them against the main table (exit code 3 when a
 // problem is found), or rebuilds them online.
 func runIndex(ctx context.Context, env *cliEnv, args []string) error {
-	verb, args, found := subcommand(args, "list", "verify", "rebuild", "add", "drop")
-	switch {
-	case !found && slices.ContainsFunc(args, isHelp):
-		fmt.Fprintln(env.stderr, indexUsage)
-		return flag.ErrHelp
-	case !found && (len(args) == 0 || strings.HasPrefix(args[0], "-")):
-		return errors.New(indexUsage)
-	case !found:
-		return fmt.Errorf("index %q: %s", args[0], indexUsage)
-	case verb == "add" || verb == "drop":
+	verb, args, err := groupVerb(env, "index", indexUsage, args, "list", "verify", "rebuild", "add", "drop")
+	if err != nil {
+		return err
+	}
+	if verb == "add" || verb == "drop" {
 		return runIndexChange(ctx, env, verb, args)
 	}
 	fs := newFlagSet(env, "index "+verb)

@@ -223,6 +223,22 @@ func subcommand(args []string, names ...string) (name string, rest []string, fou
 	return "", args, false
 }
 
+// groupVerb finds the subcommand of a command group (index, periods) among args: -h prints the
+// group's usage (flag.ErrHelp), and a missing or unknown subcommand fails with the usage.
+func groupVerb(env *cliEnv, group, usage string, args []string, names ...string) (string, []string, error) {
+	verb, rest, found := subcommand(args, names...)
+	switch {
+	case found:
+		return verb, rest, nil
+	case slices.ContainsFunc(args, isHelp):
+		fmt.Fprintln(env.stderr, usage)
+		return "", nil, flag.ErrHelp
+	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
+		return "", nil, errors.New(usage)
+	}
+	return "", nil, fmt.Errorf("unknown %s subcommand %q\n%s", group, args[0], usage)
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: brine COMMAND [flags]\n\ncommands:")
 	for _, c := range commands() {

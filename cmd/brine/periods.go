@@ -62,15 +62,9 @@ const periodsUsage = `usage: brine periods SUBCOMMAND TABLE [flags]
   expire TABLE [--now TIME] [--export DIR --format jsonl|csv|cells]   export (when asked), then drop`
 
 func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
-	sub, args, found := subcommand(args, "declare", "list", "create-ahead", "tune", "expire")
-	switch {
-	case !found && slices.ContainsFunc(args, isHelp):
-		fmt.Fprintln(env.stderr, periodsUsage)
-		return flag.ErrHelp
-	case !found && (len(args) == 0 || strings.HasPrefix(args[0], "-")):
-		return errors.New(periodsUsage)
-	case !found:
-		sub, args = args[0], args[1:] // refused below, by name
+	sub, args, err := groupVerb(env, "periods", periodsUsage, args, "declare", "list", "create-ahead", "tune", "expire")
+	if err != nil {
+		return err
 	}
 	fs := newFlagSet(env, "periods "+sub)
 	var sf storeFlags
