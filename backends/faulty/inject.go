@@ -9,6 +9,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // roll decides whether rule i fires for this call and returns a second random number for the
@@ -107,14 +108,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.Sleep(ctx, d)
 }
 
 // callFaults runs the whole-call faults (Error, Timeout, Delay) of a call before it is forwarded.

@@ -117,8 +117,6 @@ func runPeriods(ctx context.Context, env *cliEnv, args []string) error {
 			return periodsExpire(ctx, env, c, p, at, *dir, *format, kf)
 		}
 		fs.BoolVar(&kf.hex, "hex", false, "write keys in hex (default: with the table's key schema, else as text)")
-	default:
-		return fmt.Errorf("unknown periods subcommand %q\n%s", sub, periodsUsage)
 	}
 	pos, err := sf.parse(env, fs, args)
 	if err != nil {

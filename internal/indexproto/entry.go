@@ -155,15 +155,15 @@ func (d Def) Touches(m backends.Mutation) bool {
 		return true
 	}
 	for _, c := range m.Cells {
-		if d.UsesColumn(backends.Column{Family: c.Family, Qualifier: c.Qualifier}) {
+		if d.usesColumn(backends.Column{Family: c.Family, Qualifier: c.Qualifier}) {
 			return true
 		}
 	}
 	return false
 }
 
-// UsesColumn reports whether the index reads col (a whole family when its Qualifier is empty).
-func (d Def) UsesColumn(col backends.Column) bool {
+// usesColumn reports whether the index reads col (a whole family when its Qualifier is empty).
+func (d Def) usesColumn(col backends.Column) bool {
 	match := func(c backends.Column) bool {
 		return c.Family == col.Family && (col.Qualifier == "" || c.Qualifier == col.Qualifier)
 	}

@@ -24,9 +24,6 @@ func Lazy(core *Core, name string, s salting.Salter) *Router {
 	return &Router{core: core, logical: name, view: &routeView{row: Dir{phys: name, spec: s.Spec()}, old: &Phys{core: core, Name: name, Salter: s}}}
 }
 
-// Logical is the name of the table the router serves.
-func (r *Router) Logical() string { return r.logical }
-
 // ViewTable is the physical table serving the table in the router's current view (the old one
 // during a rebucket).
 func (r *Router) ViewTable() string {
@@ -99,10 +96,10 @@ func (r *Router) CountByBucket(ctx context.Context) ([]int64, error) {
 	return pt.CountByBucket(ctx)
 }
 
-// ServingTable is the physical table serving the table now: its own, or, once it has been
+// servingTable is the physical table serving the table now: its own, or, once it has been
 // rebucketed, the one its directory row names (during a rebucket, the old one, which serves until
 // the switch; from the switch on, the new one).
-func (r *Router) ServingTable(ctx context.Context) (string, error) {
+func (r *Router) servingTable(ctx context.Context) (string, error) {
 	v, err := r.get(ctx)
 	if err != nil {
 		return "", err
@@ -116,7 +113,7 @@ func (r *Router) ServingTable(ctx context.Context) (string, error) {
 // that long), finds the table gone: the directory is then read again, and the meta of the table
 // serving now read instead.
 func (r *Router) ServingMeta(ctx context.Context) (map[string]string, error) {
-	phys, err := r.ServingTable(ctx)
+	phys, err := r.servingTable(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/telemetry"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // Errors of Import, which package client re-exports.
@@ -322,15 +323,7 @@ func SleepBackoff(ctx context.Context, attempt int, base, limit time.Duration) e
 	if d <= 0 || d > limit {
 		d = limit
 	}
-	d = time.Duration(rand.Int64N(int64(d)) + 1)
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.Sleep(ctx, time.Duration(rand.Int64N(int64(d))+1))
 }
 
 func (im *importer) fail(rows []Pending, err error) {
