@@ -18,6 +18,10 @@ func Versions(n int) int { return max(n, 1) }
 // of each column. Of cells with the same column and timestamp the last given wins, as the later of
 // two writes does in HBase. It reorders cells in place and returns a prefix of it.
 func KeepVersions[T any](cells []T, n int, column func(a, b T) int, ts func(T) int64) []T {
+	// Cells given in column order, one per column (most puts), are kept as they are.
+	if distinctSorted(cells, column) {
+		return cells
+	}
 	// Stable, so that among equal timestamps the given order remains and the last given is last.
 	slices.SortStableFunc(cells, func(a, b T) int {
 		if c := column(a, b); c != 0 {
@@ -44,6 +48,16 @@ func KeepVersions[T any](cells []T, n int, column func(a, b T) int, ts func(T) i
 		out = append(out, c)
 	}
 	return out
+}
+
+// distinctSorted reports whether each cell's column is after the one before it.
+func distinctSorted[T any](cells []T, column func(a, b T) int) bool {
+	for i := 1; i < len(cells); i++ {
+		if column(cells[i-1], cells[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // MergeVersions writes the versions of put over those of old (both sorted as KeepVersions leaves

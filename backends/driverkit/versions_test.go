@@ -31,6 +31,9 @@ func TestKeepVersions(t *testing.T) {
 		{"one version: newest, last given on a tie", vs(v{"a", 1, "x"}, v{"a", 3, "y"}, v{"b", 2, "p"}, v{"a", 3, "z"}), 1, vs(v{"a", 3, "z"}, v{"b", 2, "p"})},
 		{"n versions, newest first", vs(v{"a", 1, "1"}, v{"a", 3, "3"}, v{"a", 2, "2"}, v{"a", 4, "4"}), 3, vs(v{"a", 4, "4"}, v{"a", 3, "3"}, v{"a", 2, "2"})},
 		{"zero means one", vs(v{"a", 1, "1"}, v{"a", 2, "2"}), 0, vs(v{"a", 2, "2"})},
+		{"in column order, one each: as given", vs(v{"a", 1, "x"}, v{"b", 9, "y"}, v{"c", 5, "z"}), 1, vs(v{"a", 1, "x"}, v{"b", 9, "y"}, v{"c", 5, "z"})},
+		{"in column order but one column twice", vs(v{"a", 1, "x"}, v{"b", 1, "y"}, v{"b", 2, "z"}), 1, vs(v{"a", 1, "x"}, v{"b", 2, "z"})},
+		{"out of order after a sorted prefix", vs(v{"a", 1, "x"}, v{"c", 1, "y"}, v{"b", 1, "z"}), 1, vs(v{"a", 1, "x"}, v{"b", 1, "z"}, v{"c", 1, "y"})},
 	}
 	for _, tt := range tests {
 		if got := driverkit.KeepVersions(slices.Clone(tt.in), tt.n, byCol, stamp); !slices.Equal(got, tt.want) {

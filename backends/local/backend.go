@@ -26,10 +26,10 @@
 // Each Apply is one bbolt write transaction, shared with the Apply calls that arrive while the
 // previous transaction commits (group commit: one commit, and one fsync unless WithNoSync, for many
 // concurrent writers, with no added delay for a lone one). A mutation's rows are validated and
-// encoded before the transaction, so concurrent writers overlap that work; cells of timestamp 0 get
-// their stamp inside the transaction (re-encoded if the clock moved meanwhile), so that writes are
-// stamped in the order they apply and a write that starts after another returned replaces it;
-// CheckAndMutate and Increment stamp the same way. Each row is written whole, so a mutation is
+// encoded before the transaction, so concurrent writers overlap that work. Cells of timestamp 0 are
+// stamped with the time their Apply prepared them, unless an earlier transaction gave a later stamp:
+// then the transaction stamps them (and encodes them again), so that a write that starts after
+// another returned replaces it; CheckAndMutate and Increment stamp inside their transaction. Each row is written whole, so a mutation is
 // atomic on its row; if the commit fails, every mutation of the call fails.
 //
 // Scans read in batches, one short read transaction each, resuming after the last key, and yield

@@ -86,13 +86,15 @@ func (r *writeReq) fail(i int, err error) {
 	r.rowErrs[i] = err
 }
 
-// write applies the request inside tx, with stamp for its cells of timestamp 0. Errors stay in the
-// request: one request's failure must not roll back the others sharing the transaction.
-func (r *writeReq) write(tx *bbolt.Tx, fill float64, stamp int64) {
+// write applies the request inside tx. Its cells of timestamp 0 keep the stamp prepare guessed
+// unless a stamp given before this transaction (floor) is above it; those get stamp, the
+// transaction's. It returns the highest guess it kept. Errors stay in the request: one request's
+// failure must not roll back the others sharing the transaction.
+func (r *writeReq) write(tx *bbolt.Tx, fill float64, floor, stamp int64) (kept int64) {
 	b := tx.Bucket(r.bucket)
 	if b == nil {
 		r.err = fmt.Errorf("local: apply %q: %w", r.table, backends.ErrTableNotFound)
-		return
+		return 0
 	}
 	b.FillPercent = fill
 	var scratch []cellRef
@@ -100,7 +102,9 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64, stamp int64) {
 	cur := b.Cursor()
 	for _, i := range r.order {
 		c := &r.changes[i]
-		if err := restamp(c, &r.muts[i], r.families, r.versions, stamp, &r.arena); err != nil {
+		if c.stamped && c.now >= floor {
+			kept = max(kept, c.now)
+		} else if err := restamp(c, &r.muts[i], r.families, r.versions, stamp, &r.arena); err != nil {
 			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
 			continue
 		}
@@ -114,6 +118,7 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64, stamp int64) {
 			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
 		}
 	}
+	return kept
 }
 
 // writeChange applies one prepared change to the row old (nil: no row) in bucket b. scratch is reused
@@ -202,11 +207,13 @@ func (g *groupCommit) lead(db *bbolt.DB, self *writeReq) {
 	g.mu.Unlock()
 
 	err := db.Update(func(tx *bbolt.Tx) error {
-		// One stamp for the group: its requests are concurrent calls, none has returned, so any order
-		// of them is one they may observe; they apply in queue order, and an equal stamp replaces.
+		// The group's requests are concurrent calls, none has returned, so any order of them is one
+		// they may observe: each may keep the stamp it guessed unless an earlier transaction gave a
+		// higher one (see stampClock); the rest share the group's.
+		floor := g.clock.last
 		stamp := g.clock.next()
 		for _, r := range group {
-			r.write(tx, g.fill, stamp)
+			g.clock.last = max(g.clock.last, r.write(tx, g.fill, floor, stamp))
 		}
 		return nil
 	})
@@ -247,9 +254,12 @@ func (r *writeReq) commitErr() error {
 // stampClock stamps the cells written with timestamp 0, as HBase does under its row lock: inside the
 // write transaction that applies them, never below a stamp it gave before (the wall clock may step
 // back). bbolt runs one write transaction at a time, and next is called only inside one, so a write
-// that starts after another has committed gets a stamp at least as high, and replaces it. Stamping
-// before the transaction would let a write stamped T wait behind one stamped T+1 and be applied
-// after it, acknowledged yet hidden under the older write's value.
+// that starts after another has committed gets a stamp at least as high, and replaces it. A stamp
+// taken before the transaction (Apply's guess, the time it prepared the write) is kept only when no
+// earlier transaction gave a higher one: a write that starts after another has committed guesses
+// after that commit, so it still replaces it, and the store need not encode the row again inside
+// the transaction. Keeping any guess would let a write stamped T wait behind one stamped T+1 and be
+// applied after it, acknowledged yet hidden under the older write's value.
 type stampClock struct {
 	last int64 // the last stamp given; used only inside write transactions
 }
