@@ -60,9 +60,10 @@ func Newest(cells []backends.Cell, col backends.Column) ([]byte, bool) {
 // when the row has no entry (no cells, or a column part missing). A key field the key does not have
 // is an error, which the caller prefixes with the index and the key: "field N: ...".
 func (d Def) EntryKey(mainKey []byte, cells []backends.Cell) (key []byte, ok bool, err error) {
-	if len(DataCells(cells)) == 0 {
-		return nil, false, nil
+	if !slices.ContainsFunc(cells, func(c backends.Cell) bool { return !IsVersionCell(c) }) {
+		return nil, false, nil // no data cell: DataCells, without its copy
 	}
+	key = make([]byte, 0, 2*len(mainKey)+32) // the parts, and the main key unless unique
 	for _, p := range d.Parts {
 		if p.Column.Family == "" {
 			sp, err := keys.FieldSpan(mainKey, p.KeyField)
@@ -96,13 +97,21 @@ func DataCells(cells []backends.Cell) []backends.Cell {
 func IsVersionCell(c backends.Cell) bool { return c.Qualifier == VersionQualifier }
 
 // EntryCells are the cells of the entry of the row mainKey with status st and the covered values
-// of row: every entry the protocol, a repair or an exclusive job writes.
+// of row: every entry the protocol, a repair or an exclusive job writes. They are in column order,
+// as a store keeps them, so that a store need not sort them. An index that covers nothing has no
+// covered cell: an absent column reads as the empty value it would hold.
 func (d Def) EntryCells(mainKey, st []byte, row []backends.Cell) []backends.Cell {
-	return []backends.Cell{
-		{Family: EntryFamily, Qualifier: StatusQual, Value: st},
-		{Family: EntryFamily, Qualifier: MainKeyQual, Value: mainKey},
-		{Family: EntryFamily, Qualifier: CoveredQual, Value: d.EncodeCovered(row)},
+	return d.AppendEntryCells(make([]backends.Cell, 0, 3), mainKey, st, row)
+}
+
+// AppendEntryCells appends EntryCells to dst: at most 3 cells.
+func (d Def) AppendEntryCells(dst []backends.Cell, mainKey, st []byte, row []backends.Cell) []backends.Cell {
+	if len(d.Covered) > 0 {
+		dst = append(dst, backends.Cell{Family: EntryFamily, Qualifier: CoveredQual, Value: d.EncodeCovered(row)})
 	}
+	return append(dst,
+		backends.Cell{Family: EntryFamily, Qualifier: MainKeyQual, Value: mainKey},
+		backends.Cell{Family: EntryFamily, Qualifier: StatusQual, Value: st})
 }
 
 // EncodeCovered packs the covered columns' newest values: per column a presence byte, then the

@@ -32,6 +32,17 @@ func TokenAge(tok []byte) time.Duration {
 // Status is an entry status: kind (StatusVerified, StatusPending) and the token behind it.
 func Status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) }
 
+// NewStatus is a NewToken and the Status of kind behind it, in one allocation: tok is status[1:].
+// A bulk job writes both, the token as the row's version and the status in its entries.
+func NewStatus(kind byte) (tok, status []byte) {
+	status = append(make([]byte, 0, 17), kind)
+	status = binary.BigEndian.AppendUint64(status, uint64(time.Now().UnixMilli()))
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+	status = append(status, r[:]...)
+	return status[1:], status
+}
+
 // MergeCells is the row after m (nil for a row delete): per column, the newest of m's cell and the
 // row's, as the store keeps them. A cell stamped by the server (0) or at least as new as the row's
 // replaces it; an older explicit stamp (a repeated key in an import, its first occurrence landing
