@@ -17,16 +17,18 @@ import (
 )
 
 // Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
-// reported), but each batch as plain batched writes, with no compare-and-set: the rows' index
-// entries, verified, and the rows with a new version each, at once, then the deletes of the entries
-// the rows moved away from. Old rows are read unless the table was empty when the fence was taken
-// and this is the fence's first Import. A unique index's entry is refused (ErrUniqueViolation, that
-// row alone) when another row of this holder's writes, or a row of the table, has its key. Whatever
-// a failed write or a crash leaves (an entry without its row, a row without its entry, a stale
-// entry), Release repairs, and a take-over's Release after a crash.
+// reported), but as plain batched writes, with no compare-and-set: each batch's rows, with a new
+// version each, whose index entries, verified, and the deletes of the entries the rows moved away
+// from, then wait in a buffer to be written sorted by key, when it holds ExclusiveOptions.EntryBuffer
+// bytes and when Import ends (the indexes are building until Release, so an entry may land after
+// its row). Old rows are read unless the table was empty when the fence was taken and this is the
+// fence's first Import. A unique index's entry is refused (ErrUniqueViolation, that row alone) when
+// another row of this holder's writes, or a row of the table, has its key. Whatever a failed write
+// or a crash leaves (an entry without its row, a row without its entry, a stale entry), Release
+// repairs, and a take-over's Release after a crash.
 //
-// Memory: besides Import's own, 32 bytes per unique entry written, to tell two rows of one job
-// claiming one key apart.
+// Memory: besides Import's own, the entry buffer, and 32 bytes per unique entry written, to tell two
+// rows of one job claiming one key apart.
 func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
 	empty := x.empty.Swap(false) // a later Import must read the rows this one writes
 	if x.importing.Add(1) > 1 {
@@ -36,6 +38,7 @@ func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, e
 	stats, err := x.it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		return x.writeBatch(ctx, batch, empty)
 	})
+	x.flush(ctx) // this Import's entries, and any another Import left
 	if err != nil || stats.Failed > 0 || stats.Duplicates > 0 {
 		x.dirty.Store(true) // a row's earlier entries, or a failed batch's
 	}
@@ -72,8 +75,9 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []route.Pending, 
 		}
 	}
 	plans := make([]exclusiveRow, len(batch))
+	var a planArena
 	for i, r := range batch {
-		if plans[i], errs[i] = x.plan(r.Logical(), old[i]); errs[i] != nil {
+		if plans[i], errs[i] = x.plan(r.Logical(), old[i], &a); errs[i] != nil {
 			errs[i] = fmt.Errorf("input row %d: %w", r.Index, errs[i])
 		}
 	}
@@ -96,15 +100,16 @@ func (x *ExclusiveTable) writeBatch(ctx context.Context, batch []route.Pending, 
 }
 
 // plan works out a row's writes: its main mutation with a new version, and per index the entry it
-// gets (verified, with that version) and the one it leaves.
-func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
+// gets (verified, with that version) and the one it leaves. Their slices come from a, the batch's.
+func (x *ExclusiveTable) plan(m Mutation, old []Cell, a *planArena) (exclusiveRow, error) {
 	it := x.it
 	if _, err := it.indexedMutation(m); err != nil {
 		return exclusiveRow{}, err
 	}
-	p := exclusiveRow{entries: make([]Mutation, len(it.indexes)), leaves: make([][]byte, len(it.indexes))}
+	n := len(it.indexes)
+	p := exclusiveRow{entries: a.mutations(n), leaves: a.keys(n)}
 	merged := indexproto.MergeCells(old, m)
-	tok := indexproto.NewToken()
+	tok, st := indexproto.NewStatus(statusVerified)
 	for k, ix := range it.indexes {
 		var (
 			oldKey []byte
@@ -121,7 +126,7 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 			return p, err
 		}
 		if newOK {
-			p.entries[k] = Mutation{Key: newKey, Cells: ix.def.EntryCells(m.Key, indexproto.Status(statusVerified, tok), merged)}
+			p.entries[k] = Mutation{Key: newKey, Cells: ix.def.AppendEntryCells(a.cells(3), m.Key, st, merged)}
 		}
 		if oldOK && (!newOK || !bytes.Equal(oldKey, newKey)) {
 			p.leaves[k] = oldKey
@@ -132,10 +137,35 @@ func (x *ExclusiveTable) plan(m Mutation, old []Cell) (exclusiveRow, error) {
 		if len(m.Cells) > 0 {
 			ts = m.Cells[0].Timestamp // a repeat's version is as much newer as its cells
 		}
-		m.Cells = append(m.Cells[:len(m.Cells):len(m.Cells)], Cell{Family: it.indexFamily, Qualifier: versionQual, Value: tok, Timestamp: ts})
+		cells := append(a.cells(len(m.Cells)+1), m.Cells...)
+		m.Cells = append(cells, Cell{Family: it.indexFamily, Qualifier: versionQual, Value: tok, Timestamp: ts})
 	}
 	p.main = m
 	return p, nil
+}
+
+// planArena serves one batch's plans from a few allocations instead of several per row: a first
+// load plans every row of its input.
+type planArena struct {
+	cellBuf []Cell
+	mutBuf  []Mutation
+	keyBuf  [][]byte
+}
+
+// cells is an empty slice with room for n cells; appending more than n reallocates it.
+func (a *planArena) cells(n int) []Cell         { return carve(&a.cellBuf, n, 2048)[:0] }
+func (a *planArena) mutations(n int) []Mutation { return carve(&a.mutBuf, n, 512) }
+func (a *planArena) keys(n int) [][]byte        { return carve(&a.keyBuf, n, 512) }
+
+// carve returns the next n elements of *buf's spare room, of capacity n, first allocating a chunk of
+// max(n, chunk) when the room is short.
+func carve[T any](buf *[]T, n, chunk int) []T {
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(n, chunk))
+	}
+	l := len(*buf)
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l+n : l+n]
 }
 
 // checkUnique refuses, in errs, the rows whose unique entry another row holds: a row of this
@@ -193,69 +223,46 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 	return nil
 }
 
-// writeRows writes the live rows of plans: their entries and the rows themselves at once, then the
-// deletes of the entries they left. A row one of whose writes failed is reported failed (written
-// again by a retry), and Release repairs what the other writes left: a row without its entry, an
-// entry without its row. A failed delete leaves a stale entry, for Release too, and the row written.
-// It records each row's outcome in errs.
+// writeRows writes the live rows of plans and hands their entries, and the deletes of the entries
+// they left, to x's buffer, which writes them sorted by key (entryBuffer). A row whose write failed
+// is reported failed (written again by a retry) and hands nothing over. It records each row's
+// outcome in errs.
 func (x *ExclusiveTable) writeRows(ctx context.Context, plans []exclusiveRow, errs []error) {
-	// apply writes muts, muts[j] for the row rows[j], and records each row's error.
-	var mu sync.Mutex
-	apply := func(t *Table, what string, muts []Mutation, rows []int) (failed bool) {
-		if len(muts) == 0 {
-			return false
-		}
-		rowErrs, err := t.Apply(ctx, muts)
-		if rowErrs == nil {
-			rowErrs = make([]error, len(muts)) // every row written, or none (err)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for j, i := range rows {
-			if e := cmp.Or(err, rowErrs[j]); e != nil {
-				errs[i] = cmp.Or(errs[i], fmt.Errorf("%s: %w", what, e))
-				failed = true
-			}
-		}
-		return failed
-	}
-	live := make([]bool, len(plans))
-	for i := range plans {
-		live[i] = errs[i] == nil
-	}
-	var wg sync.WaitGroup
-	for k, ix := range x.it.indexes {
-		var muts []Mutation
-		var rows []int
-		for i, p := range plans {
-			if e := p.entries[k]; e.Key != nil && live[i] {
-				muts, rows = append(muts, e), append(rows, i)
-			}
-		}
-		wg.Go(func() { apply(ix.table, "index "+ix.cfg.Name+" entry", muts, rows) })
-	}
 	var mains []Mutation
 	var rows []int
 	for i, p := range plans {
-		if live[i] {
+		if errs[i] == nil {
 			mains, rows = append(mains, p.main), append(rows, i)
 		}
 	}
-	wg.Go(func() { apply(x.it.t, "row", mains, rows) })
-	wg.Wait()
-	for k, ix := range x.it.indexes {
-		var dels []Mutation
+	if len(mains) == 0 {
+		return
+	}
+	rowErrs, err := x.it.t.Apply(ctx, mains)
+	for j, i := range rows {
+		if err != nil {
+			errs[i] = fmt.Errorf("row: %w", err)
+		} else if rowErrs != nil && rowErrs[j] != nil {
+			errs[i] = fmt.Errorf("row: %w", rowErrs[j])
+		}
+	}
+	n := len(x.it.indexes)
+	puts, dels := make([][]Mutation, n), make([][]Mutation, n)
+	for k := range n {
 		for i, p := range plans {
-			if key := p.leaves[k]; key != nil && errs[i] == nil {
-				dels = append(dels, Mutation{Key: key, Delete: true})
+			if errs[i] != nil {
+				continue
+			}
+			if e := p.entries[k]; e.Key != nil {
+				puts[k] = append(puts[k], e)
+			}
+			if key := p.leaves[k]; key != nil {
+				dels[k] = append(dels[k], Mutation{Key: key, Delete: true})
 			}
 		}
-		if len(dels) == 0 {
-			continue
-		}
-		if rowErrs, err := ix.table.Apply(ctx, dels); err != nil || route.RowErrors(rowErrs) != nil {
-			x.dirty.Store(true)
-		}
+	}
+	if x.entries.add(puts, dels) {
+		x.flush(ctx)
 	}
 }
 

@@ -66,54 +66,59 @@ func exclusive(t *testing.T, tbl *client.IndexedTable, opts client.ExclusiveOpti
 
 // TestExclusiveImport: an exclusive Import into an empty table, then one over it that moves rows
 // between sellers, deletes some and repeats keys, leaves every index exact once released, and each
-// unique value taken twice fails the second row alone.
+// unique value taken twice fails the second row alone; with the default entry buffer (one sorted run
+// per Import) and with one of a byte (a run per batch).
 func TestExclusiveImport(t *testing.T) {
 	for name, open := range indexStores {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			_, tbl := exclusiveOrders(t, open(t))
-			var first []client.ImportRow
-			for i := range 300 {
-				first = append(first, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%7), fmt.Sprint("e", i), uint64(i)))
-			}
-			first = append(first, orderRow("dup", "s1", "e5", 1)) // e5 is o5's: refused
-			x := exclusive(t, tbl, client.ExclusiveOptions{})
-			var failed []client.FailedRow
-			stats, err := x.Import(ctx, rowsOf(first), client.ImportOptions{BatchRows: 16, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
-			if !errors.Is(err, client.ErrRowsFailed) || stats.Written != 300 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
-				t.Fatalf("first import: %v, %+v, failed %v", err, stats, failed)
-			}
-			if err := x.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			waitRefresh()
-			verifyExact(t, tbl)
+		for _, buffer := range []int{0, 1} {
+			t.Run(fmt.Sprint(name, "/buffer=", buffer), func(t *testing.T) { testExclusiveImport(t, open, buffer) })
+		}
+	}
+}
 
-			var second []client.ImportRow
-			for i := range 100 {
-				second = append(second, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%3), fmt.Sprint("f", i), uint64(1000+i)))
-			}
-			for i := 100; i < 120; i++ {
-				second = append(second, client.ImportRow{Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprint("o", i)), Delete: true}})
-			}
-			second = append(second, orderRow("o7", "s9", "f7", 2000))    // a repeat: the last wins
-			second = append(second, orderRow("new", "s1", "e150", 3000)) // o150's value: refused
-			x = exclusive(t, tbl, client.ExclusiveOptions{})
-			failed = nil
-			stats, err = x.Import(ctx, rowsOf(second), client.ImportOptions{BatchRows: 7, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
-			if !errors.Is(err, client.ErrRowsFailed) || stats.Duplicates != 1 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
-				t.Fatalf("second import: %v, %+v, failed %v", err, stats, failed)
-			}
-			if err := x.Release(ctx); err != nil {
-				t.Fatal(err)
-			}
-			waitRefresh()
-			verifyExact(t, tbl)
-			row, err := tbl.Get(ctx, indextest.OrderKey("o7"))
-			if err != nil || string(cellValue(row, "seller")) != "s9" {
-				t.Fatalf("o7: %v %v", row, err)
-			}
-		})
+func testExclusiveImport(t *testing.T, open func(*testing.T) backends.Backend, buffer int) {
+	ctx := context.Background()
+	_, tbl := exclusiveOrders(t, open(t))
+	var first []client.ImportRow
+	for i := range 300 {
+		first = append(first, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%7), fmt.Sprint("e", i), uint64(i)))
+	}
+	first = append(first, orderRow("dup", "s1", "e5", 1)) // e5 is o5's: refused
+	x := exclusive(t, tbl, client.ExclusiveOptions{EntryBuffer: buffer})
+	var failed []client.FailedRow
+	stats, err := x.Import(ctx, rowsOf(first), client.ImportOptions{BatchRows: 16, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
+	if !errors.Is(err, client.ErrRowsFailed) || stats.Written != 300 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
+		t.Fatalf("first import: %v, %+v, failed %v", err, stats, failed)
+	}
+	if err := x.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitRefresh()
+	verifyExact(t, tbl)
+
+	var second []client.ImportRow
+	for i := range 100 {
+		second = append(second, orderRow(fmt.Sprint("o", i), fmt.Sprint("s", i%3), fmt.Sprint("f", i), uint64(1000+i)))
+	}
+	for i := 100; i < 120; i++ {
+		second = append(second, client.ImportRow{Mutation: client.Mutation{Key: indextest.OrderKey(fmt.Sprint("o", i)), Delete: true}})
+	}
+	second = append(second, orderRow("o7", "s9", "f7", 2000))    // a repeat: the last wins
+	second = append(second, orderRow("new", "s1", "e150", 3000)) // o150's value: refused
+	x = exclusive(t, tbl, client.ExclusiveOptions{EntryBuffer: buffer})
+	failed = nil
+	stats, err = x.Import(ctx, rowsOf(second), client.ImportOptions{BatchRows: 7, OnFailure: func(f client.FailedRow) { failed = append(failed, f) }})
+	if !errors.Is(err, client.ErrRowsFailed) || stats.Duplicates != 1 || len(failed) != 1 || !errors.Is(failed[0].Err, client.ErrUniqueViolation) {
+		t.Fatalf("second import: %v, %+v, failed %v", err, stats, failed)
+	}
+	if err := x.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitRefresh()
+	verifyExact(t, tbl)
+	row, err := tbl.Get(ctx, indextest.OrderKey("o7"))
+	if err != nil || string(cellValue(row, "seller")) != "s9" {
+		t.Fatalf("o7: %v %v", row, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -75,6 +76,11 @@ type ExclusiveOptions struct {
 	TakeOver bool
 	// Holder names the holder in the errors of fenced writers (default host:pid).
 	Holder string
+	// EntryBuffer is how many bytes of index entries an Import holds to write them sorted by key
+	// (default DefaultEntryBuffer). An Import of more writes several sorted runs: on the embedded
+	// store, a B-tree, each run rewrites the index pages it touches, so larger runs cost less per
+	// entry.
+	EntryBuffer int
 }
 
 // ExclusiveTable is an IndexedTable while its writers are fenced (Exclusive): its writes are plain
@@ -92,6 +98,7 @@ type ExclusiveTable struct {
 	// importing counts the Imports under way: two at once may cross on one key, unseen.
 	importing atomic.Int32
 	claims    indexproto.Claims // unique entries this holder wrote, against duplicates within its own writes
+	entries   entryBuffer       // entries whose rows are written, to be written sorted
 	// dirty: entries may stand that their rows do not back (a failed batch, a duplicate key, a
 	// holder taken over): Release repairs the indexes before it makes them active.
 	dirty atomic.Bool
@@ -122,7 +129,7 @@ func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*
 	var tok [8]byte
 	_, _ = rand.Read(tok[:])
 	f := indexproto.Fence{Token: hex.EncodeToString(tok[:]), Expires: time.Now().Add(opts.Lease), Holder: strings.ReplaceAll(opts.Holder, " ", "_")}
-	x := &ExclusiveTable{fence: f}
+	x := &ExclusiveTable{fence: f, entries: entryBuffer{limit: cmp.Or(max(opts.EntryBuffer, 0), DefaultEntryBuffer)}}
 	fail := func(err error) (*ExclusiveTable, error) {
 		return nil, fmt.Errorf("exclusive %s: %w", it.Name(), err)
 	}
@@ -250,6 +257,7 @@ func (x *ExclusiveTable) Release(ctx context.Context) error {
 	if err := x.lostErr(); err != nil {
 		return err
 	}
+	x.flush(ctx) // nothing, unless an Import is still running
 	if x.dirty.Load() {
 		if err := x.repair(ctx); err != nil {
 			return fmt.Errorf("release %s: %w", x.Name(), err)
