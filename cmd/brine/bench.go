@@ -63,6 +63,7 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.Var((*intList)(&cfg.RawConcurrency), "raw-concurrency", "concurrent raw writers tried; the fastest is used")
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
+	fs.DurationVar(&cfg.Settle, "settle", cfg.Settle, "longest wait, before each measure of the copy and exclusive sections, for the machine to be quiet (0: none)")
 	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import and of the rebucket copy (0: min(rows, 20000))")
 	fs.Var((*intList)(&cfg.ServerPIDs), "server-pid", "pids of the store's server processes on this machine, comma-separated: the indexed import and the rebucket copy then report their CPU per row (Linux /proc)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (this process: the client side) to this file, for go tool pprof")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/client"
@@ -87,6 +88,11 @@ type Config struct {
 	// row, beside the same figure for the plain Import they are held against.
 	ServerPIDs []int `json:"server_pids,omitempty"`
 
+	// Settle is the longest the copy and exclusive sections wait, before each measure, for the
+	// machine to be quiet (below 10% busy for half a second), so that what one measure leaves the
+	// server to do (flushes, compactions) is not charged to the next (0: no wait).
+	Settle time.Duration `json:"settle"`
+
 	// Cluster runs the multi-server section even when every region is on one server.
 	Cluster bool `json:"cluster,omitempty"`
 
@@ -113,6 +119,7 @@ func DefaultConfig() Config {
 		LimitBatch:     100,
 		LimitPrefetch:  []int{0},
 		RawConcurrency: []int{64, 256, 1024},
+		Settle:         30 * time.Second,
 		Seed:           1,
 		Sections:       AllSections,
 	}
@@ -142,6 +149,8 @@ func (c Config) Validate() error {
 		return bad("first rows must be >= 1, got %d", c.FirstRows)
 	case c.LimitBatch < 1:
 		return bad("limit batch must be >= 1, got %d", c.LimitBatch)
+	case c.Settle < 0:
+		return bad("settle must be >= 0, got %s", c.Settle)
 	case c.ImportWorkers < 0:
 		return bad("import workers must be >= 0, got %d", c.ImportWorkers)
 	case c.TuneRows < 0:

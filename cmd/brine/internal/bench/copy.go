@@ -8,7 +8,10 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/client"
@@ -40,12 +43,20 @@ type CopyResult struct {
 	LocalImportRowsPerS float64 `json:"embedded_import_rows_per_s"`
 	LocalCopyRowsPerS   float64 `json:"embedded_copy_rows_per_s"`
 	LocalCopyOverImport float64 `json:"embedded_copy_over_import"`
+	// Reading the source alone, every bucket at once as the copy reads it, nothing written: what
+	// bounds a copy into a store that writes faster than this one reads.
+	ReadRowsPerS        float64 `json:"read_rows_per_s"`
+	ReadOverLocalImport float64 `json:"read_over_embedded_import"`
+	ReadCPU             CPUUse  `json:"read_cpu"`
 	// What each measure cost the machine per row (medians; absent where /proc cannot be read).
 	ImportCPU      CPUUse `json:"import_cpu"`
 	CopyCPU        CPUUse `json:"copy_cpu"`
 	LocalImportCPU CPUUse `json:"embedded_import_cpu"`
 	LocalCopyCPU   CPUUse `json:"embedded_copy_cpu"`
 }
+
+// copyMeasures are the copy section's measures, in the order they rotate through.
+var copyMeasures = [...]string{"import", "copy", "import-embedded", "copy-embedded", "read"}
 
 // copies loads a copyFrom table with BulkRows rows, then times, per repeat in rotating order, an
 // Import of those rows into a fresh copyTo table and a Copy of the table into another, on the store
@@ -84,20 +95,21 @@ func (r *runner) copies(ctx context.Context) error {
 	embedded := client.New(lb, r.cfg.ClientOptions...)
 	defer embedded.Close()
 
-	var imports, copiesS, fixed, localImports, localCopies []float64
-	var cpus [4][]CPUUse // by measure: import, copy, embedded import, embedded copy
+	var imports, copiesS, fixed, localImports, localCopies, reads []float64
+	var cpus [len(copyMeasures)][]CPUUse // by measure
 	for rep := range r.cfg.Repeat {
-		for j := range 4 {
+		for j := range len(copyMeasures) {
 			suffix := strconv.Itoa(rep)
+			m := (j + rep) % len(copyMeasures)
 			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=copy-embedded).
-			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"import", "copy", "import-embedded", "copy-embedded"}[(j+rep)%4])))
+			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", copyMeasures[m])))
 			var (
 				rps  float64
 				used CPUUse
 				ok   bool
 				err  error
 			)
-			m := (j + rep) % 4
+			r.settle(ctx)
 			switch m {
 			case 0:
 				rps, used, ok, err = r.timedImport(ctx, func() (*client.Table, error) { return r.createIn(ctx, r.client, "cpimport"+suffix, to) }, n, row)
@@ -113,9 +125,12 @@ func (r *runner) copies(ctx context.Context) error {
 					return embedded.CreateTable(ctx, "import"+suffix, client.TableConfig{Salter: to})
 				}, n, row)
 				localImports = append(localImports, rps)
-			default:
+			case 3:
 				rps, _, used, ok, err = timedCopy(ctx, r.client, embedded, src.Name(), "copy"+suffix, to, n)
 				localCopies = append(localCopies, rps)
+			default:
+				rps, used, ok, err = timedRead(ctx, src, n)
+				reads = append(reads, rps)
 			}
 			if err != nil {
 				return err
@@ -128,9 +143,11 @@ func (r *runner) copies(ctx context.Context) error {
 	pprof.SetGoroutineLabels(ctx)
 	res := &CopyResult{Rows: n, From: copyFrom, To: copyTo, ImportRowsPerS: Median(imports), CopyRowsPerS: Median(copiesS),
 		CopyFixedMs: Median(fixed), LocalImportRowsPerS: Median(localImports), LocalCopyRowsPerS: Median(localCopies),
-		ImportCPU: medianUse(cpus[0]), CopyCPU: medianUse(cpus[1]), LocalImportCPU: medianUse(cpus[2]), LocalCopyCPU: medianUse(cpus[3])}
+		ImportCPU: medianUse(cpus[0]), CopyCPU: medianUse(cpus[1]), LocalImportCPU: medianUse(cpus[2]), LocalCopyCPU: medianUse(cpus[3]),
+		ReadRowsPerS: Median(reads), ReadCPU: medianUse(cpus[4])}
 	res.CopyOverImport = Ratio(res.CopyRowsPerS, res.ImportRowsPerS)
 	res.LocalCopyOverImport = Ratio(res.LocalCopyRowsPerS, res.LocalImportRowsPerS)
+	res.ReadOverLocalImport = Ratio(res.ReadRowsPerS, res.LocalImportRowsPerS)
 	r.rep.Copy = res
 	return nil
 }
@@ -142,6 +159,7 @@ func (r *runner) timedImport(ctx context.Context, create func() (*client.Table, 
 	if err != nil {
 		return 0, CPUUse{}, false, err
 	}
+	r.settle(ctx) // after the creation: on HBase, opening the table's regions
 	cpu0, began := sampleCPU(), time.Now()
 	if _, err := r.importN(ctx, t, n, row); err != nil {
 		return 0, CPUUse{}, false, err
@@ -181,6 +199,34 @@ func timedCopy(ctx context.Context, from, to *client.Client, table, as string, s
 	return RowsPerSecond(int64(n), rows), msOf(whole - rows), used, ok, nil
 }
 
+// timedRead reads every row of src, its buckets at once, as migrate.Copy reads them (no write):
+// rows/s, and the CPU it cost (ok false: not measured).
+func timedRead(ctx context.Context, src *client.Table, n int) (float64, CPUUse, bool, error) {
+	var rows atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	cpu0, began := sampleCPU(), time.Now()
+	for b := range src.Salter().Buckets() {
+		g.Go(func() error {
+			for _, err := range src.Scan(gctx, client.Range{}, client.BatchSize(4096), client.Buckets(b)) {
+				if err != nil {
+					return err
+				}
+				rows.Add(1)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, CPUUse{}, false, fmt.Errorf("bench: read %s: %w", src.Name(), err)
+	}
+	el := time.Since(began)
+	if got := rows.Load(); got != int64(n) {
+		return 0, CPUUse{}, false, fmt.Errorf("bench: read %s: %d of %d rows", src.Name(), got, n)
+	}
+	used, ok := cpu0.use(sampleCPU(), n)
+	return RowsPerSecond(int64(n), el), used, ok, nil
+}
+
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func (c *CopyResult) markdown(p func(format string, args ...any)) {
@@ -189,7 +235,9 @@ func (c *CopyResult) markdown(p func(format string, args ...any)) {
 	p("| this store | `Table.Import` into a fresh %s table | %.0f | 1.00x | %s |\n", c.To, c.ImportRowsPerS, c.ImportCPU.cell())
 	p("| this store | `migrate.Copy` (`brine copy --salt %s`): its reading and writing | %.0f | %.2fx | %s |\n", c.To, c.CopyRowsPerS, c.CopyOverImport, c.CopyCPU.cell())
 	p("| embedded | `Table.Import` into a fresh %s table | %.0f | 1.00x | %s |\n", c.To, c.LocalImportRowsPerS, c.LocalImportCPU.cell())
-	p("| embedded | `migrate.Copy` from this store: its reading and writing | %.0f | %.2fx | %s |\n\n", c.LocalCopyRowsPerS, c.LocalCopyOverImport, c.LocalCopyCPU.cell())
+	p("| embedded | `migrate.Copy` from this store: its reading and writing | %.0f | %.2fx | %s |\n", c.LocalCopyRowsPerS, c.LocalCopyOverImport, c.LocalCopyCPU.cell())
+	p("| none | reading the source alone, every bucket at once as the copy reads it | %.0f | %.2fx the embedded Import | %s |\n\n", c.ReadRowsPerS, c.ReadOverLocalImport, c.ReadCPU.cell())
+	p("A copy runs at most as fast as it reads: where reading the source alone is slower than importing into the target, the copy's ratio stays below the reading's.\n\n")
 	if c.CopyCPU.MachinePerRow > 0 && c.LocalCopyCPU.MachinePerRow > 0 {
 		p("Machine CPU is every process's, this client's and the store's servers' alike (Linux /proc/stat). Where the machine is busy near 100%% in both measures, rows/s are its cores over CPU per row, and a copy's ratio can reach at most the import's CPU per row over the copy's: %.2fx on this store, %.2fx into the embedded store. A copy does what the import does and reads the source too.\n\n",
 			Ratio(c.ImportCPU.MachinePerRow, c.CopyCPU.MachinePerRow), Ratio(c.LocalImportCPU.MachinePerRow, c.LocalCopyCPU.MachinePerRow))

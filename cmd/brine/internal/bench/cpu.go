@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/proccpu"
+	"github.com/brine-kv/brine/internal/wait"
 )
 
 // cpuSample is the machine's CPU and this process's at one moment (Linux /proc); ok is false where
@@ -65,4 +68,52 @@ func (u CPUUse) cell() string {
 		return "– | – | –"
 	}
 	return fmt.Sprintf("%.1f | %.1f | %.0f%%", u.MachinePerRow, u.ClientPerRow, 100*u.Busy)
+}
+
+// Settling before a measure: the server work one measure leaves behind (HBase's memstore flushes
+// and compactions, the JVM's collections) would otherwise be charged to the next, and which measure
+// comes next rotates with the repeat.
+const (
+	settleBusy   = 0.10                   // the machine counts as quiet below this share busy
+	settleWindow = 500 * time.Millisecond // for this long
+)
+
+// dropSince deletes, through c, the tables added to r.viaClient from position from on (what a
+// measure just created), so that the next measure finds the server holding what the one before it
+// found (on HBase, memstores kept in the server's heap until flushed). Without settling, the
+// cleanup deletes them, as every other section's.
+func (r *runner) dropSince(ctx context.Context, c *client.Client, from int) {
+	if r.cfg.Settle <= 0 {
+		return
+	}
+	kept := r.viaClient[:from]
+	for _, t := range r.viaClient[from:] {
+		if err := c.DeleteTable(ctx, t); err != nil {
+			r.log.Warn("bench: could not delete table; the cleanup tries again", "table", t, "err", err)
+			kept = append(kept, t)
+		}
+	}
+	r.viaClient = kept
+}
+
+// settle waits until the machine has been quiet for settleWindow, or Config.Settle has passed, and
+// logs how long it waited; without /proc it returns at once.
+func (r *runner) settle(ctx context.Context) {
+	if r.cfg.Settle <= 0 {
+		return
+	}
+	began := time.Now()
+	prev := sampleCPU()
+	for prev.ok && time.Since(began) < r.cfg.Settle {
+		if wait.Sleep(ctx, settleWindow) != nil {
+			break
+		}
+		cur := sampleCPU()
+		if used, ok := prev.use(cur, 1); ok && used.Busy < settleBusy {
+			r.log.Debug("bench: machine quiet", "waited", time.Since(began).Round(time.Millisecond))
+			return
+		}
+		prev = cur
+	}
+	r.log.Info("bench: the machine stayed busy; measuring anyway", "waited", time.Since(began).Round(time.Millisecond))
 }

@@ -76,12 +76,14 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 			// Labelled for --cpuprofile (go tool pprof -tagfocus bench=exclusive-import): the
 			// goroutines each part starts inherit it.
 			pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("bench", [...]string{"plain-import", "exclusive-import", "exclusive-build"}[(j+rep)%3])))
+			made := len(r.viaClient)
 			switch (j + rep) % 3 {
 			case 0:
 				t, _, err := create("explain", rep, nil)
 				if err != nil {
 					return nil, fmt.Errorf("bench: %w", err)
 				}
+				r.settle(ctx)
 				cpu0, began := sampleCPU(), time.Now()
 				if _, err := r.importN(ctx, t, n, orders); err != nil {
 					return nil, err
@@ -96,7 +98,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 					return nil, fmt.Errorf("bench: %w", err)
 				}
 				var cpu0, cpu1 cpuSample
-				el, err := underFence(ctx, it, func(x *client.ExclusiveTable) error {
+				el, err := underFence(ctx, it, func() { r.settle(ctx) }, func(x *client.ExclusiveTable) error {
 					cpu0 = sampleCPU()
 					stats, err := x.Import(ctx, rows, client.ImportOptions{Workers: r.cfg.ImportWorkers})
 					if err == nil && stats.Written != int64(n) {
@@ -117,14 +119,14 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 				if err != nil {
 					return nil, fmt.Errorf("bench: %w", err)
 				}
-				if _, err := underFence(ctx, it, func(x *client.ExclusiveTable) error {
+				if _, err := underFence(ctx, it, func() {}, func(x *client.ExclusiveTable) error {
 					_, err := x.Import(ctx, rows, client.ImportOptions{Workers: r.cfg.ImportWorkers})
 					return err
 				}); err != nil {
 					return nil, fmt.Errorf("bench: load for the index build: %w", err)
 				}
 				var readFrom, readTo time.Time // the build's reading and writing, its table created
-				el, err := underFence(ctx, it, func(x *client.ExclusiveTable) error {
+				el, err := underFence(ctx, it, func() { r.settle(ctx) }, func(x *client.ExclusiveTable) error {
 					p, err := x.AddIndex(ctx, all[0], func(p client.RebuildProgress) {
 						if p.Buckets == 0 {
 							readFrom = time.Now()
@@ -142,6 +144,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 				builds = append(builds, RowsPerSecond(int64(n), readTo.Sub(readFrom)))
 				wholeBuilds = append(wholeBuilds, RowsPerSecond(int64(n), el))
 			}
+			r.dropSince(ctx, c, made)
 		}
 	}
 	pprof.SetGoroutineLabels(ctx)
@@ -154,12 +157,13 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 }
 
 // underFence times fn under an exclusive fence of it, with the Release (its repair, when one is
-// needed) and without the fence's fixed wait.
-func underFence(ctx context.Context, it *client.IndexedTable, fn func(*client.ExclusiveTable) error) (time.Duration, error) {
+// needed) and without the fence's fixed wait; ready runs, untimed, once the fence is taken.
+func underFence(ctx context.Context, it *client.IndexedTable, ready func(), fn func(*client.ExclusiveTable) error) (time.Duration, error) {
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{})
 	if err != nil {
 		return 0, err
 	}
+	ready()
 	began := time.Now()
 	err = fn(x)
 	if rerr := x.Release(ctx); err == nil {
