@@ -29,8 +29,9 @@
 // encoded before the transaction, so concurrent writers overlap that work. Cells of timestamp 0 are
 // stamped with the time their Apply prepared them, unless an earlier transaction gave a later stamp:
 // then the transaction stamps them (and encodes them again), so that a write that starts after
-// another returned replaces it; CheckAndMutate and Increment stamp inside their transaction. Each row is written whole, so a mutation is
-// atomic on its row; if the commit fails, every mutation of the call fails.
+// another returned replaces it; CheckAndMutate and Increment stamp inside their transaction. Each
+// row is written whole, so a mutation is atomic on its row; if the commit fails, every mutation of
+// the call fails.
 //
 // Scans read in batches, one short read transaction each, resuming after the last key, and yield
 // copies: bbolt's memory is valid only inside a transaction, and a transaction held while a slow

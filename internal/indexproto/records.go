@@ -13,11 +13,14 @@ import (
 
 // NewToken is a write's identity: its start time in ms (how readers age a pending entry), then 8
 // random bytes, so that no two writes share one and a compare-and-set on it never meets an ABA.
-func NewToken() []byte {
-	tok := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(time.Now().UnixMilli()))
+func NewToken() []byte { return appendToken(make([]byte, 0, 16)) }
+
+// appendToken appends a new token to dst.
+func appendToken(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(time.Now().UnixMilli()))
 	var r [8]byte
 	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
-	return append(tok, r[:]...)
+	return append(dst, r[:]...)
 }
 
 // TokenAge is how long ago the write of token started (0 for a malformed token: never repaired as
@@ -35,11 +38,7 @@ func Status(kind byte, tok []byte) []byte { return append([]byte{kind}, tok...) 
 // NewStatus is a NewToken and the Status of kind behind it, in one allocation: tok is status[1:].
 // A bulk job writes both, the token as the row's version and the status in its entries.
 func NewStatus(kind byte) (tok, status []byte) {
-	status = append(make([]byte, 0, 17), kind)
-	status = binary.BigEndian.AppendUint64(status, uint64(time.Now().UnixMilli()))
-	var r [8]byte
-	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
-	status = append(status, r[:]...)
+	status = appendToken(append(make([]byte, 0, 17), kind))
 	return status[1:], status
 }
 

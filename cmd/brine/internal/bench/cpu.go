@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/proccpu"
 	"github.com/brine-kv/brine/internal/wait"
 )
@@ -77,24 +76,6 @@ const (
 	settleBusy   = 0.10                   // the machine counts as quiet below this share busy
 	settleWindow = 500 * time.Millisecond // for this long
 )
-
-// dropSince deletes, through c, the tables added to r.viaClient from position from on (what a
-// measure just created), so that the next measure finds the server holding what the one before it
-// found (on HBase, memstores kept in the server's heap until flushed). Without settling, the
-// cleanup deletes them, as every other section's.
-func (r *runner) dropSince(ctx context.Context, c *client.Client, from int) {
-	if r.cfg.Settle <= 0 {
-		return
-	}
-	kept := r.viaClient[:from]
-	for _, t := range r.viaClient[from:] {
-		if err := c.DeleteTable(ctx, t); err != nil {
-			r.log.Warn("bench: could not delete table; the cleanup tries again", "table", t, "err", err)
-			kept = append(kept, t)
-		}
-	}
-	r.viaClient = kept
-}
 
 // settle waits until the machine has been quiet for settleWindow, or Config.Settle has passed, and
 // logs how long it waited; without /proc it returns at once.

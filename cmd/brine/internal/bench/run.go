@@ -172,6 +172,24 @@ func (r *runner) cleanup(ctx context.Context) {
 	}
 }
 
+// dropSince deletes, through c, the tables added to r.viaClient from position from on (what a
+// measure just created), so that the next measure finds the server holding what the one before it
+// found (on HBase, memstores kept in the server's heap until flushed). Without settling, the
+// cleanup deletes them, as every other section's.
+func (r *runner) dropSince(ctx context.Context, c *client.Client, from int) {
+	if r.cfg.Settle <= 0 {
+		return
+	}
+	kept := r.viaClient[:from]
+	for _, t := range r.viaClient[from:] {
+		if err := c.DeleteTable(ctx, t); err != nil {
+			r.log.Warn("bench: could not delete table; the cleanup tries again", "table", t, "err", err)
+			kept = append(kept, t)
+		}
+	}
+	r.viaClient = kept
+}
+
 // createTable creates a table and remembers it for cleanup.
 func (r *runner) createTable(ctx context.Context, kind string, s salting.Salter, splits [][]byte) (*client.Table, error) {
 	name := TablePrefix + kind + "_" + r.suffix
