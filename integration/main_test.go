@@ -3,7 +3,11 @@
 package integration
 
 import (
+	"fmt"
+	"os"
 	"testing"
+
+	"github.com/brine-kv/brine/internal/hbasetest"
 
 	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
@@ -14,7 +18,8 @@ import (
 //   - its AdminClient cannot be closed (Close panics on a nil channel), so the region client of its
 //     master connection keeps its reader and batching goroutines;
 //   - a scanner closed in the middle of a region sends its close-scanner RPC from a goroutine of its
-//     own, which may still be waiting for the reply when a check runs.
+//     own, which waits forever if its reply raced the client's Close: hbasetest.FindLeaks forgives
+//     that one, and only that one.
 //
 // The data client's region clients run the same functions but end when hbase.Backend.Close closes
 // the data client; TestMain runs after every test has closed its backend.
@@ -30,5 +35,16 @@ func TestMain(m *testing.M) {
 	// gohbase logs every region connection, and every region lookup retried while a region splits,
 	// through the global logrus logger; the tests check the outcomes themselves.
 	logrus.SetLevel(logrus.FatalLevel)
-	goleak.VerifyTestMain(m, gohbaseLeftovers()...)
+	code := m.Run()
+	if code == 0 {
+		forgiven, err := hbasetest.FindLeaks(gohbaseLeftovers()...)
+		if forgiven > 0 {
+			fmt.Fprintf(os.Stderr, "goleak: %d of gohbase's close-scanner goroutines left, their replies lost to the client's Close\n", forgiven)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

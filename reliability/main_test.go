@@ -17,6 +17,7 @@ import (
 	"github.com/brine-kv/brine/backends/faulty"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
@@ -27,11 +28,16 @@ import (
 var leakOptions []goleak.Option
 
 // TestMain checks for leaks after every test ran, with the options as the tests left them (unlike
-// goleak.VerifyTestMain, whose options are fixed before the tests start).
+// goleak.VerifyTestMain, whose options are fixed before the tests start), forgiving only the
+// pinned gohbase's close-scanner goroutines whose replies its Close lost (hbasetest.FindLeaks).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
-		if err := goleak.Find(leakOptions...); err != nil {
+		forgiven, err := hbasetest.FindLeaks(leakOptions...)
+		if forgiven > 0 {
+			fmt.Fprintf(os.Stderr, "goleak: %d of gohbase's close-scanner goroutines left, their replies lost to the client's Close\n", forgiven)
+		}
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
 			code = 1
 		}

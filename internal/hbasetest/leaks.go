@@ -1,0 +1,70 @@
+package hbasetest
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+
+	"go.uber.org/goleak"
+)
+
+// The pinned gohbase closes a region scanner its caller stopped reading from a goroutine of its own,
+// `go s.SendRPC(rpc)` in scanner.closeRegionScanner, on context.Background. That goroutine never
+// ends when the reply races the region client's Close: region.client.receive takes the call out of
+// its table, then fails on the closed connection's SetReadDeadline before delivering the reply, and
+// Close no longer finds the call to fail it. No wait ends it; brine's own scans close their scanners
+// themselves, with a deadline, but the drop-in and raw gohbase scans go through that code.
+const (
+	closeScannerCreator = "created by github.com/tsuna/gohbase.(*scanner).closeRegionScanner"
+	sendRPCFrame        = "github.com/tsuna/gohbase.(*client).SendRPC("
+)
+
+// FindLeaks is goleak.Find(opts...) that forgives the close-scanner goroutines above, and nothing
+// else: it ignores gohbase's SendRPC only when every goroutine in it was started by
+// closeRegionScanner, so a goroutine of brine's waiting in SendRPC is still a leak. It returns how
+// many goroutines it forgave.
+func FindLeaks(opts ...goleak.Option) (forgiven int, err error) {
+	err = goleak.Find(opts...)
+	if err == nil {
+		return 0, nil
+	}
+	withoutClosers := goleak.Find(append(opts, goleak.IgnoreAnyFunction(strings.TrimSuffix(sendRPCFrame, "(")))...)
+	if withoutClosers != nil {
+		return 0, err
+	}
+	// Taken after that check: a goroutine of brine's that was in SendRPC during it and has since
+	// ended was no leak; one still there is seen here.
+	n, only := closersOnly(allStacks())
+	if !only || n == 0 {
+		return 0, err
+	}
+	return n, nil
+}
+
+// closersOnly reports how many goroutines of dump (runtime.Stack's, all goroutines) are in gohbase's
+// SendRPC, and whether closeRegionScanner started each of them.
+func closersOnly(dump []byte) (n int, only bool) {
+	for g := range bytes.SplitSeq(dump, []byte("\n\n")) {
+		s := string(g)
+		if !strings.Contains(s, "\n"+sendRPCFrame) {
+			continue
+		}
+		if !strings.Contains(s, "\n"+closeScannerCreator) {
+			return n, false
+		}
+		n++
+	}
+	return n, true
+}
+
+// allStacks is runtime.Stack of every goroutine, whole.
+func allStacks() []byte {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
