@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -35,16 +34,5 @@ func TestMain(m *testing.M) {
 	// gohbase logs every region connection, and every region lookup retried while a region splits,
 	// through the global logrus logger; the tests check the outcomes themselves.
 	logrus.SetLevel(logrus.FatalLevel)
-	code := m.Run()
-	if code == 0 {
-		forgiven, err := hbasetest.FindLeaks(gohbaseLeftovers()...)
-		if forgiven > 0 {
-			fmt.Fprintf(os.Stderr, "goleak: %d of gohbase's close-scanner goroutines left, their replies lost to the client's Close\n", forgiven)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(hbasetest.RunMain(m, gohbaseLeftovers))
 }

@@ -31,18 +31,7 @@ var leakOptions []goleak.Option
 // goleak.VerifyTestMain, whose options are fixed before the tests start), forgiving only the
 // pinned gohbase's close-scanner goroutines whose replies its Close lost (hbasetest.FindLeaks).
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		forgiven, err := hbasetest.FindLeaks(leakOptions...)
-		if forgiven > 0 {
-			fmt.Fprintf(os.Stderr, "goleak: %d of gohbase's close-scanner goroutines left, their replies lost to the client's Close\n", forgiven)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(hbasetest.RunMain(m, func() []goleak.Option { return leakOptions }))
 }
 
 const table = "t"

@@ -2,8 +2,11 @@ package hbasetest
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"runtime"
 	"strings"
+	"testing"
 
 	"go.uber.org/goleak"
 )
@@ -39,6 +42,24 @@ func FindLeaks(opts ...goleak.Option) (forgiven int, err error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// RunMain is a TestMain's body: it runs m, then, if the tests passed, FindLeaks with the options
+// opts returns once they ran (tests may add some), and returns the exit code. A leak fails the run.
+func RunMain(m *testing.M, opts func() []goleak.Option) int {
+	code := m.Run()
+	if code != 0 {
+		return code
+	}
+	forgiven, err := FindLeaks(opts()...)
+	if forgiven > 0 {
+		fmt.Fprintf(os.Stderr, "goleak: %d of gohbase's close-scanner goroutines left, their replies lost to the client's Close\n", forgiven)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // closersOnly reports how many goroutines of dump (runtime.Stack's, all goroutines) are in gohbase's
