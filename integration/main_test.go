@@ -6,10 +6,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/brine-kv/brine/internal/hbasetest"
-
 	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
+
+	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
 // gohbaseLeftovers are the goroutines the pinned gohbase leaves for the life of the process, and
