@@ -16,9 +16,9 @@ import (
 // nothing else:
 //   - its AdminClient cannot be closed (Close panics on a nil channel), so the region client of its
 //     master connection keeps its reader and batching goroutines;
-//   - a scanner closed in the middle of a region sends its close-scanner RPC from a goroutine of its
-//     own, which waits forever if its reply raced the client's Close: hbasetest.FindLeaks forgives
-//     that one, and only that one.
+//   - a scanner closed in the middle of a region, or at a region's end, sends its close-scanner RPC
+//     from a goroutine of its own, which waits forever if its reply raced the client's Close:
+//     hbasetest.FindLeaks forgives that one, and only that one.
 //
 // The data client's region clients run the same functions but end when hbase.Backend.Close closes
 // the data client; TestMain runs after every test has closed its backend.

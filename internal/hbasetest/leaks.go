@@ -14,14 +14,14 @@ import (
 
 // The pinned gohbase closes a region scanner (when its caller stops reading, and again at the end of
 // every region a scan crosses) from a goroutine of its own, `go s.SendRPC(rpc)` in
-// scanner.closeRegionScanner, on context.Background. That goroutine never
-// ends when the reply races the region client's Close: region.client.receive takes the call out of
-// its table, then fails on the closed connection's SetReadDeadline before delivering the reply, and
-// Close no longer finds the call to fail it. No wait ends it; brine's own scans close their scanners
-// themselves, with a deadline, but the drop-in and raw gohbase scans go through that code.
+// scanner.closeRegionScanner, on context.Background. That goroutine never ends when the reply races
+// the region client's Close: region.client.receive takes the call out of its table, then fails on
+// the closed connection's SetReadDeadline before delivering the reply, and Close no longer finds the
+// call to fail it. No wait ends it; brine's own scans close their scanners themselves, with a
+// deadline, but the drop-in and raw gohbase scans go through that code.
 const (
 	closeScannerCreator = "created by github.com/tsuna/gohbase.(*scanner).closeRegionScanner"
-	sendRPCFrame        = "github.com/tsuna/gohbase.(*client).SendRPC("
+	sendRPC             = "github.com/tsuna/gohbase.(*client).SendRPC"
 )
 
 // FindLeaks is goleak.Find(opts...) that forgives the close-scanner goroutines above, and nothing
@@ -33,7 +33,7 @@ func FindLeaks(opts ...goleak.Option) (forgiven int, err error) {
 	if err == nil {
 		return 0, nil
 	}
-	withoutClosers := goleak.Find(slices.Concat(opts, []goleak.Option{goleak.IgnoreAnyFunction(strings.TrimSuffix(sendRPCFrame, "("))})...)
+	withoutClosers := goleak.Find(slices.Concat(opts, []goleak.Option{goleak.IgnoreAnyFunction(sendRPC)})...)
 	if withoutClosers != nil {
 		return 0, err
 	}
@@ -69,7 +69,7 @@ func RunMain(m *testing.M, opts func() []goleak.Option) int {
 func closersOnly(dump []byte) (n int, only bool) {
 	for g := range bytes.SplitSeq(dump, []byte("\n\n")) {
 		s := string(g)
-		if !strings.Contains(s, "\n"+sendRPCFrame) {
+		if !strings.Contains(s, "\n"+sendRPC+"(") {
 			continue
 		}
 		if !strings.Contains(s, "\n"+closeScannerCreator) {
