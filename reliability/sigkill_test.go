@@ -46,6 +46,7 @@ type killJob struct {
 	To    string        // the rebucket's spec
 	Fence time.Duration // the rebucket's fence; handles refresh at a fifth of it
 	Lease time.Duration // an exclusive job's lease
+	Hold  time.Duration // how long an exclusive-index child waits after each bucket it reports
 }
 
 // killOps are the rounds' operations: an import, a rebucket of the main table, one of an index
@@ -160,7 +161,14 @@ func TestSIGKILLChild(t *testing.T) {
 	case "import":
 		err = importAll(ctx, tbl.Import, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) })
 	case "exclusive-import", "exclusive-index":
-		err = job.exclusive(t, ctx, tbl, false, func(line string) { fmt.Println(line) })
+		err = job.exclusive(t, ctx, tbl, false, func(line string) {
+			fmt.Println(line)
+			// A build of a few hundred rows ends milliseconds after its first bucket, sooner than a
+			// busy parent may act on the line: the hold keeps the rest of it for the kill.
+			if job.Op == "exclusive-index" && line != "buckets 0" {
+				time.Sleep(job.Hold)
+			}
+		})
 	default:
 		// Indexed writers run throughout, so the kill also lands in the middle of their writes.
 		wctx, stop := context.WithCancel(ctx)
@@ -249,13 +257,16 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 		job.Index = builds[again%len(builds)].Name
 	}
 	// The kill: once the child reports a random number of rows written (in its first third), a
-	// random number of buckets built (one or two of four), or a random step taken, then within a
-	// random part of a fence (a step lasts at least one).
+	// random number of buckets built (one or two of four; the child holds after each, while its other
+	// worker's bucket goes on), or a random step taken, then within a random part of a hold or of a
+	// fence (a step lasts at least one).
 	trigger := fmt.Sprint("rows ", 1+rng.IntN(ks.rows/3)) // batches in flight land too: leave room for them
 	var delay time.Duration
 	switch op {
 	case "exclusive-index":
 		trigger = fmt.Sprint("buckets ", 1+rng.IntN(2))
+		job.Hold = 2 * time.Second
+		delay = time.Duration(rng.Int64N(int64(job.Hold / 4)))
 	case "rebucket", "rebucket-index":
 		trigger = "state " + []string{"pause", "migrate", "copied", "switched"}[rng.IntN(4)]
 		delay = time.Duration(rng.Int64N(int64(ks.fence)))
