@@ -56,7 +56,7 @@ func TestClusterExclusiveChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dropTable(t, c, name)
-	if err := importAll(ctx, tbl.Import, 1, exChaosRows, nil); err != nil {
+	if err := importAll(ctx, tbl.Import, 1, exChaosRows, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 

@@ -53,7 +53,7 @@ func TestClusterIndexChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dropTable(t, c, name)
-	if err := importAll(ctx, tbl.Import, 1, 500, nil); err != nil {
+	if err := importAll(ctx, tbl.Import, 1, 500, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	other, err := open(ixChaosWrite).OpenIndexedTable(ctx, name, nil)

@@ -33,21 +33,26 @@ func killBuilds(t testing.TB) []client.IndexConfig {
 // exclusive runs the job's exclusive work under a fence of its own (takeOver: over a dead holder's,
 // as the CLI's --resume does): the import of generation Gen or the build of the index Index.
 // progress, when set, hears "rows N" (the import's rows written) or "buckets N" (the build's
-// buckets done).
-func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.IndexedTable, takeOver bool, progress func(line string)) error {
+// buckets done); the work waits hold midway (killHold).
+func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.IndexedTable, takeOver bool, progress func(line string), hold time.Duration) error {
 	if progress == nil {
 		progress = func(string) {}
 	}
 	return underFence(ctx, tbl, client.ExclusiveOptions{Lease: j.Lease, TakeOver: takeOver}, func(x *client.ExclusiveTable) error {
 		switch j.Op {
 		case "exclusive-import":
-			return importAll(ctx, x.Import, j.Gen, j.Rows, func(n int64) { progress(fmt.Sprint("rows ", n)) })
+			return importAll(ctx, x.Import, j.Gen, j.Rows, func(n int64) { progress(fmt.Sprint("rows ", n)) }, hold)
 		case "exclusive-index":
 			i := slices.IndexFunc(killBuilds(t), func(cfg client.IndexConfig) bool { return cfg.Name == j.Index })
 			if i < 0 {
 				return fmt.Errorf("no index %q to build", j.Index)
 			}
-			_, err := x.AddIndex(ctx, killBuilds(t)[i], func(p client.RebuildProgress) { progress(fmt.Sprint("buckets ", p.Buckets)) })
+			_, err := x.AddIndex(ctx, killBuilds(t)[i], func(p client.RebuildProgress) {
+				progress(fmt.Sprint("buckets ", p.Buckets))
+				if p.Buckets > 0 {
+					time.Sleep(hold) // the bucket's worker waits; the other's bucket goes on
+				}
+			})
 			return err
 		}
 		return fmt.Errorf("op %q is not an exclusive job", j.Op)
@@ -118,7 +123,7 @@ func finishExclusive(t *testing.T, c *client.Client, job killJob, done, lapse bo
 			t.Fatalf("indexes building once the lease ran out: %v; want all of %v until a repair", got, all)
 		}
 	}
-	if err := job.exclusive(t, ctx, tbl, !lapse, nil); err != nil {
+	if err := job.exclusive(t, ctx, tbl, !lapse, nil, 0); err != nil {
 		t.Fatalf("resuming the %s: %v", job.Op, err)
 	}
 

@@ -46,7 +46,7 @@ type killJob struct {
 	To    string        // the rebucket's spec
 	Fence time.Duration // the rebucket's fence; handles refresh at a fifth of it
 	Lease time.Duration // an exclusive job's lease
-	Hold  time.Duration // how long an exclusive-index child waits after each bucket it reports
+	Hold  time.Duration // how long the child's work waits midway for the kill (killHold)
 }
 
 // killOps are the rounds' operations: an import, a rebucket of the main table, one of an index
@@ -86,10 +86,21 @@ func killClient(b backends.Backend, fence time.Duration, opts ...client.Option) 
 	return client.New(b, append([]client.Option{client.WithRouteRefresh(fence / 5), client.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 }
 
-// killImportRows are generation gen of the import, killImportRow 0 to n-1.
-func killImportRows(gen, n int) iter.Seq2[client.ImportRow, error] {
+// killHold is how long a child's import or index build waits midway: its input after half the
+// rows, its build after each bucket it reports. The parent's kill follows a line the child printed
+// before (at most a third of the rows written, or one or two buckets of four built), and a few
+// hundred rows are written in milliseconds, sooner than a busy parent may act on the line: the hold
+// keeps the rest of the work for the kill.
+const killHold = 2 * time.Second
+
+// killImportRows are generation gen of the import, killImportRow 0 to n-1; the input waits hold
+// after its first half.
+func killImportRows(gen, n int, hold time.Duration) iter.Seq2[client.ImportRow, error] {
 	return func(yield func(client.ImportRow, error) bool) {
 		for i := range n {
+			if i == n/2 {
+				time.Sleep(hold)
+			}
 			if !yield(killImportRow(gen, i), nil) {
 				return
 			}
@@ -115,14 +126,14 @@ func killAmount(gen, i int) []byte { return fmt.Appendf(nil, "%d-%d", gen, i) }
 type importFunc func(context.Context, iter.Seq2[client.ImportRow, error], client.ImportOptions) (client.ImportStats, error)
 
 // importAll imports generation gen by imp; progress, when set, is told the rows written so far,
-// often.
-func importAll(ctx context.Context, imp importFunc, gen, n int, progress func(written int64)) error {
+// often; the input waits hold after its first half.
+func importAll(ctx context.Context, imp importFunc, gen, n int, progress func(written int64), hold time.Duration) error {
 	// Small batches: the rows land steadily, so a kill finds some written and some not.
 	opts := client.ImportOptions{BatchRows: 20}
 	if progress != nil {
 		opts.Progress, opts.ProgressEvery = func(st client.ImportStats) { progress(st.Written) }, time.Millisecond
 	}
-	stats, err := imp(ctx, killImportRows(gen, n), opts)
+	stats, err := imp(ctx, killImportRows(gen, n, hold), opts)
 	if err == nil && stats.Written != int64(n) {
 		err = fmt.Errorf("import generation %d: %d of %d rows written", gen, stats.Written, n)
 	}
@@ -159,16 +170,9 @@ func TestSIGKILLChild(t *testing.T) {
 	fmt.Println("ready")
 	switch job.Op {
 	case "import":
-		err = importAll(ctx, tbl.Import, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) })
+		err = importAll(ctx, tbl.Import, job.Gen, job.Rows, func(n int64) { fmt.Println("rows", n) }, job.Hold)
 	case "exclusive-import", "exclusive-index":
-		err = job.exclusive(t, ctx, tbl, false, func(line string) {
-			fmt.Println(line)
-			// A build of a few hundred rows ends milliseconds after its first bucket, sooner than a
-			// busy parent may act on the line: the hold keeps the rest of it for the kill.
-			if job.Op == "exclusive-index" && line != "buckets 0" {
-				time.Sleep(job.Hold)
-			}
-		})
+		err = job.exclusive(t, ctx, tbl, false, func(line string) { fmt.Println(line) }, job.Hold)
 	default:
 		// Indexed writers run throughout, so the kill also lands in the middle of their writes.
 		wctx, stop := context.WithCancel(ctx)
@@ -238,7 +242,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := importAll(ctx, tbl.Import, 1, ks.rows, nil); err != nil {
+	if err := importAll(ctx, tbl.Import, 1, ks.rows, nil, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Each op's second, fourth... round takes the alternatives in turn: the other index kind (moved by
@@ -256,17 +260,19 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 		builds := killBuilds(t)
 		job.Index = builds[again%len(builds)].Name
 	}
-	// The kill: once the child reports a random number of rows written (in its first third), a
-	// random number of buckets built (one or two of four; the child holds after each, while its other
-	// worker's bucket goes on), or a random step taken, then within a random part of a hold or of a
-	// fence (a step lasts at least one).
+	// The kill: once the child reports a random number of rows written (in its first third; its input
+	// holds after half), a random number of buckets built (one or two of four; it holds after each,
+	// while its other worker's bucket goes on), or a random step taken, then within a random part of
+	// a fence (a step lasts at least one).
 	trigger := fmt.Sprint("rows ", 1+rng.IntN(ks.rows/3)) // batches in flight land too: leave room for them
 	var delay time.Duration
 	switch op {
+	case "import", "exclusive-import":
+		job.Hold = killHold
 	case "exclusive-index":
 		trigger = fmt.Sprint("buckets ", 1+rng.IntN(2))
-		job.Hold = 2 * time.Second
-		delay = time.Duration(rng.Int64N(int64(job.Hold / 4)))
+		job.Hold = killHold
+		delay = time.Duration(rng.Int64N(int64(ks.fence)))
 	case "rebucket", "rebucket-index":
 		trigger = "state " + []string{"pause", "migrate", "copied", "switched"}[rng.IntN(4)]
 		delay = time.Duration(rng.Int64N(int64(ks.fence)))
@@ -323,7 +329,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	// Complete: the import once more, or the rebucket resumed by a new client.
 	if op == "import" {
 		midway = !done && imported > 0 && imported < ks.rows
-		if err := importAll(ctx, tbl.Import, 2, ks.rows, nil); err != nil {
+		if err := importAll(ctx, tbl.Import, 2, ks.rows, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		if n := countGen(t, tbl, 2); n != ks.rows {
