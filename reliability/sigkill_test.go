@@ -255,7 +255,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	}
 	// The lease: long enough to outlast the parent's checks under a dead holder's fence, short enough
 	// to run out within the round.
-	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence, Lease: 10 * ks.fence}
+	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence, Lease: 10 * ks.fence, Hold: killHold}
 	if op == "exclusive-index" {
 		builds := killBuilds(t)
 		job.Index = builds[again%len(builds)].Name
@@ -267,11 +267,8 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	trigger := fmt.Sprint("rows ", 1+rng.IntN(ks.rows/3)) // batches in flight land too: leave room for them
 	var delay time.Duration
 	switch op {
-	case "import", "exclusive-import":
-		job.Hold = killHold
 	case "exclusive-index":
 		trigger = fmt.Sprint("buckets ", 1+rng.IntN(2))
-		job.Hold = killHold
 		delay = time.Duration(rng.Int64N(int64(ks.fence)))
 	case "rebucket", "rebucket-index":
 		trigger = "state " + []string{"pause", "migrate", "copied", "switched"}[rng.IntN(4)]
