@@ -255,7 +255,8 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	}
 	// The lease: long enough to outlast the parent's checks under a dead holder's fence, short enough
 	// to run out within the round.
-	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To, Fence: ks.fence, Lease: 10 * ks.fence, Hold: killHold}
+	job := killJob{Store: ks.store(round), Table: name, Op: op, Gen: 2, Rows: ks.rows, Index: rb.Index, To: rb.To,
+		Fence: ks.fence, Lease: 10 * ks.fence, Hold: killHold}
 	if op == "exclusive-index" {
 		builds := killBuilds(t)
 		job.Index = builds[again%len(builds)].Name
