@@ -77,9 +77,9 @@ type ExclusiveOptions struct {
 	// Holder names the holder in the errors of fenced writers (default host:pid).
 	Holder string
 	// EntryBuffer is how many bytes of index entries an Import holds to write them sorted by key
-	// (default DefaultEntryBuffer). An Import of more writes several sorted runs: on the embedded
-	// store, a B-tree, each run rewrites the index pages it touches, so larger runs cost less per
-	// entry.
+	// (default DefaultEntryBuffer). It holds them encoded, in one byte slice per index, and writes
+	// them 32,768 at a time. An Import of more writes several sorted runs: on the embedded store, a
+	// B-tree, each run rewrites the index pages it touches, so larger runs cost less per entry.
 	EntryBuffer int
 }
 
