@@ -50,9 +50,9 @@ func (b *entryBuffer) add(puts, dels [][]Mutation) (full bool) {
 // deletes.
 func (b *entryBuffer) take() (puts, dels []entryRun) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	puts, dels = b.puts, b.dels
 	b.puts, b.dels, b.size = nil, nil, 0
+	b.mu.Unlock() // the batches go on adding while these are sorted
 	for k := range puts {
 		puts[k].sort()
 	}
@@ -75,7 +75,7 @@ func (r *entryRun) add(ms []Mutation) int {
 		r.buf = appendBytes(r.buf, m.Key)
 		r.buf = binary.AppendUvarint(r.buf, uint64(len(m.Cells))<<1|uint64(boolByte(m.Delete)))
 		for _, c := range m.Cells {
-			r.buf = appendBytes(appendString(appendString(r.buf, c.Family), c.Qualifier), c.Value)
+			r.buf = appendBytes(appendBytes(appendBytes(r.buf, c.Family), c.Qualifier), c.Value)
 			r.buf = binary.AppendVarint(r.buf, c.Timestamp)
 		}
 	}
@@ -126,11 +126,7 @@ func (r *entryRun) mutations(offs []int, names map[string]string) []Mutation {
 }
 
 // appendBytes appends v, its length first.
-func appendBytes(dst, v []byte) []byte {
-	return append(binary.AppendUvarint(dst, uint64(len(v))), v...)
-}
-
-func appendString(dst []byte, v string) []byte {
+func appendBytes[T []byte | string](dst []byte, v T) []byte {
 	return append(binary.AppendUvarint(dst, uint64(len(v))), v...)
 }
 
