@@ -73,7 +73,11 @@ func (r *entryRun) add(ms []Mutation) int {
 	for _, m := range ms {
 		r.offs = append(r.offs, len(r.buf))
 		r.buf = appendBytes(r.buf, m.Key)
-		r.buf = binary.AppendUvarint(r.buf, uint64(len(m.Cells))<<1|uint64(boolByte(m.Delete)))
+		head := uint64(len(m.Cells)) << 1 // and the low bit: a delete
+		if m.Delete {
+			head |= 1
+		}
+		r.buf = binary.AppendUvarint(r.buf, head)
 		for _, c := range m.Cells {
 			r.buf = appendBytes(appendBytes(appendBytes(r.buf, c.Family), c.Qualifier), c.Value)
 			r.buf = binary.AppendVarint(r.buf, c.Timestamp)
@@ -145,13 +149,6 @@ func intern(names map[string]string, b []byte) string {
 	s := string(b)
 	names[s] = s
 	return s
-}
-
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // flush writes what x's buffer holds: per index its entries, sorted, then the deletes of the entries
