@@ -63,6 +63,9 @@ func (c *Client) Describe(ctx context.Context, name string) (TableConfig, error)
 	if cfg.Indexes, err = declaredIndexes(meta); err != nil {
 		return TableConfig{}, fmt.Errorf("describe %q: %w", name, err)
 	}
+	for i := range cfg.Indexes {
+		cfg.Indexes[i].keyCell = false // declarations: a table created from them gets the newest format
+	}
 	internal := indexproto.Meta(meta)
 	for k, v := range meta {
 		if _, ok := internal[k]; ok || k == MetaSaltSpec || k == MetaKeySchema || k == MetaLayout {

@@ -56,7 +56,9 @@
 // guides' order tables by order number, buyer and seller. Each index is a salted table of its own,
 // "<table>__ix_<index>", with one entry per main row: its key is the index key built from the row
 // (fields of the logical key, column values), followed by the row's key unless the index is unique;
-// its cells are a status, the row's key, and the covered columns. The definitions are stored with
+// its cells are a status and the covered columns, and the row's key where the entry's key does not
+// end with it (a unique index's; one created before entry format 2 has it too: its meta spec lacks
+// "entries=2", which older brines refuse). The definitions are stored with
 // the table, beside the salting spec, and read back on open. A table with indexes has a handle of
 // its own, IndexedTable (CreateIndexedTable, OpenIndexedTable; OpenTable refuses it with
 // ErrIndexedTable), whose writes are exactly the ones that keep every index in step: Put, Delete,
@@ -74,7 +76,9 @@
 //
 //  1. reads the row and its version; a row without one (never written, or deleted) that the write
 //     gives entries first gets a version of its own, by compare-and-set on its absence;
-//  2. marks pending ("u"+token) the entries it leaves (only if they still name this row) and
+//  2. marks pending ("u"+token) the entries it leaves (a key cell's only while it names this row;
+//     one whose key names the row by a put, which leaves a lone status where another writer's
+//     step 4 deleted the entry: no reader answers it, and it goes as any pending entry does) and
 //     writes its new entries pending, with the covered values (a unique entry only if its key is
 //     free, its own, or left by a row that no longer has it);
 //  3. writes the data and the new version by compare-and-set on the version read in step 1;

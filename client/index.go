@@ -76,6 +76,10 @@ type IndexConfig struct {
 	// write giving a used key to a second row fails with ErrUniqueViolation. A non-unique entry's
 	// key is the index key followed by the main row's key.
 	Unique bool
+	// keyCell: the index was stored before entry format 2, and its entries hold the main key in a
+	// cell too (indexproto.Def.KeyCell). Set only from a table's meta (storedIndexConfig): a new
+	// index gets the newest format.
+	keyCell bool
 }
 
 // IndexTableName is the store table holding an index's entries.
@@ -87,7 +91,8 @@ func (cfg IndexConfig) def() indexproto.Def {
 	for i, p := range cfg.Parts {
 		parts[i] = indexproto.Part(p)
 	}
-	return indexproto.Def{Name: cfg.Name, Parts: parts, Salter: cfg.Salter, Covered: cfg.Covered, Unique: cfg.Unique}
+	return indexproto.Def{Name: cfg.Name, Parts: parts, Salter: cfg.Salter, Covered: cfg.Covered, Unique: cfg.Unique,
+		KeyCell: cfg.Unique || cfg.keyCell}
 }
 
 // check refuses a bad definition: families, when not nil, are the table's, and ks, when not nil, the
@@ -96,18 +101,32 @@ func (cfg IndexConfig) check(families []string, ks *keys.Schema) error {
 	return cfg.def().Check(families, ks)
 }
 
-// spec is the definition as stored in table meta: "salt=<spec>|key=k0,c:f:q,c:f:q:desc|cover=f:q|unique".
+// spec is the definition as declared: "salt=<spec>|key=k0,c:f:q,c:f:q:desc|cover=f:q|unique".
 func (cfg IndexConfig) spec() string { return cfg.def().Spec() }
 
-// ParseIndexConfig reads an index definition in the form stored with a table (and shown by
-// Index.Spec): "salt=SPEC|key=PART,...|cover=FAMILY:QUALIFIER,...|unique", a PART being kN (field
-// N of the row key) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are optional.
+// metaSpec is the definition as the table's meta stores it: spec and the entries' format.
+func (cfg IndexConfig) metaSpec() string { return cfg.def().MetaSpec() }
+
+// ParseIndexConfig reads an index definition in the form Index.Spec shows:
+// "salt=SPEC|key=PART,...|cover=FAMILY:QUALIFIER,...|unique", a PART being kN (field N of the row
+// key) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are optional. It takes the
+// form a table's meta stores too, whose entry format it leaves out: an index declared by it gets the
+// newest.
 func ParseIndexConfig(name, s string) (IndexConfig, error) {
+	cfg, err := storedIndexConfig(name, s)
+	cfg.keyCell = false
+	return cfg, err
+}
+
+// storedIndexConfig reads an index definition from a table's meta (IndexConfig.metaSpec), format
+// included.
+func storedIndexConfig(name, s string) (IndexConfig, error) {
 	d, err := indexproto.Parse(name, s)
 	if err != nil {
 		return IndexConfig{}, err
 	}
-	cfg := IndexConfig{Name: d.Name, Salter: d.Salter, Covered: d.Covered, Unique: d.Unique, Parts: make([]IndexPart, len(d.Parts))}
+	cfg := IndexConfig{Name: d.Name, Salter: d.Salter, Covered: d.Covered, Unique: d.Unique, keyCell: d.KeyCell && !d.Unique,
+		Parts: make([]IndexPart, len(d.Parts))}
 	for i, p := range d.Parts {
 		cfg.Parts[i] = IndexPart(p)
 	}
@@ -136,7 +155,8 @@ func (ix *Index) Name() string { return ix.cfg.Name }
 // Config is the index's definition.
 func (ix *Index) Config() IndexConfig { return ix.cfg }
 
-// Spec is the definition as stored with the table.
+// Spec is the definition as declared, which ParseIndexConfig reads back. The table's meta stores
+// the entries' format with it.
 func (ix *Index) Spec() string { return ix.cfg.spec() }
 
 // WithGrace returns a handle whose readers repair pending entries older than d (tests, tools that

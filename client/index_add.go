@@ -92,7 +92,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 		}
 	}
 	err = route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
-		if meta[metaIndexPrefix+cfg.Name] != cfg.spec() || indexState(meta, cfg.Name) != IndexBuilding {
+		if meta[metaIndexPrefix+cfg.Name] != ix.cfg.metaSpec() || ix.cfg.spec() != cfg.spec() || indexState(meta, cfg.Name) != IndexBuilding {
 			return false, fmt.Errorf("%w: the index changed while it was built", ErrIndexMismatch)
 		}
 		delete(meta, metaIndexStatePrefix+cfg.Name)
@@ -181,7 +181,8 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 			}
 		}
 		if spec, ok := meta[metaIndexPrefix+cfg.Name]; ok {
-			if spec != cfg.spec() {
+			// The declarations must match; the entries' format is the stored index's.
+			if stored, err := ParseIndexConfig(cfg.Name, spec); err != nil || stored.spec() != cfg.spec() {
 				return false, fmt.Errorf("%w: index %q is %q, not %q", ErrIndexMismatch, cfg.Name, spec, cfg.spec())
 			}
 			if st = indexState(meta, cfg.Name); st == IndexDropping {
@@ -208,7 +209,7 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 		if err := c.createIndexTable(ctx, table, cfg); err != nil {
 			return false, err
 		}
-		meta[metaIndexPrefix+cfg.Name] = cfg.spec()
+		meta[metaIndexPrefix+cfg.Name] = cfg.metaSpec()
 		meta[metaIndexStatePrefix+cfg.Name] = string(IndexBuilding)
 		if holder != "" {
 			meta[metaFenceIndexes] += "," + cfg.Name

@@ -261,7 +261,7 @@ func (ix *Index) claimMany(ctx context.Context, cs []claimReq) []error {
 	for j, i := range held {
 		c := cs[i]
 		st, _ := indexproto.Newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		owner, _ := indexproto.Newest(holders[j].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		owner := ix.def.MainKey(c.key, holders[j].Cells)
 		if len(owner) > 0 && !bytes.Equal(owner, c.mainKey) {
 			slow[i] = true
 			continue

@@ -199,7 +199,7 @@ func (x *ExclusiveTable) checkUnique(ctx context.Context, plans []exclusiveRow, 
 		var owners [][]byte
 		var ownerOf []int
 		for j, h := range held {
-			owner, _ := indexproto.Newest(h.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			owner := ix.def.MainKey(keys[j], h.Cells)
 			if len(owner) > 0 && !bytes.Equal(owner, plans[at[j]].main.Key) {
 				owners, ownerOf = append(owners, owner), append(ownerOf, j)
 			}
@@ -285,23 +285,29 @@ func (x *ExclusiveTable) repair(ctx context.Context) error {
 func (x *ExclusiveTable) dropStale(ctx context.Context, ix *Index, n *atomic.Int64) error {
 	it := x.it
 	err := ix.table.rt.EachBucketBatch(ctx, func(ctx context.Context, entries []Row) error {
-		mains := make([][]byte, len(entries))
+		var fix []Mutation
+		var mains [][]byte
+		var at []int // the entry of each main key
 		for i, e := range entries {
-			mains[i], _ = indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+			if mk := ix.def.MainKey(e.Key, e.Cells); mk != nil {
+				mains, at = append(mains, mk), append(at, i)
+			} else {
+				fix = append(fix, Mutation{Key: e.Key, Delete: true}) // no row's
+			}
 		}
 		rows, err := it.t.GetMany(ctx, mains)
 		if err != nil {
 			return err
 		}
-		var fix []Mutation
-		for i, e := range entries {
-			key, ok, err := ix.EntryKey(mains[i], rows[i].Cells)
+		for j, i := range at {
+			e := entries[i]
+			key, ok, err := ix.EntryKey(mains[j], rows[j].Cells)
 			switch {
 			case err != nil || !ok || !bytes.Equal(key, e.Key):
 				fix = append(fix, Mutation{Key: e.Key, Delete: true})
 			default:
-				v, _ := indexproto.Newest(rows[i].Cells, it.versionColumn())
-				if want := ix.def.EntryCells(mains[i], indexproto.Status(statusVerified, v), rows[i].Cells); !sameEntry(e.Cells, want) {
+				v, _ := indexproto.Newest(rows[j].Cells, it.versionColumn())
+				if want := ix.def.EntryCells(mains[j], indexproto.Status(statusVerified, v), rows[j].Cells); !sameEntry(e.Cells, want) {
 					fix = append(fix, Mutation{Key: e.Key, Cells: want})
 				}
 			}
@@ -354,7 +360,7 @@ func (x *ExclusiveTable) fillEntries(ctx context.Context, indexes []*Index, blin
 			}
 			if ix.cfg.Unique {
 				for _, m := range fix {
-					mk, _ := indexproto.Newest(m.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+					mk := ix.def.MainKey(m.Key, m.Cells)
 					if !x.claims.Claim(ix.cfg.Name, m.Key, mk) {
 						return fmt.Errorf("index %s key %s: %w (rows %s and another)", ix.cfg.Name, ix.table.printKey(m.Key), ErrUniqueViolation, it.t.printKey(mk))
 					}
@@ -387,8 +393,8 @@ func (x *ExclusiveTable) missing(ctx context.Context, ix *Index, want []Mutation
 			out = append(out, want[i])
 			continue
 		}
-		holder, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
-		if mk, _ := indexproto.Newest(want[i].Cells, Column{Family: indexFamily, Qualifier: mainKeyQual}); !bytes.Equal(holder, mk) {
+		holder := ix.def.MainKey(keys[i], e.Cells)
+		if mk := ix.def.MainKey(keys[i], want[i].Cells); !bytes.Equal(holder, mk) {
 			return nil, fmt.Errorf("index %s key %s: %w (rows %s and %s)", ix.cfg.Name, ix.table.printKey(keys[i]), ErrUniqueViolation,
 				x.it.t.printKey(holder), x.it.t.printKey(mk))
 		}

@@ -196,7 +196,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg route.ReadConfi
 	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
 	for i, e := range entries {
 		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		mk := ix.def.MainKey(e.Key, e.Cells)
 		rowOf[i] = -1
 		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
 			rowOf[i] = len(need)
@@ -214,10 +214,11 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg route.ReadConfi
 	out := make([]IndexRow, 0, len(entries))
 	for i, e := range entries {
 		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		mk := ix.def.MainKey(e.Key, e.Cells)
 		if len(mk) == 0 || len(st) == 0 {
 			continue // not written by the protocol
 		}
+		mk = bytes.Clone(mk) // the answer's key, which may share the entry's
 		if covered && st[0] == statusVerified {
 			raw, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: indexproto.CoveredQual})
 			cells, err := ix.def.DecodeCovered(raw)

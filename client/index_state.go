@@ -113,7 +113,7 @@ func (it *IndexedTable) afterDrop(ctx context.Context, used *IndexedTable, err e
 		return nil, false
 	}
 	for _, ix := range used.indexes {
-		if !slices.ContainsFunc(next.indexes, func(n *Index) bool { return n.cfg.Name == ix.cfg.Name && n.Spec() == ix.Spec() }) {
+		if !slices.ContainsFunc(next.indexes, func(n *Index) bool { return n.cfg.Name == ix.cfg.Name && n.cfg.metaSpec() == ix.cfg.metaSpec() }) {
 			return next, true
 		}
 	}
@@ -135,7 +135,7 @@ func (ix *Index) queryable(ctx context.Context) error {
 	}
 	now := cur.lookup(ix.cfg.Name)
 	switch {
-	case now == nil || now.Spec() != ix.Spec():
+	case now == nil || now.cfg.metaSpec() != ix.cfg.metaSpec():
 		return fmt.Errorf("%w (dropped)", ErrIndexNotFound)
 	case now.state == IndexBuilding:
 		return ErrIndexBuilding

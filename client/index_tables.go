@@ -42,7 +42,7 @@ func addIndexMeta(meta map[string]string, families []string, defs []IndexConfig)
 	}
 	meta[metaIndexFamily] = families[0]
 	for _, d := range defs {
-		meta[metaIndexPrefix+d.Name] = d.spec()
+		meta[metaIndexPrefix+d.Name] = d.metaSpec()
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func declaredIndexes(meta map[string]string) ([]IndexConfig, error) {
 		if !ok {
 			continue
 		}
-		cfg, err := ParseIndexConfig(name, meta[k])
+		cfg, err := storedIndexConfig(name, meta[k])
 		if err != nil {
 			return nil, err
 		}

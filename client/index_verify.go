@@ -77,7 +77,7 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		}
 		w.seen = true
 		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		mk := ix.def.MainKey(e.Key, e.Cells)
 		cov, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: indexproto.CoveredQual})
 		switch {
 		case !bytes.Equal(mk, w.mainKey):

@@ -234,11 +234,7 @@ func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range changes {
 		if c.moves() {
-			g.Go(func() error {
-				_, err := c.ix.table.CheckAndMutate(gctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey},
-					Mutation{Key: c.oldKey, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: pending}}})
-				return err
-			})
+			g.Go(func() error { return c.ix.markLeft(gctx, c.oldKey, mainKey, pending) })
 		}
 		if c.newOK && newEntries {
 			g.Go(func() error {
@@ -255,6 +251,22 @@ func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes
 	return nil
 }
 
+// markLeft marks pending the entry at key, which the row mainKey's write leaves. A key cell is a
+// condition: the entry is marked only while it is still this row's, and is not made where another
+// writer deleted it. An entry without one (a non-unique index's, format 2) is this row's by its key,
+// and its mark is a put, which an equality compare-and-set cannot make conditional on the entry
+// being there: where another writer's step 4 deleted it, the mark leaves a status alone. No reader
+// answers it (the row, read after it, lacks its key), and it goes as any pending entry does: by this
+// write's step 4 once its data lands, else by the first reader or repair after the grace.
+func (ix *Index) markLeft(ctx context.Context, key, mainKey, pending []byte) error {
+	mark := Mutation{Key: key, Cells: []Cell{{Family: indexFamily, Qualifier: statusQual, Value: pending}}}
+	if !ix.def.KeyCell {
+		return ix.table.Put(ctx, mark.Key, mark.Cells...)
+	}
+	_, err := ix.table.CheckAndMutate(ctx, Condition{Family: indexFamily, Qualifier: mainKeyQual, Value: mainKey}, mark)
+	return err
+}
+
 // claim writes a unique entry if its key is free, this row's, or left by a row that no longer has
 // it. A pending entry of another row whose write may still land (younger than the grace, its data not
 // in the row) holds the key too: two writes claiming one key at once must not both succeed. Each
@@ -266,7 +278,7 @@ func (ix *Index) claim(ctx context.Context, key, mainKey []byte, cells []Cell) e
 			return err
 		}
 		st, _ := indexproto.Newest(holder.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		owner, _ := indexproto.Newest(holder.Cells, Column{Family: indexFamily, Qualifier: mainKeyQual})
+		owner := ix.def.MainKey(key, holder.Cells)
 		if len(owner) > 0 && !bytes.Equal(owner, mainKey) {
 			row, err := ix.t.t.Get(ctx, owner) // with the version column
 			if err != nil && !errors.Is(err, ErrNotFound) {

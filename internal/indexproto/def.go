@@ -11,12 +11,13 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-// The index table's columns. The index table holds, per entry, its status, the main row's key and
-// the covered columns in one cell each, so that one put replaces all of them.
+// The index table's columns. The index table holds, per entry, its status and the covered columns
+// in one cell each, so that one put replaces all of them, and, where its key does not end with it
+// (Def.KeyCell), the main row's key.
 const (
 	EntryFamily    = "ix" // the index table's only family
 	StatusQual     = "s"  // "v" verified, or "u" + the writer's token
-	MainKeyQual    = "k"  // the main row's logical key
+	MainKeyQual    = "k"  // the main row's logical key, where Def.KeyCell
 	CoveredQual    = "c"  // the covered columns, encoded by EncodeCovered
 	StatusVerified = 'v'  // + the token of the write or repair that verified it
 	StatusPending  = 'u'  // + the token of the write that left it pending
@@ -30,14 +31,24 @@ type Part struct {
 }
 
 // Def is client.IndexConfig: one index's definition, and the encodings that follow from it (its
-// spec in the table's meta, its entries' keys and covered cells).
+// spec in the table's meta, its entries' keys and cells).
 type Def struct {
 	Name    string
 	Parts   []Part
 	Salter  salting.Salter
 	Covered []backends.Column
 	Unique  bool
+	// KeyCell: the entries hold the main row's key in a cell (MainKeyQual). A unique index's must,
+	// since its entry key is the index key alone. A non-unique entry's key ends with the main key, so
+	// its entries hold none, unless the index was created before entry format 2 (its spec in the
+	// table's meta has no "entries=2"): a cell per entry is a fifth of what a bulk load costs HBase,
+	// which stores the whole, long, entry key with every cell.
+	KeyCell bool
 }
+
+// entryFormat2 is the spec item of a non-unique index whose entries hold no key cell. A brine that
+// predates it refuses the item, and so the table, rather than skip entries it cannot read.
+const entryFormat2 = "entries=2"
 
 func validName(s string) bool {
 	if s == "" || len(s) > 64 {
@@ -74,6 +85,9 @@ func (d Def) Check(families []string, ks *keys.Schema) error {
 		case p.Column.Family == "" && ks != nil && p.KeyField >= ks.Len():
 			return fmt.Errorf("%w: index %q: key part k%d: the table's key schema %q has %d fields (k0 to k%d)",
 				backends.ErrInvalidArgument, d.Name, p.KeyField, ks, ks.Len(), ks.Len()-1)
+		case p.Column.Family == "" && ks != nil && !d.KeyCell && ks.Fields()[p.KeyField].Kind == keys.KindRaw:
+			return fmt.Errorf("%w: index %q: key part k%d is a raw field, which runs to the end of a key: a non-unique index's entry key ends with the main key after its parts",
+				backends.ErrInvalidArgument, d.Name, p.KeyField)
 		}
 	}
 	for _, c := range d.Columns() {
@@ -132,14 +146,26 @@ func (d Def) Spec() string {
 	return s
 }
 
+// MetaSpec is Spec as the table's meta stores it: with the entry format of a non-unique index
+// without key cells, which a declaration leaves out (a new index always gets the newest format).
+func (d Def) MetaSpec() string {
+	if d.KeyCell || d.Unique {
+		return d.Spec()
+	}
+	return d.Spec() + "|" + entryFormat2
+}
+
 // badPart says what an index key part must look like.
 func badPart(p string) string {
 	return fmt.Sprintf("key part %q: want kN (the main key's part N) or c:FAMILY:QUALIFIER[:desc] (a column)", p)
 }
 
-// Parse reads a definition in Spec's form (client.ParseIndexConfig).
+// Parse reads a definition in MetaSpec's form (client.ParseIndexConfig). A non-unique one without
+// "entries=2" has KeyCell set: it was stored before that format, or declared by a user, whose
+// caller (client) gives a new index the newest format.
 func Parse(name, s string) (Def, error) {
 	d := Def{Name: name}
+	format2 := false
 	bad := func(why string) (Def, error) {
 		return Def{}, fmt.Errorf("%w: index %q spec %q: %s", backends.ErrInvalidArgument, name, s, why)
 	}
@@ -178,13 +204,22 @@ func Parse(name, s string) (Def, error) {
 			}
 		case "unique":
 			d.Unique = true
+		case "entries":
+			if item != entryFormat2 {
+				return bad(fmt.Sprintf("entry format %q: this brine reads formats 1 and 2; a newer one created the index", v))
+			}
+			format2 = true
 		default:
-			return bad(fmt.Sprintf("item %q: want salt=SPEC, key=PARTS, cover=COLUMNS or unique", item))
+			return bad(fmt.Sprintf("item %q: want salt=SPEC, key=PARTS, cover=COLUMNS, unique or %s", item, entryFormat2))
 		}
 	}
 	if d.Salter == nil {
 		return bad("no salt")
 	}
+	if format2 && d.Unique {
+		return bad("a unique index's entries hold their main key in a cell: it has no " + entryFormat2)
+	}
+	d.KeyCell = d.Unique || !format2
 	if err := d.Check(nil, nil); err != nil {
 		return Def{}, err
 	}

@@ -70,6 +70,9 @@ func (d Def) EntryKey(mainKey []byte, cells []backends.Cell) (key []byte, ok boo
 			if err != nil {
 				return nil, false, fmt.Errorf("field %d: %w: %w", p.KeyField, backends.ErrInvalidKey, err)
 			}
+			if sp.Kind == keys.KindRaw && !d.KeyCell {
+				return nil, false, fmt.Errorf("field %d: %w: a raw field runs to the end of the key, and the entry key must end with the main key", p.KeyField, backends.ErrInvalidKey)
+			}
 			key = append(key, mainKey[sp.Start:sp.End]...)
 			continue
 		}
@@ -83,6 +86,21 @@ func (d Def) EntryKey(mainKey []byte, cells []backends.Cell) (key []byte, ok boo
 		key = append(key, mainKey...)
 	}
 	return key, true, nil
+}
+
+// MainKey is the key of the main row whose entry has this key and these cells: the key cell's
+// where the entries hold one (KeyCell), else the end of the entry's key, after its parts, which
+// it shares. nil: no main key (an entry the protocol did not write).
+func (d Def) MainKey(entryKey []byte, cells []backends.Cell) []byte {
+	if d.KeyCell {
+		mk, _ := Newest(cells, backends.Column{Family: EntryFamily, Qualifier: MainKeyQual})
+		return mk
+	}
+	n, err := keys.FieldsLen(entryKey, len(d.Parts))
+	if err != nil || n == len(entryKey) {
+		return nil
+	}
+	return entryKey[n:len(entryKey):len(entryKey)]
 }
 
 // DataCells drops the version column: what a caller wrote.
@@ -104,14 +122,15 @@ func (d Def) EntryCells(mainKey, st []byte, row []backends.Cell) []backends.Cell
 	return d.AppendEntryCells(make([]backends.Cell, 0, 3), mainKey, st, row)
 }
 
-// AppendEntryCells appends EntryCells to dst: at most 3 cells.
+// AppendEntryCells appends EntryCells to dst: at most 3 cells, the main key's only where KeyCell.
 func (d Def) AppendEntryCells(dst []backends.Cell, mainKey, st []byte, row []backends.Cell) []backends.Cell {
 	if len(d.Covered) > 0 {
 		dst = append(dst, backends.Cell{Family: EntryFamily, Qualifier: CoveredQual, Value: d.EncodeCovered(row)})
 	}
-	return append(dst,
-		backends.Cell{Family: EntryFamily, Qualifier: MainKeyQual, Value: mainKey},
-		backends.Cell{Family: EntryFamily, Qualifier: StatusQual, Value: st})
+	if d.KeyCell {
+		dst = append(dst, backends.Cell{Family: EntryFamily, Qualifier: MainKeyQual, Value: mainKey})
+	}
+	return append(dst, backends.Cell{Family: EntryFamily, Qualifier: StatusQual, Value: st})
 }
 
 // EncodeCovered packs the covered columns' newest values: per column a presence byte, then the
