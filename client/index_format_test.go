@@ -33,7 +33,7 @@ func TestIndexEntryFormats(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := memory.New()
-			tbl := indextest.NewOrders(t, b, "orders")
+			indextest.NewOrders(t, b, "orders")
 			meta, err := b.TableMeta(ctx, "orders")
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +53,8 @@ func TestIndexEntryFormats(t *testing.T) {
 				}
 			}
 			c := client.New(b, client.WithConcurrency(4), client.WithRouteRefresh(exclusiveRefresh), client.WithLogger(slog.New(slog.DiscardHandler)))
-			if tbl, err = c.OpenIndexedTable(ctx, "orders", nil); err != nil {
+			tbl, err := c.OpenIndexedTable(ctx, "orders", nil)
+			if err != nil {
 				t.Fatal(err)
 			}
 			// The declarations match the stored indexes, whatever their format.
