@@ -12,6 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/indextest"
 )
 
@@ -119,4 +120,64 @@ func TestIndexEntryFormats(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A mark that comes after another writer's step 4 deleted the entry (the writer read the row before
+// that writer moved it) leaves a lone pending status at the entry's key: a format 2 entry is marked
+// by a put. No query answers it, covered columns only or not, while its writer may still be
+// running; once it is older than the grace, the first reader deletes it.
+func TestIndexLoneStatus(t *testing.T) {
+	ctx := context.Background()
+	b := memory.New()
+	tbl := indextest.NewOrders(t, b, "orders")
+	o1 := indextest.OrderKey("o1")
+	row := func(seller string) []client.Cell {
+		return []client.Cell{{Family: "d", Qualifier: "seller", Value: []byte(seller)}, {Family: "d", Qualifier: "ts", Value: indextest.TS(1)},
+			{Family: "d", Qualifier: "amount", Value: []byte("5")}}
+	}
+	if err := tbl.Put(ctx, o1, row("host1")...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Put(ctx, o1, row("host9")...); err != nil { // the other writer: host1's entry goes
+		t.Fatal(err)
+	}
+	bySeller := indextest.Index(t, tbl, "by_seller")
+	old, _, err := bySeller.EntryKey(o1, row("host1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ixTable, phys := client.IndexTableName("orders", "by_seller"), physicalIndexKey(t, bySeller, old)
+	late := []backends.Cell{{Family: "ix", Qualifier: "s", Value: indexproto.Status(indexproto.StatusPending, indexproto.NewToken())}}
+	if _, err := b.Apply(ctx, ixTable, []backends.Mutation{{Key: phys, Cells: late}}); err != nil {
+		t.Fatal(err)
+	}
+	lone := func() bool {
+		got, err := b.Read(ctx, ixTable, [][]byte{phys}, backends.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got[0].Cells) > 0
+	}
+	prefix, err := bySeller.Prefix([]byte("host1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]client.ReadOption{nil, {client.Columns(client.Column{Family: "d", Qualifier: "amount"})}} {
+		if got := indextest.Query(t, bySeller, client.PrefixRange(prefix), opts...); len(got) != 0 {
+			t.Errorf("the lone status answered %+v", got)
+		}
+	}
+	if !lone() {
+		t.Fatal("a young lone status was deleted: its writer may still be running")
+	}
+	if rep, err := bySeller.Verify(ctx); err != nil || rep.Extra != 1 || rep.Problems() != 1 {
+		t.Fatalf("Verify: %+v, %v", rep, err)
+	}
+	if got := indextest.Query(t, bySeller.WithGrace(0), client.PrefixRange(prefix)); len(got) != 0 {
+		t.Errorf("past the grace, the lone status answered %+v", got)
+	}
+	if lone() {
+		t.Error("past the grace, a reader left the lone status")
+	}
+	indextest.AssertIndexes(t, tbl)
 }
