@@ -41,8 +41,8 @@ type Def struct {
 	// KeyCell: the entries hold the main row's key in a cell (MainKeyQual). A unique index's must,
 	// since its entry key is the index key alone. A non-unique entry's key ends with the main key, so
 	// its entries hold none, unless the index was created before entry format 2 (its spec in the
-	// table's meta has no "entries=2"): a cell per entry is a fifth of what a bulk load costs HBase,
-	// which stores the whole, long, entry key with every cell.
+	// table's meta has no "entries=2"). That cell was a fifth of the region server's CPU in an
+	// exclusive import: HBase stores the whole, long, entry key with every cell.
 	KeyCell bool
 }
 
