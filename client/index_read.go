@@ -194,11 +194,12 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg route.ReadConfi
 	covered := f == nil && ix.coveredOnly(cfg.Read.Columns)
 	var need [][]byte
 	rowOf := make([]int, len(entries)) // entry -> its main row in need, or -1
+	sts, mks := make([][]byte, len(entries)), make([][]byte, len(entries))
 	for i, e := range entries {
-		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk := ix.def.MainKey(e.Key, e.Cells)
+		sts[i], _ = indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		mks[i] = ix.def.MainKey(e.Key, e.Cells)
 		rowOf[i] = -1
-		if len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
+		if st, mk := sts[i], mks[i]; len(mk) > 0 && len(st) > 0 && !(covered && st[0] == statusVerified) {
 			rowOf[i] = len(need)
 			need = append(need, mk)
 		}
@@ -213,8 +214,7 @@ func (ix *Index) resolve(ctx context.Context, entries []Row, cfg route.ReadConfi
 	}
 	out := make([]IndexRow, 0, len(entries))
 	for i, e := range entries {
-		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
-		mk := ix.def.MainKey(e.Key, e.Cells)
+		st, mk := sts[i], mks[i]
 		if len(mk) == 0 || len(st) == 0 {
 			continue // not written by the protocol
 		}
