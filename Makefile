@@ -4,6 +4,9 @@
 #                               HBase (in Docker where an engine answers; started and stopped here)
 #                               and the local Tablestore server
 GO            ?= go
+# The gohbase go.mod pins comes from ../shared/goproxy where this machine's proxy refuses it
+# (scripts/goproxy.sh); every go command below, and every script and test they start, inherits it.
+export GOPROXY := $(shell bash scripts/goproxy.sh)
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME      ?= 30s
 export BRINE_HBASE_ZK ?= 127.0.0.1:2181

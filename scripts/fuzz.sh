@@ -2,6 +2,8 @@
 # Runs every fuzz target of the module for the given time each (default 30s): go test -fuzz accepts
 # one target per run.
 set -euo pipefail
+# shellcheck source=goproxy.sh
+source "$(dirname "$0")/goproxy.sh"
 cd "$(dirname "$0")/.."
 fuzztime=${1:-30s}
 for pkg in $(go list ./...); do

@@ -10,6 +10,8 @@
 # of each is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=goproxy.sh
+source scripts/goproxy.sh
 began=$SECONDS
 # shellcheck source=hbase/runtime.sh
 source scripts/hbase/runtime.sh

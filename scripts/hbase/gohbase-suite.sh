@@ -20,6 +20,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../goproxy.sh
+source "$repo/scripts/goproxy.sh"
 zk=${BRINE_HBASE_ZK:?set BRINE_HBASE_ZK to the ZooKeeper quorum of a running HBase}
 mode=${1:-both}
 run=${2:-.}

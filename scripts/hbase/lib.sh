@@ -8,6 +8,8 @@ cache=$repo/.hbase/cache # shared by every instance: Maven resolves the classpat
 cpfile=$cache/classpath.txt
 waitmeta=$cache/waitmeta
 mkdir -p "$cache"
+# shellcheck source=../goproxy.sh
+source "$repo/scripts/goproxy.sh"
 
 # pick_java prints a java binary of a JDK HBase 2.6 runs on (11, 17 or 21), or dies.
 pick_java() {
