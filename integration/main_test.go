@@ -3,10 +3,10 @@
 package integration
 
 import (
+	"log/slog"
 	"os"
 	"testing"
 
-	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/internal/hbasetest"
@@ -32,7 +32,8 @@ func gohbaseLeftovers() []goleak.Option {
 // TestMain needs no server: the store-specific tests find (or skip) their own.
 func TestMain(m *testing.M) {
 	// gohbase logs every region connection, and every region lookup retried while a region splits,
-	// through the global logrus logger; the tests check the outcomes themselves.
-	logrus.SetLevel(logrus.FatalLevel)
+	// through the default slog logger (the raw clients here give it no other); the tests check the
+	// outcomes themselves.
+	slog.SetLogLoggerLevel(slog.LevelError + 1)
 	os.Exit(hbasetest.RunMain(m, gohbaseLeftovers))
 }

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"go.uber.org/goleak"
 	"golang.org/x/sync/errgroup"
 
@@ -35,10 +34,10 @@ import (
 const hbaseSpec = "hash:8"
 
 func init() {
-	// gohbase logs every region it learns of at info level, through the global logrus logger.
-	logrus.SetLevel(logrus.WarnLevel)
+	// gohbase logs every region it learns of at info level, through the default slog logger.
+	slog.SetLogLoggerLevel(slog.LevelWarn)
 	// The admin client of every hbase.Open keeps its master connection's reader for the life of the
-	// process (the pinned gohbase panics in AdminClient.Close). A master connection has only that
+	// process (gohbase's AdminClient.Close closes a nil channel: newAdminClient never makes it). A master connection has only that
 	// goroutine; a data connection has a processRPCs goroutine beside it, which is not ignored, so
 	// a leaked data connection still fails the run. Everything else an HBase test starts is
 	// checked per test by openHBaseWith.

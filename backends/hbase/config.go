@@ -1,6 +1,7 @@
 package hbase
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,10 @@ type Config struct {
 	// Applied last, they win over the fields above; a gohbase.ZookeeperRoot among them is also the
 	// znode parent Open's cluster check reads.
 	ClientOptions []gohbase.Option
+	// GohbaseLogger receives gohbase's own lines (it logs through log/slog: every region it learns of at
+	// info level, each failed lookup while a region moves at error level); nil means Options.Logger,
+	// or slog.Default() when that is nil too. A command-line tool passes a quiet one unless asked.
+	GohbaseLogger *slog.Logger
 
 	Options
 }
@@ -58,7 +63,8 @@ type Options struct {
 	// the pinned gohbase's reconnect backoff grows to tens of seconds while a server is away). 0
 	// means 10 s; negative turns it off. A client passed to New is never replaced.
 	RefreshAfter time.Duration
-	// Logger receives the driver's own debug and warning lines; nil means slog.Default().
+	// Logger receives the driver's own debug and warning lines (and gohbase's, from a Backend made by
+	// Open, unless Config.GohbaseLogger is set); nil means slog.Default().
 	Logger *slog.Logger
 }
 
@@ -92,6 +98,9 @@ func (c Config) validate() error {
 // clientOptions turns the Config into gohbase options, shared by the data and the admin client.
 func (c Config) clientOptions() []gohbase.Option {
 	opts := []gohbase.Option{gohbase.FlushInterval(c.FlushInterval)}
+	if l := cmp.Or(c.GohbaseLogger, c.Logger); l != nil {
+		opts = append(opts, gohbase.Logger(l))
+	}
 	if c.ZKRoot != "" {
 		opts = append(opts, gohbase.ZookeeperRoot(c.ZKRoot))
 	}

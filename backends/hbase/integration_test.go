@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/internal/hbasetest"
@@ -27,8 +25,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// gohbase logs each new region connection at info level through the global logrus logger.
-	logrus.SetLevel(logrus.WarnLevel)
+	// gohbase logs each new region connection at info level through the default slog logger (the
+	// raw gohbase clients of these tests give it no other).
+	slog.SetLogLoggerLevel(slog.LevelWarn)
 	os.Exit(m.Run())
 }
 

@@ -23,9 +23,10 @@ import (
 // A batch of conditional writes goes as one Multi RPC per region, one RegionAction per row: atomic,
 // holding the row's mutation and its condition, as HBase's Java client sends
 // Table.checkAndMutate(List). The server answers each RegionAction on its own, in order: processed
-// says whether the condition held, and an exception fails that row alone. The pinned gohbase's
-// protobufs predate both fields (RegionAction.condition = 4, RegionActionResult.processed = 3), so
-// they travel as raw fields, which its messages keep through marshalling.
+// says whether the condition held, and an exception fails that row alone. gohbase's protobufs
+// (Client.proto of its cfe2cb9, 2026-06-12) still lack both fields (RegionAction.condition = 4,
+// RegionActionResult.processed = 3), so they travel as raw fields, which its messages keep through
+// marshalling. Every other field the driver reads is one of pb's.
 const (
 	regionActionCondition    protowire.Number = 4
 	regionActionResProcessed protowire.Number = 3

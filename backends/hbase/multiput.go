@@ -98,9 +98,14 @@ func (c *multiPut) ToProto() proto.Message {
 	return req
 }
 
-func (c *multiPut) SerializeCellBlocks() (proto.Message, [][]byte, uint32) {
+// SerializeCellBlocks is gohbase's canSerializeCellBlocks (region/client.go): the region client calls
+// it with the cell blocks already gathered for the wire (nil for a call of its own) and sends what it
+// returns. A method of another signature compiles and is never called: gohbase then sends ToProto's
+// protobuf cells without a word, which the old pin's SerializeCellBlocks() did on today's gohbase
+// (TestMultiPutCellBlocks catches that).
+func (c *multiPut) SerializeCellBlocks(cbs [][]byte) (proto.Message, [][]byte, uint32) {
 	req, block := c.request(true)
-	return req, [][]byte{block}, uint32(len(block))
+	return req, append(cbs, block), uint32(len(block))
 }
 
 // keyValuePut is HBase's KeyValue type byte for a put.

@@ -80,7 +80,7 @@ func TestMultiPutRequest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &multiPut{callBase: newCallBase(context.Background(), []byte("t"), muts[rows[0]].Key), muts: muts, rows: rows}
 			c.SetRegion(tt.region)
-			msg, blocks, size := c.SerializeCellBlocks()
+			msg, blocks, size := c.SerializeCellBlocks(nil)
 			if got := int(c.sent.Load()); got != tt.want {
 				t.Fatalf("sent %d rows, want %d", got, tt.want)
 			}

@@ -2,20 +2,18 @@ package hbase
 
 import (
 	"context"
-	"sync"
 
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 )
 
-// The calls below are RPCs the pinned gohbase has no helper for, or builds in a way brine cannot use.
+// The calls below are RPCs gohbase has no helper for, or builds in a way brine cannot use.
 // hrpc.Call is an interface of exported methods only, so any type can be sent through a client's
 // SendRPC (gohbase.RPCClient), which routes it by Table/Key and retries it like gohbase's own calls.
 
 // callBase holds what every hrpc.Call carries.
 type callBase struct {
-	mu     sync.Mutex
 	ctx    context.Context
 	table  []byte
 	key    []byte
@@ -33,17 +31,7 @@ func (c *callBase) Region() hrpc.RegionInfo         { return c.region }
 func (c *callBase) SetRegion(r hrpc.RegionInfo)     { c.region = r }
 func (c *callBase) ResultChan() chan hrpc.RPCResult { return c.result }
 
-func (c *callBase) Context() context.Context {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ctx
-}
-
-func (c *callBase) SetContext(ctx context.Context) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ctx = ctx
-}
+func (c *callBase) Context() context.Context { return c.ctx }
 
 func (c *callBase) regionSpecifier() *pb.RegionSpecifier {
 	var name []byte

@@ -3,19 +3,10 @@
 package main
 
 import (
-	"os"
 	"testing"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/brine-kv/brine/internal/hbasetest"
 )
-
-// TestMain quiets gohbase's global logrus logger as main does (the tests run run, not main).
-func TestMain(m *testing.M) {
-	logrus.SetLevel(logrus.WarnLevel)
-	os.Exit(m.Run())
-}
 
 // The CLI's import rules on the real HBase (BRINE_HBASE_ZK): the same checks as on the embedded store
 // and the Tablestore server.

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/brine-kv/brine/migrate"
 )
 
@@ -33,7 +31,9 @@ type cliEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	logger *slog.Logger
-	getenv func(string) string
+	// gohbaseLogger receives gohbase's own lines; nil (tests) means none.
+	gohbaseLogger *slog.Logger
+	getenv        func(string) string
 	// verbose, when set, turns the drivers' logs on (the CLI is quiet by default); tests leave it nil.
 	verbose func()
 	// watchInput, when set, wraps an import's input as it is opened: tests use it to interrupt an
@@ -43,6 +43,14 @@ type cliEnv struct {
 	watchCopy func(migrate.Progress)
 	// clientOptions are added to every client a command builds (the metrics of import and bench).
 	clientOptions clientOptionList
+}
+
+// gohbaseLog is the logger gohbase's clients get: gohbaseLogger, or one that drops every line.
+func (env *cliEnv) gohbaseLog() *slog.Logger {
+	if env.gohbaseLogger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return env.gohbaseLogger
 }
 
 // applyVerbose turns verbose output on when -v was given.
@@ -89,19 +97,21 @@ func commands() []command {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Quiet by default: gohbase logs every region lookup at info level through the global logrus
-	// logger, tens of lines per command; -v brings them back.
-	logrus.SetLevel(logrus.WarnLevel)
-	level := new(slog.LevelVar)
+	// Quiet by default: gohbase logs every region it learns of, and every lookup retried while a
+	// region moves, tens of lines per command that say nothing the command's own result does not;
+	// -v shows them, and brine's debug lines.
+	level, gohbaseLevel := new(slog.LevelVar), new(slog.LevelVar)
 	level.Set(slog.LevelWarn)
+	gohbaseLevel.Set(slog.LevelError + 1)
 	verbose := false
 	env := &cliEnv{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
-		logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		gohbaseLogger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: gohbaseLevel})).With("component", "gohbase"),
 		verbose: func() {
 			verbose = true
 			level.Set(slog.LevelDebug)
-			logrus.SetLevel(logrus.InfoLevel)
+			gohbaseLevel.Set(slog.LevelDebug)
 		},
 	}
 	err := run(ctx, env, os.Args[1:])

@@ -38,7 +38,7 @@ func hbaseConfig(env *cliEnv, raw, rest string) (hbase.Config, error) {
 		return hbase.Config{}, fmt.Errorf("store URL %q: hbase:// needs the ZooKeeper quorum, host:port[,host:port]", raw)
 	}
 	cfg := hbase.Config{ZKQuorum: quorum}
-	cfg.Logger = env.logger
+	cfg.Logger, cfg.GohbaseLogger = env.logger, env.gohbaseLog()
 	if root != "" {
 		cfg.ZKRoot = "/" + root
 	}

@@ -16,7 +16,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 )
@@ -27,10 +26,6 @@ func main() {
 	probe := flag.Bool("probe", true, "also create and drop a probe table")
 	quiet := flag.Bool("quiet", false, "print nothing on success")
 	flag.Parse()
-
-	// gohbase logs every failed region lookup at error level through logrus; while the server is still
-	// starting, those failures are expected.
-	logrus.SetLevel(logrus.FatalLevel)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -71,7 +66,10 @@ func wait(ctx context.Context, zk string, probe bool) error {
 }
 
 func check(ctx context.Context, zk string, probe bool) error {
-	client := gohbase.NewClient(zk, gohbase.ZookeeperTimeout(5*time.Second), gohbase.RegionLookupTimeout(5*time.Second))
+	// gohbase logs every failed region lookup at error level; while the server is still starting,
+	// those failures are expected.
+	quiet := gohbase.Logger(slog.New(slog.DiscardHandler))
+	client := gohbase.NewClient(zk, gohbase.ZookeeperTimeout(5*time.Second), gohbase.RegionLookupTimeout(5*time.Second), quiet)
 	defer client.Close()
 
 	scan, err := hrpc.NewScanStr(ctx, "hbase:meta", hrpc.NumberOfRows(10))
@@ -84,7 +82,7 @@ func check(ctx context.Context, zk string, probe bool) error {
 		return fmt.Errorf("scan hbase:meta: %w", err)
 	}
 
-	admin := gohbase.NewAdminClient(zk, gohbase.ZookeeperTimeout(5*time.Second), gohbase.RegionLookupTimeout(5*time.Second))
+	admin := gohbase.NewAdminClient(zk, gohbase.ZookeeperTimeout(5*time.Second), gohbase.RegionLookupTimeout(5*time.Second), quiet)
 	list, err := hrpc.NewListTableNames(ctx)
 	if err != nil {
 		return err

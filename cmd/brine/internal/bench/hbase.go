@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,9 @@ func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
 	}
 	opts := func(flush time.Duration) []gohbase.Option {
 		o := []gohbase.Option{gohbase.FlushInterval(flush)}
+		if l := cmp.Or(cfg.GohbaseLogger, cfg.Logger); l != nil {
+			o = append(o, gohbase.Logger(l))
+		}
 		if cfg.ZKRoot != "" {
 			o = append(o, gohbase.ZookeeperRoot(cfg.ZKRoot))
 		}
@@ -49,7 +53,8 @@ func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
 	}
 	inner := gohbase.NewClient(cfg.ZKQuorum, opts(cfg.FlushInterval)...)
 	wire := &wireClient{Client: inner, rpc: inner.(gohbase.RPCClient)}
-	// This gohbase's admin client cannot be closed (its Close panics); it lives as long as the process.
+	// gohbase's admin client cannot be closed (its Close closes a nil channel); it lives as long as the
+	// process.
 	admin := gohbase.NewAdminClient(cfg.ZKQuorum, opts(cfg.FlushInterval)...)
 	b, err := hbase.New(wire, admin, cfg.Options)
 	if err != nil {
