@@ -24,6 +24,9 @@ type fakeHBase struct {
 	failKey  []byte                             // a scan whose range holds this key fails there
 	wrongRow bool                               // Get answers with a cell of another row
 	shut     int                                // calls of Close
+	cached   []string                           // tables of CacheRegions calls
+	// batchFail: a batched call of this (physical) key fails (SendBatch).
+	batchFail []byte
 }
 
 var _ gohbase.Client = (*fakeHBase)(nil)

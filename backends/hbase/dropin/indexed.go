@@ -44,7 +44,10 @@ func (t tableInfo) hides(cols []*pb.Column) bool {
 
 // visible drops the version column from cells, in place.
 func (t tableInfo) visible(cells []*hrpc.Cell) []*hrpc.Cell {
-	return slices.DeleteFunc(cells, func(c *hrpc.Cell) bool {
-		return string(c.Family) == t.versionFamily && string(c.Qualifier) == indexproto.VersionQualifier
-	})
+	return slices.DeleteFunc(cells, func(c *hrpc.Cell) bool { return t.isVersion(c.Family, c.Qualifier) })
+}
+
+// isVersion says whether family:qualifier is t's version column.
+func (t tableInfo) isVersion(family, qualifier []byte) bool {
+	return t.indexed && string(family) == t.versionFamily && string(qualifier) == indexproto.VersionQualifier
 }

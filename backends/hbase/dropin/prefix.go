@@ -124,3 +124,10 @@ func noRowFilter(phys []byte) *pb.Filter {
 	f, _ := filter.NewPrefixFilter(keys.Successor(phys)).ConstructPBFilter() // marshals bytes: cannot fail
 	return f
 }
+
+// everyRowFilter passes every row: HBase's PrefixFilter with an empty prefix. It stands for a
+// condition's PrefixFilter that the row passes, where a condition must keep a filter.
+func everyRowFilter() *pb.Filter {
+	f, _ := filter.NewPrefixFilter([]byte{}).ConstructPBFilter() // marshals bytes: cannot fail
+	return f
+}

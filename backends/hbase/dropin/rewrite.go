@@ -125,12 +125,16 @@ func (c *Client) rewriteMutate(call string, m *hrpc.Mutate) (*hrpc.Mutate, []byt
 	if d := protoDiff(normalize(want), normalize(requestProto(nm))); len(d) > 0 {
 		return nil, nil, unsupported(call, table, "cannot carry over "+strings.Join(d, ", "))
 	}
-	// gohbase's CheckAndPut marks its Put unbatchable itself; anything else must match.
-	if m.SkipBatch() != nm.SkipBatch() && call != "CheckAndPut" {
+	// gohbase's conditional calls mark their mutation unbatchable themselves (CheckAndPut when it
+	// sends, NewCheckAndMutate when it builds); anything else must match.
+	if m.SkipBatch() != nm.SkipBatch() && !conditional[call] {
 		return nil, nil, unsupported(call, table, "cannot carry over skip_batch")
 	}
 	return nm, phys, nil
 }
+
+// conditional names the calls whose mutation gohbase marks unbatchable itself.
+var conditional = map[string]bool{"CheckAndPut": true, "CheckAndPutWithCompareType": true, "CheckAndMutate": true}
 
 func unsupported(call, table, why string) error {
 	return fmt.Errorf("dropin: %s %q: %w: %s", call, table, ErrUnsupported, why)

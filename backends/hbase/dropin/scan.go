@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"strings"
+	"sync"
 
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
@@ -30,92 +32,35 @@ func (c *Client) Scan(s *hrpc.Scan) hrpc.Scanner {
 	if err := c.begin(ctx); err != nil {
 		return &scanner{err: err}
 	}
-	seq, err := c.scan(s)
+	seq, metrics, err := c.scan(s)
 	if err != nil {
 		return &scanner{err: c.asGohbase(ctx, err)}
 	}
 	next, stop := iter.Pull2(seq)
-	return &scanner{ctx: ctx, next: next, stop: stop, fix: func(err error) error { return c.asGohbase(ctx, err) }}
+	return &scanner{ctx: ctx, next: next, stop: stop, metrics: metrics, fix: func(err error) error { return c.asGohbase(ctx, err) }}
 }
 
-func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
-	table := string(s.Table())
-	ctx := s.Context()
-	t, err := c.table(ctx, table)
-	if err != nil {
-		return nil, err
+func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], *scanMetrics, error) {
+	p, err := c.planScan(s)
+	if err != nil || p.reversed {
+		return p.reverse, p.metrics, err
 	}
-	salter := t.salter
-	want, ok := requestProto(s).(*pb.ScanRequest)
-	switch {
-	case !ok:
-		return nil, unsupported("Scan", table, "request of unexpected form")
-	case want.ScannerId != nil:
-		return nil, unsupported("Scan", table, "option ScannerID (a scanner of gohbase's own)")
-	case want.GetCloseScanner():
-		return nil, unsupported("Scan", table, "option CloseScanner")
-	case want.Scan == nil:
-		return nil, unsupported("Scan", table, "request of unexpected form")
+	if p.empty {
+		return func(func(*hrpc.Result, error) bool) {}, p.metrics, nil
 	}
-	if s.Reversed() {
-		if err := checkFilter(want.Scan.Filter, true); err != nil {
-			return nil, unsupported("Scan", table, err.Error())
-		}
-		return c.reverseScan(s, t, want)
-	}
-
-	start, stop, opts := s.StartRow(), s.StopRow(), s.Options()
-	if !unsalted(salter) {
-		rest, pre, err := prefixes(want.Scan.Filter)
-		if err != nil {
-			return nil, unsupported("Scan", table, err.Error())
-		}
-		if err := checkFilter(rest, true); err != nil {
-			return nil, unsupported("Scan", table, err.Error())
-		}
-		if len(pre) > 0 {
-			var empty bool
-			if start, stop, empty = prefixRange(start, stop, pre); empty {
-				return func(func(*hrpc.Result, error) bool) {}, nil
-			}
-			want.Scan.Filter = rest
-			opts = append(opts, hrpc.Filters(pbFilter{rest}))
-		}
-	}
-	ranges, err := salter.BucketRanges(start, stop)
-	if err != nil {
-		return nil, fmt.Errorf("dropin: Scan %q: %w: %w", table, backends.ErrInvalidKey, err)
-	}
-	if err := checkBounds("Scan", table, ranges); err != nil {
-		return nil, err
-	}
-	if len(ranges) == 0 {
-		return func(func(*hrpc.Result, error) bool) {}, nil
-	}
-	// The bucket scans are s rebuilt on each bucket's physical range; check once that the rebuild
-	// keeps everything else.
-	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("dropin: Scan %q: %w", table, err)
-	}
-	want.Scan.StartRow, want.Scan.StopRow = ranges[0].Start, ranges[0].End
-	if d := protoDiff(normalize(want), normalize(requestProto(probe))); len(d) > 0 {
-		return nil, unsupported("Scan", table, "cannot carry over "+strings.Join(d, ", "))
-	}
-	if probe.AllowPartialResults() != s.AllowPartialResults() {
-		return nil, unsupported("Scan", table, "cannot carry over AllowPartialResults")
-	}
-	hide := t.hides(want.Scan.Column)
-
+	t, hide := p.t, p.hide
 	stream := func(ctx context.Context, r salting.BucketRange) iter.Seq2[*hrpc.Result, error] {
 		return func(yield func(*hrpc.Result, error) bool) {
-			bs, err := hrpc.NewScanRange(ctx, s.Table(), r.Start, r.End, opts...)
+			bs, err := p.bucketScan(ctx, r)
 			if err != nil {
 				yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
 				return
 			}
 			sc := c.inner.Scan(bs)
-			defer sc.Close()
+			defer func() {
+				sc.Close()
+				p.metrics.add(sc.GetScanMetrics())
+			}()
 			for {
 				res, err := sc.Next()
 				if errors.Is(err, io.EOF) {
@@ -131,7 +76,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 				if res == nil || len(res.Cells) == 0 {
 					continue // no cells, no row to place (gohbase does not return such results)
 				}
-				if err := logicalResult(salter, res); err != nil {
+				if err := logicalResult(t.salter, res); err != nil {
 					yield(nil, fmt.Errorf("bucket %d: %w", r.Bucket, err))
 					return
 				}
@@ -141,20 +86,163 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], error) {
 			}
 		}
 	}
-	return c.merge(ctx, table, ranges, stream, compareRows), nil
+	return merge(s.Context(), c, p.table, p.ranges, stream, compareRows), p.metrics, nil
+}
+
+// scanPlan is a Scan checked and split into the physical ranges of its buckets, with the options
+// every bucket's scan is built with.
+type scanPlan struct {
+	s       *hrpc.Scan
+	t       tableInfo
+	table   string
+	want    *pb.ScanRequest // s's request, as sent to the first bucket
+	ranges  []salting.BucketRange
+	opts    []func(hrpc.Call) error
+	hide    bool         // drop the version column (tableInfo.hides)
+	empty   bool         // no bucket can hold a row of the range
+	metrics *scanMetrics // nil without TrackScanMetrics
+
+	// reversed: s is reversed, and read as one stream of whole rows, reverse, through the driver.
+	reversed bool
+	reverse  iter.Seq2[*hrpc.Result, error]
+}
+
+// planScan checks s and plans its bucket scans (forward), or its reversed read.
+func (c *Client) planScan(s *hrpc.Scan) (scanPlan, error) {
+	table := string(s.Table())
+	ctx := s.Context()
+	t, err := c.table(ctx, table)
+	if err != nil {
+		return scanPlan{}, err
+	}
+	salter := t.salter
+	want, ok := requestProto(s).(*pb.ScanRequest)
+	switch {
+	case !ok:
+		return scanPlan{}, unsupported("Scan", table, "request of unexpected form")
+	case want.ScannerId != nil:
+		return scanPlan{}, unsupported("Scan", table, "option ScannerID (a scanner of gohbase's own)")
+	case want.GetCloseScanner():
+		return scanPlan{}, unsupported("Scan", table, "option CloseScanner")
+	case want.GetRenew():
+		return scanPlan{}, unsupported("Scan", table, "option RenewalScan (a request of gohbase's own scanner)")
+	case want.Scan == nil:
+		return scanPlan{}, unsupported("Scan", table, "request of unexpected form")
+	}
+	p := scanPlan{s: s, t: t, table: table, want: want}
+	if s.TrackScanMetrics() {
+		p.metrics = &scanMetrics{m: map[string]int64{}}
+	}
+	if s.Reversed() {
+		if err := checkFilter(want.Scan.Filter, true); err != nil {
+			return scanPlan{}, unsupported("Scan", table, err.Error())
+		}
+		p.reversed = true
+		p.reverse, err = c.reverseScan(s, t, want)
+		return p, err
+	}
+
+	start, stop, opts := s.StartRow(), s.StopRow(), s.Options()
+	if !unsalted(salter) {
+		rest, pre, err := prefixes(want.Scan.Filter)
+		if err != nil {
+			return scanPlan{}, unsupported("Scan", table, err.Error())
+		}
+		if err := checkFilter(rest, true); err != nil {
+			return scanPlan{}, unsupported("Scan", table, err.Error())
+		}
+		if len(pre) > 0 {
+			if start, stop, p.empty = prefixRange(start, stop, pre); p.empty {
+				return p, nil
+			}
+			want.Scan.Filter = rest
+			opts = append(opts, hrpc.Filters(pbFilter{rest}))
+		}
+	}
+	ranges, err := salter.BucketRanges(start, stop)
+	if err != nil {
+		return scanPlan{}, fmt.Errorf("dropin: Scan %q: %w: %w", table, backends.ErrInvalidKey, err)
+	}
+	if err := checkBounds("Scan", table, ranges); err != nil {
+		return scanPlan{}, err
+	}
+	if len(ranges) == 0 {
+		p.empty = true
+		return p, nil
+	}
+	// The bucket scans are s rebuilt on each bucket's physical range; check once that the rebuild
+	// keeps everything else.
+	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, opts...)
+	if err != nil {
+		return scanPlan{}, fmt.Errorf("dropin: Scan %q: %w", table, err)
+	}
+	want.Scan.StartRow, want.Scan.StopRow = ranges[0].Start, ranges[0].End
+	if d := protoDiff(normalize(want), normalize(requestProto(probe))); len(d) > 0 {
+		return scanPlan{}, unsupported("Scan", table, "cannot carry over "+strings.Join(d, ", "))
+	}
+	if probe.AllowPartialResults() != s.AllowPartialResults() {
+		return scanPlan{}, unsupported("Scan", table, "cannot carry over AllowPartialResults")
+	}
+	if h := s.ScanStatsHandler(); h != nil {
+		// gohbase calls the handler from its one scanner's goroutine; the buckets' scanners run in
+		// goroutines of their own, so their calls are made one at a time.
+		var mu sync.Mutex
+		opts = append(opts, hrpc.WithScanStatsHandler(func(st *hrpc.ScanStats) {
+			mu.Lock()
+			defer mu.Unlock()
+			h(st)
+		}))
+	}
+	// Every bucket scan reports as the one scan gohbase would have made.
+	p.opts = append(opts, hrpc.ScanStatsID(s.ScanStatsID()))
+	p.ranges, p.hide = ranges, t.hides(want.Scan.Column)
+	return p, nil
+}
+
+// bucketScan is the scan of one bucket's range.
+func (p scanPlan) bucketScan(ctx context.Context, r salting.BucketRange) (*hrpc.Scan, error) {
+	return hrpc.NewScanRange(ctx, p.s.Table(), r.Start, r.End, p.opts...)
+}
+
+// scanMetrics sums the scan metrics of a Scan's bucket scanners, each added when its scanner ends.
+type scanMetrics struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func (sm *scanMetrics) add(m map[string]int64) {
+	if sm == nil {
+		return
+	}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	for k, v := range m {
+		sm.m[k] += v
+	}
+}
+
+// get is the sums so far (nil without TrackScanMetrics, as gohbase's).
+func (sm *scanMetrics) get() map[string]int64 {
+	if sm == nil {
+		return nil
+	}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	return maps.Clone(sm.m)
 }
 
 // merge runs one stream per bucket range, opened by fanout.MergeOpen under a context it cancels when
 // the merge stops, so a bucket scanner blocked in an RPC returns at once.
-func (c *Client) merge(ctx context.Context, table string, ranges []salting.BucketRange,
-	stream func(context.Context, salting.BucketRange) iter.Seq2[*hrpc.Result, error],
-	cmp func(a, b *hrpc.Result) int) iter.Seq2[*hrpc.Result, error] {
-	return func(yield func(*hrpc.Result, error) bool) {
-		open := func(bctx context.Context, i int) iter.Seq2[*hrpc.Result, error] { return stream(bctx, ranges[i]) }
+func merge[T any](ctx context.Context, c *Client, table string, ranges []salting.BucketRange,
+	stream func(context.Context, salting.BucketRange) iter.Seq2[T, error],
+	cmp func(a, b T) int) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		open := func(bctx context.Context, i int) iter.Seq2[T, error] { return stream(bctx, ranges[i]) }
 		opts := fanout.Options{Concurrency: c.concurrency, Prefetch: c.prefetch}
 		for res, err := range fanout.MergeOpen(ctx, len(ranges), open, cmp, opts) {
 			if err != nil {
-				yield(nil, fmt.Errorf("dropin: Scan %q: %w", table, err))
+				yield(zero, fmt.Errorf("dropin: Scan %q: %w", table, err))
 				return
 			}
 			if !yield(res, nil) {
@@ -245,7 +333,7 @@ func (c *Client) reverseScan(s *hrpc.Scan, t tableInfo, want *pb.ScanRequest) (i
 			}
 		}
 	}
-	return c.merge(ctx, table, ranges, stream, func(a, b *hrpc.Result) int { return compareRows(b, a) }), nil
+	return merge(ctx, c, table, ranges, stream, func(a, b *hrpc.Result) int { return compareRows(b, a) }), nil
 }
 
 // successor is the least key greater than k (nil, "unbounded", for an empty k).
@@ -304,12 +392,13 @@ func rowResult(salter salting.Salter, row backends.Row) (*hrpc.Result, error) {
 // scanner is the hrpc.Scanner of one Scan: a pull over the merged buckets. Like gohbase's scanner it
 // is for one goroutine at a time.
 type scanner struct {
-	ctx  context.Context // the Scan's; nil for a scanner that only reports err
-	next func() (*hrpc.Result, error, bool)
-	stop func()
-	fix  func(error) error // to the error gohbase would have returned (asGohbase)
-	err  error             // reported by the first Next (a request the wrapper refused)
-	done bool
+	ctx     context.Context // the Scan's; nil for a scanner that only reports err
+	next    func() (*hrpc.Result, error, bool)
+	stop    func()
+	fix     func(error) error // to the error gohbase would have returned (asGohbase)
+	err     error             // reported by the first Next (a request the wrapper refused)
+	done    bool
+	metrics *scanMetrics
 }
 
 // Next returns the next row in logical order; io.EOF after the last one, and after an error.
@@ -346,3 +435,8 @@ func (s *scanner) Close() error {
 	}
 	return nil
 }
+
+// GetScanMetrics is the sum of the metrics of the buckets' scanners (nil unless the Scan has
+// TrackScanMetrics). As gohbase's, it is complete once the scanner is closed or at io.EOF: a bucket's
+// metrics are added when its scanner ends.
+func (s *scanner) GetScanMetrics() map[string]int64 { return s.metrics.get() }
