@@ -205,8 +205,7 @@ func metaFromSchema(s *pb.TableSchema) map[string]string {
 }
 
 // rowFromCells converts one row's cells (all of the same row) to brine's form, sorted by family then
-// qualifier as the contract requires. HBase returns them in that order already; sorting costs nothing
-// then, and keeps the promise if a server ever does not.
+// qualifier as the contract requires (sortCells).
 func rowFromCells(key []byte, cells []*pb.Cell) backends.Row {
 	row := backends.Row{Key: key}
 	if len(cells) == 0 {
@@ -224,10 +223,39 @@ func rowFromCells(key []byte, cells []*pb.Cell) backends.Row {
 			Timestamp: int64(c.GetTimestamp()),
 		})
 	}
-	slices.SortStableFunc(row.Cells, func(a, b backends.Cell) int {
+	sortCells(row.Cells)
+	return row
+}
+
+// rowFromCellsV2 is rowFromCells for the cells of a scan response (hrpc.CellV2, views into the
+// response's cell block).
+func rowFromCellsV2(key []byte, cells []hrpc.CellV2) backends.Row {
+	row := backends.Row{Key: key}
+	if len(cells) == 0 {
+		return row
+	}
+	row.Cells = make([]backends.Cell, 0, len(cells))
+	for _, c := range cells {
+		if c.CellType() != pb.CellType_PUT {
+			continue
+		}
+		row.Cells = append(row.Cells, backends.Cell{
+			Family:    string(c.Family()),
+			Qualifier: string(c.Qualifier()),
+			Value:     c.Value(),
+			Timestamp: int64(c.Timestamp()),
+		})
+	}
+	sortCells(row.Cells)
+	return row
+}
+
+// sortCells puts one row's cells in the contract's order, family then qualifier. HBase returns them
+// in that order already; sorting costs nothing then, and keeps the promise if a server ever does not.
+func sortCells(cells []backends.Cell) {
+	slices.SortStableFunc(cells, func(a, b backends.Cell) int {
 		return cmp.Or(strings.Compare(a.Family, b.Family), strings.Compare(a.Qualifier, b.Qualifier))
 	})
-	return row
 }
 
 // pbCells views gohbase's result cells as protobuf cells (hrpc.Cell is a pb.Cell).

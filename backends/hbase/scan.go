@@ -229,10 +229,12 @@ func (s *scanState) region(refresh bool) (done bool, err error) {
 		return false, errStaleRegions
 	}
 
-	var pending *pb.Result
-	msg := open
+	var pending []hrpc.CellV2
+	msg, results := open, call.Response
 	for {
-		pending = s.consume(msg.GetResults(), pending)
+		if pending, err = s.consume(msg, results, pending); err != nil {
+			return false, err
+		}
 		if s.stopped {
 			return true, nil
 		}
@@ -254,9 +256,10 @@ func (s *scanState) region(refresh bool) (done bool, err error) {
 		if msg, ok = out.(*pb.ScanResponse); !ok {
 			return false, fmt.Errorf("hbase: scan %q: unexpected response %T", s.table, out)
 		}
+		results = next.Response
 		more = msg.GetMoreResultsInRegion()
 	}
-	if pending != nil {
+	if len(pending) > 0 {
 		s.emit(pending)
 		if s.stopped {
 			return true, nil
@@ -292,40 +295,49 @@ func coversUpTo(end, hi []byte) bool {
 	return len(hi) > 0 && bytes.Compare(end, hi) >= 0
 }
 
-// consume yields the complete rows among results and returns the row still being assembled: with
-// partial results on (gohbase always asks for them) a wide row can arrive in pieces, each flagged
-// partial but the last.
-func (s *scanState) consume(results []*pb.Result, pending *pb.Result) *pb.Result {
-	for _, res := range results {
-		if len(res.Cell) == 0 {
+// consume yields the complete rows of one scan response and returns the cells of the row still
+// being assembled: with partial results on (gohbase always asks for them) a wide row can arrive in
+// pieces, each flagged partial but the last. The rows come in the response's cell block, which gohbase
+// decodes into the call's Response (hrpc.Scan.DeserializeCellBlocks), never into msg's Results: a
+// server answers a client that names a cell codec (gohbase always does) with cell blocks, and one
+// that put rows in msg anyway would have them dropped here, so that is an error.
+func (s *scanState) consume(msg *pb.ScanResponse, resp *hrpc.ScanResponseV2, pending []hrpc.CellV2) ([]hrpc.CellV2, error) {
+	if len(msg.GetResults()) > 0 {
+		return nil, fmt.Errorf("hbase: scan %q: %d rows as protobuf results, not in a cell block", s.table, len(msg.GetResults()))
+	}
+	if resp == nil {
+		return pending, nil
+	}
+	for _, res := range resp.Results {
+		if len(res.Cells) == 0 {
 			continue
 		}
 		switch {
-		case pending == nil:
-			pending = res
-		case bytes.Equal(pending.Cell[0].GetRow(), res.Cell[0].GetRow()):
-			pending.Cell = append(pending.Cell, res.Cell...)
+		case len(pending) == 0:
+			pending = res.Cells
+		case bytes.Equal(pending[0].Row(), res.Cells[0].Row()):
+			pending = append(pending, res.Cells...)
 		default:
 			s.emit(pending)
 			if s.stopped {
-				return nil
+				return nil, nil
 			}
-			pending = res
+			pending = res.Cells
 		}
-		if !res.GetPartial() {
+		if !res.Partial {
 			s.emit(pending)
 			pending = nil
 			if s.stopped {
-				return nil
+				return nil, nil
 			}
 		}
 	}
-	return pending
+	return pending, nil
 }
 
 // emit yields one complete row if it lies in the range, and notes where the scan stands.
-func (s *scanState) emit(res *pb.Result) {
-	key := res.Cell[0].GetRow()
+func (s *scanState) emit(cells []hrpc.CellV2) {
+	key := cells[0].Row()
 	if s.reverse {
 		if len(s.hi) > 0 && bytes.Compare(key, s.hi) >= 0 {
 			return // the row equal to r.End (the reverse start row is inclusive), or one already yielded
@@ -344,7 +356,7 @@ func (s *scanState) emit(res *pb.Result) {
 		}
 	}
 	s.lastKey = key
-	row := rowFromCells(key, res.Cell)
+	row := rowFromCellsV2(key, cells)
 	if s.trim != nil {
 		if row.Cells = driverkit.TrimCells(s.trim, row.Cells); len(row.Cells) == 0 {
 			return // trimmed away: not yielded, not counted towards the limit

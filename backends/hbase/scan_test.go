@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/pb"
 	"google.golang.org/protobuf/proto"
 
@@ -32,6 +33,31 @@ func result(row string, partial bool) *pb.Result {
 		Cell:    []*pb.Cell{{Row: []byte(row), Family: []byte("d"), Qualifier: []byte(fmt.Sprint(partial)), CellType: pb.CellType_PUT.Enum()}},
 		Partial: proto.Bool(partial),
 	}
+}
+
+// cellBlock is batch as a server sends it to a client that names a cell codec: the rows' cells in
+// the cell block, their counts and partial flags in the response; decoded by gohbase's own
+// hrpc.Scan.DeserializeCellBlocks, as the region client does.
+func cellBlock(t *testing.T, batch []*pb.Result) (*pb.ScanResponse, *hrpc.ScanResponseV2) {
+	t.Helper()
+	msg := &pb.ScanResponse{}
+	var block []byte
+	for _, r := range batch {
+		m := backends.Mutation{}
+		for _, c := range r.Cell {
+			m.Key = c.Row
+			m.Cells = append(m.Cells, backends.Cell{Family: string(c.Family), Qualifier: string(c.Qualifier), Value: c.Value, Timestamp: 1})
+		}
+		block = appendCellBlock(block, m)
+		msg.CellsPerResult = append(msg.CellsPerResult, uint32(len(r.Cell)))
+		msg.PartialFlagPerResult = append(msg.PartialFlagPerResult, r.GetPartial())
+	}
+	sc := new(hrpc.Scan)
+	n, err := sc.DeserializeCellBlocks(msg, block)
+	if err != nil || int(n) != len(block) {
+		t.Fatalf("DeserializeCellBlocks read %d of %d bytes: %v", n, len(block), err)
+	}
+	return msg, sc.Response
 }
 
 func TestScanConsume(t *testing.T) {
@@ -90,13 +116,18 @@ func TestScanConsume(t *testing.T) {
 			if tc.limit > 0 {
 				s.left = tc.limit
 			}
-			var pending *pb.Result
+			var pending []hrpc.CellV2
 			for _, batch := range tc.batches {
-				if pending = s.consume(batch, pending); s.stopped {
+				var err error
+				msg, resp := cellBlock(t, batch)
+				if pending, err = s.consume(msg, resp, pending); err != nil {
+					t.Fatal(err)
+				}
+				if s.stopped {
 					break
 				}
 			}
-			if pending != nil && !s.stopped {
+			if len(pending) > 0 && !s.stopped {
 				s.emit(pending)
 			}
 			if !slices.Equal(got, tc.want) || s.stopped != tc.stopped {
@@ -109,7 +140,10 @@ func TestScanConsume(t *testing.T) {
 func TestScanConsumerStop(t *testing.T) {
 	n := 0
 	s := &scanState{left: -1, yield: func(backends.Row, error) bool { n++; return n < 2 }}
-	s.consume([]*pb.Result{result("a", false), result("b", false), result("c", false)}, nil)
+	msg, resp := cellBlock(t, []*pb.Result{result("a", false), result("b", false), result("c", false)})
+	if _, err := s.consume(msg, resp, nil); err != nil {
+		t.Fatal(err)
+	}
 	if n != 2 || !s.stopped || string(s.lastKey) != "b" {
 		t.Errorf("yielded %d rows, stopped=%v, lastKey=%q; want 2, true, b", n, s.stopped, s.lastKey)
 	}
@@ -121,6 +155,16 @@ func TestScanConsumerStop(t *testing.T) {
 	s.resumeAfter([]byte("b"))
 	if !bytes.Equal(s.hi, []byte("b")) {
 		t.Errorf("reverse resume hi = %q", s.hi)
+	}
+}
+
+// TestScanProtobufResults: rows a server put in the response's protobuf Results, which gohbase no
+// longer reads into the call's Response, are an error, not rows silently dropped.
+func TestScanProtobufResults(t *testing.T) {
+	s := &scanState{table: "t", left: -1, yield: func(backends.Row, error) bool { return true }}
+	msg := &pb.ScanResponse{Results: []*pb.Result{result("a", false)}}
+	if _, err := s.consume(msg, &hrpc.ScanResponseV2{}, nil); err == nil {
+		t.Fatal("consume took a response with protobuf results")
 	}
 }
 
