@@ -219,7 +219,7 @@ func (s *scanState) region(refresh bool) (done bool, err error) {
 	more := open.GetMoreResultsInRegion() && open.ScannerId != nil
 	defer func() {
 		if more {
-			s.b.closeScanner(s.table, routeKey, scannerID)
+			s.b.closeScanner(s.ctx, s.table, routeKey, scannerID)
 		}
 	}()
 
@@ -376,9 +376,10 @@ func (s *scanState) emit(cells []hrpc.CellV2) {
 }
 
 // closeScanner releases a region scanner the scan did not read to its end. It runs even when the
-// caller's ctx is done, briefly: the server would drop the scanner on lease expiry anyway.
-func (b *Backend) closeScanner(table string, routeKey []byte, id uint64) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+// caller's ctx is done, briefly: the server would drop the scanner on lease expiry anyway. ctx's
+// values stay (its trace span, so that the close nests under the scan), its end does not.
+func (b *Backend) closeScanner(ctx context.Context, table string, routeKey []byte, id uint64) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	rpc, err := hrpc.NewScanRange(ctx, []byte(table), routeKey, nil,
 		hrpc.ScannerID(id), hrpc.CloseScanner(), hrpc.NumberOfRows(0))

@@ -124,7 +124,8 @@ func (w *wireClient) SendRPC(c hrpc.Call) (proto.Message, error) {
 	w.calls.Add(1)
 	msg, err := w.rpc.SendRPC(c)
 	if sr, ok := msg.(*pb.ScanResponse); ok && err == nil {
-		w.scanRows.Add(int64(len(sr.GetResults())))
+		// Rows come in the cell block; the response counts them (a wide row's pieces count apart).
+		w.scanRows.Add(int64(len(sr.GetCellsPerResult()) + len(sr.GetResults())))
 	}
 	return msg, err
 }
