@@ -11,6 +11,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/saltscan"
 	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/salting"
 )
@@ -174,12 +175,7 @@ func fanScan(ctx context.Context, core *Core, tc *telemetry.Call, what, table st
 		// A bucket's rows may fail on their logical keys: it reads unlimited, in growing batches.
 		sopts.Limit, sopts.FirstBatch = 0, scanFirstBatch
 	}
-	cmp := compareKeys
-	if rc.Reverse {
-		cmp = compareKeysDesc
-	}
-	open := func(sctx context.Context, i int) iter.Seq2[backends.Row, error] {
-		p := parts[i]
+	read := func(sctx context.Context, p scanPart) iter.Seq2[backends.Row, error] {
 		var rows iter.Seq2[backends.Row, error]
 		if p.scan != nil {
 			rows = p.scan(sctx)
@@ -191,7 +187,7 @@ func fanScan(ctx context.Context, core *Core, tc *telemetry.Call, what, table st
 		}
 		return rows
 	}
-	merged := fanout.MergeOpen(ctx, len(parts), open, cmp, fanout.Options{
+	merged := saltscan.Merge(ctx, parts, read, rowKey, rc.Reverse, fanout.Options{
 		Concurrency: core.ScanConcurrency, // 0: every bucket at once, whatever WithConcurrency says
 		Prefetch:    rc.prefetch(core.Prefetch, len(parts)),
 		Limit:       rc.Limit,
@@ -248,8 +244,7 @@ func (pt *Phys) BucketScan(ctx context.Context, br salting.BucketRange, opts bac
 	}
 }
 
-func compareKeys(a, b backends.Row) int     { return bytes.Compare(a.Key, b.Key) }
-func compareKeysDesc(a, b backends.Row) int { return bytes.Compare(b.Key, a.Key) }
+func rowKey(r backends.Row) []byte { return r.Key }
 
 // tableErrors names the table in a stream's error.
 func tableErrors(table string, src iter.Seq2[backends.Row, error]) iter.Seq2[backends.Row, error] {

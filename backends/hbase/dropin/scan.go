@@ -17,6 +17,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/saltscan"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/salting"
 )
@@ -86,7 +87,7 @@ func (c *Client) scan(s *hrpc.Scan) (iter.Seq2[*hrpc.Result, error], *scanMetric
 			}
 		}
 	}
-	return merge(s.Context(), c, p.table, p.ranges, stream, compareRows), p.metrics, nil
+	return merge(s.Context(), c, p.table, p.ranges, stream, rowOf, false), p.metrics, nil
 }
 
 // scanPlan is a Scan checked and split into the physical ranges of its buckets, with the options
@@ -231,16 +232,15 @@ func (sm *scanMetrics) get() map[string]int64 {
 	return maps.Clone(sm.m)
 }
 
-// merge runs one stream per bucket range, opened by fanout.MergeOpen under a context it cancels when
-// the merge stops, so a bucket scanner blocked in an RPC returns at once.
+// merge is the salted fan-out and merge of every scan of brine (internal/saltscan) over the bucket
+// ranges, each read by stream; key is a result's logical row key.
 func merge[T any](ctx context.Context, c *Client, table string, ranges []salting.BucketRange,
 	stream func(context.Context, salting.BucketRange) iter.Seq2[T, error],
-	cmp func(a, b T) int) iter.Seq2[T, error] {
+	key func(T) []byte, reverse bool) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		open := func(bctx context.Context, i int) iter.Seq2[T, error] { return stream(bctx, ranges[i]) }
 		opts := fanout.Options{Concurrency: c.concurrency, Prefetch: c.prefetch}
-		for res, err := range fanout.MergeOpen(ctx, len(ranges), open, cmp, opts) {
+		for res, err := range saltscan.Merge(ctx, ranges, stream, key, reverse, opts) {
 			if err != nil {
 				yield(zero, fmt.Errorf("dropin: Scan %q: %w", table, err))
 				return
@@ -252,7 +252,7 @@ func merge[T any](ctx context.Context, c *Client, table string, ranges []salting
 	}
 }
 
-func compareRows(a, b *hrpc.Result) int { return bytes.Compare(a.Cells[0].Row, b.Cells[0].Row) }
+func rowOf(r *hrpc.Result) []byte { return r.Cells[0].Row }
 
 // reverseScan reads (StopRow, StartRow] newest key first, each bucket through package hbase's
 // reverse scan (see the package comment for why not gohbase's).
@@ -333,7 +333,7 @@ func (c *Client) reverseScan(s *hrpc.Scan, t tableInfo, want *pb.ScanRequest) (i
 			}
 		}
 	}
-	return merge(ctx, c, table, ranges, stream, func(a, b *hrpc.Result) int { return compareRows(b, a) }), nil
+	return merge(ctx, c, table, ranges, stream, rowOf, true), nil
 }
 
 // successor is the least key greater than k (nil, "unbounded", for an empty k).

@@ -92,10 +92,10 @@ func (c *Client) scanV2(s *hrpc.Scan) (iter.Seq2[hrpc.ResultV2, error], scanPlan
 			}
 		}
 	}
-	return merge(s.Context(), c, p.table, p.ranges, stream, compareRowsV2), p, nil
+	return merge(s.Context(), c, p.table, p.ranges, stream, rowOfV2, false), p, nil
 }
 
-func compareRowsV2(a, b hrpc.ResultV2) int { return bytes.Compare(a.Cells[0].Row(), b.Cells[0].Row()) }
+func rowOfV2(r hrpc.ResultV2) []byte { return r.Cells[0].Row() }
 
 // visibleV2 drops t's version column from cells, in place.
 func visibleV2(t tableInfo, cells []hrpc.CellV2) []hrpc.CellV2 {

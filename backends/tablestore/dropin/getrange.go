@@ -1,7 +1,6 @@
 package dropin
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/tablestore"
 	"github.com/brine-kv/brine/fanout"
+	"github.com/brine-kv/brine/internal/saltscan"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -128,14 +128,11 @@ func (c *Client) scan(ctx context.Context, op string, crit *ots.RangeRowQueryCri
 			fail(badRequest(op, t.name, err))
 			return
 		}
-		open := func(sctx context.Context, i int) iter.Seq2[item, error] {
-			return c.bucket(sctx, t, crit, ranges[i], limit, acc)
+		read := func(sctx context.Context, br salting.BucketRange) iter.Seq2[item, error] {
+			return c.bucket(sctx, t, crit, br, limit, acc)
 		}
-		cmp := func(a, b item) int { return bytes.Compare(a.key, b.key) }
-		if crit.Direction == ots.BACKWARD {
-			cmp = func(a, b item) int { return bytes.Compare(b.key, a.key) }
-		}
-		merged := fanout.MergeOpen(ctx, len(ranges), open, cmp, fanout.Options{
+		key := func(it item) []byte { return it.key }
+		merged := saltscan.Merge(ctx, ranges, read, key, crit.Direction == ots.BACKWARD, fanout.Options{
 			Concurrency: c.concurrency, Prefetch: c.prefetch, Limit: limit,
 		})
 		for it, err := range merged {
