@@ -32,6 +32,7 @@ case $mode in raw|dropin|both) ;; *) echo "usage: $0 [raw|dropin|both] [regex]" 
 (cd "$repo" && go mod download && go list -m all > /dev/null)
 gohbase_dir=$(cd "$repo" && go list -m -f '{{.Dir}}' github.com/tsuna/gohbase)
 gohbase_ver=$(cd "$repo" && go list -m -f '{{.Version}}' github.com/tsuna/gohbase)
+graph=$(cd "$repo" && go list -m -f '{{.Path}} {{.Version}}' all)
 src=$gohbase_dir/integration_test.go
 [ -f "$src" ] || { echo "gohbase-suite: $src not found (go mod download github.com/tsuna/gohbase)" >&2; exit 1; }
 
@@ -49,6 +50,17 @@ setup() { # setup DIR
   printf 'require github.com/brine-kv/brine v0.0.0\nreplace github.com/brine-kv/brine => %s\n' "$repo" >> "$d/go.mod"
   cp "$src" "$d/integration_test.go"
   chmod u+w "$d/integration_test.go"
+  # Modules the suite imports that brine does not (testify): required at the version brine's
+  # graph already selects, so the graph stays brine's; then fetched, with what they import, while
+  # the proxy is still reachable (the runs below are offline).
+  local imp mod
+  for imp in $(sed -n '/^import (/,/^)/p' "$src" | grep -o '"[^"]*\.[^"]*"' | tr -d '"'); do
+    mod=$(awk -v imp="$imp" 'index(imp "/", $1 "/") == 1 && length($1) > length(best) { best = $1; line = $0 }
+      END { print line }' <<<"$graph")
+    [ -n "$mod" ] || { echo "gohbase-suite: no module of brine's graph provides $imp" >&2; exit 1; }
+    grep -qE "^[[:space:]]*(require[[:space:]]+)?${mod%% *}[[:space:]]" "$d/go.mod" || echo "require $mod" >> "$d/go.mod"
+  done
+  (cd "$d" && GOFLAGS=-mod=mod go list -deps -test -tags integration,gohbasesuite . > /dev/null)
 }
 
 runsuite() { # runsuite NAME DIR [tags]

@@ -19,9 +19,11 @@ import (
 )
 
 // suiteCreateTable stands for TestMain's CreateTable: brine creates the table, salted by
-// $BRINE_SUITE_SALT (default hash:8) and pre-split at its buckets (gohbase's REVTEST split keys are
-// logical keys, meaningless on a salted table), with the family settings gohbase's CreateTable gives
+// $BRINE_SUITE_SALT (default hash:8), with the family settings gohbase's CreateTable gives
 // (hrpc.NewCreateTable's defaults: 3 versions, ROW bloom filter, block cache, no compression, no TTL).
+// gohbase pre-splits its table into 4 regions at its REVTEST keys, which are logical keys and
+// meaningless on a salted table; brine splits it into as many regions (len(keySplits)+1) at bucket
+// boundaries, so that tests counting the table's regions (TestCacheRegions) count the same.
 func suiteCreateTable(_ gohbase.AdminClient, table string, families []string) error {
 	spec := os.Getenv("BRINE_SUITE_SALT")
 	if spec == "" {
@@ -43,6 +45,6 @@ func suiteCreateTable(_ gohbase.AdminClient, table string, families []string) er
 	for _, f := range families {
 		fo[f] = client.FamilyOptions{MaxVersions: 3, BloomFilter: "ROW", BlockCache: &cache, Compression: "NONE"}
 	}
-	_, err = client.New(b).CreateTable(ctx, table, client.TableConfig{Salter: s, Families: families, FamilyOptions: fo})
+	_, err = client.New(b).CreateTable(ctx, table, client.TableConfig{Salter: s, Families: families, FamilyOptions: fo, Regions: len(keySplits) + 1})
 	return err
 }
