@@ -78,6 +78,13 @@
 // gohbase's: its scanner, closed in the middle of a region, sends the close-scanner RPC from a
 // goroutine of its own, which ends when that RPC returns.
 //
+// ScanV2 merges the buckets' gohbase ScanV2 results the same way and hands them back in responses
+// of at most NumberOfRows results and about MaxResultSize bytes (a merge of buckets has no region
+// server's answer to map one to one); SendBatch rebuilds every call of the batch and keeps gohbase's
+// contract (results in order, allOK, NotExecutedError for calls not sent). A Scanner's
+// GetScanMetrics is the sum over the buckets' scanners. docs/drop-ins.md lists what differs from
+// gohbase, as gohbase's own suite shows it.
+//
 // Reversed scans. A reversed hrpc.Scan reads (StopRow, StartRow], newest key first. gohbase's own
 // reversed scanner, stepping to the previous region, restarts at "region start key minus one, padded
 // with eight 0xFF bytes" and so skips every key that sorts between that and the region's start. The
