@@ -21,8 +21,10 @@ import (
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
-// onelineProgram is a gohbase program as its author wrote it, knowing nothing of brine: rows written,
-// one deleted, one read back, a range scanned, and every cell read printed as "op row fam:qual=value".
+// onelineProgram is a gohbase program as its author wrote it, knowing nothing of brine, on today's
+// gohbase API: rows written, one deleted, one read back, a batch of writes and a read sent at once
+// (SendBatch), a range scanned (Scan) and another read response by response (ScanV2), and every
+// cell read printed as "op row fam:qual=value".
 const onelineProgram = `package main
 
 import (
@@ -34,6 +36,7 @@ import (
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
+	"github.com/tsuna/gohbase/pb"
 )
 
 func main() {
@@ -73,6 +76,41 @@ func main() {
 		}
 		check(err)
 		print("scan", r)
+	}
+
+	var batch []hrpc.Call
+	for i := 20; i < 24; i++ {
+		key := fmt.Sprintf("row%02d", i)
+		put, err := hrpc.NewPutStr(ctx, table, key, map[string]map[string][]byte{"d": {"q": []byte("v" + key)}})
+		check(err)
+		batch = append(batch, put)
+	}
+	bget, err := hrpc.NewGetStr(ctx, table, "row09")
+	check(err)
+	res, allOK := client.SendBatch(ctx, append(batch, bget))
+	for _, r := range res {
+		check(r.Error)
+	}
+	if !allOK || len(res) != len(batch)+1 {
+		check(fmt.Errorf("SendBatch: allOK %v, %d results", allOK, len(res)))
+	}
+	print("batch", hrpc.ToLocalResult(res[len(batch)].Msg.(*pb.GetResponse).GetResult()))
+
+	scan2, err := hrpc.NewScanRangeStr(ctx, table, "row18", "row23")
+	check(err)
+	sc2 := client.ScanV2(scan2)
+	defer sc2.Close()
+	for {
+		resp, err := sc2.Next()
+		if err == io.EOF {
+			break
+		}
+		check(err)
+		for _, r := range resp.Results {
+			for _, c := range r.Cells {
+				fmt.Printf("scanv2 %s %s:%s=%s\n", c.Row(), c.Family(), c.Qualifier(), c.Value())
+			}
+		}
 	}
 }
 
@@ -180,6 +218,10 @@ func TestDropinOneLineProgram(t *testing.T) {
 			want = append(want, fmt.Sprintf("scan row%02d d:q=vrow%02d", i, i))
 		}
 	}
+	want = append(want, "batch row09 d:q=vrow09")
+	for i := 18; i < 23; i++ {
+		want = append(want, fmt.Sprintf("scanv2 row%02d d:q=vrow%02d", i, i))
+	}
 	rawOut := run("raw", plain)
 	if !slices.Equal(rawOut, want) {
 		t.Fatalf("the raw program printed\n%s\nwant\n%s", strings.Join(rawOut, "\n"), strings.Join(want, "\n"))
@@ -189,8 +231,8 @@ func TestDropinOneLineProgram(t *testing.T) {
 	}
 
 	physical := rawScan(t, e.raw, salted, nil, nil)
-	if len(physical) != 19 {
-		t.Fatalf("the salted table holds %d rows, want 19", len(physical))
+	if len(physical) != 23 {
+		t.Fatalf("the salted table holds %d rows, want 23", len(physical))
 	}
 	for _, r := range physical {
 		if len(r.Key) <= len("row00") || !strings.HasPrefix(r.Key[len(r.Key)-len("row00"):], "row") {
