@@ -217,8 +217,14 @@ func (c *ClusterResult) markdown(p func(format string, args ...any), r *Report) 
 		p("| salted get / raw get, p50 / p99 | %.3fx / %.3fx |\n", g.P50Ratio, g.P99Ratio)
 	}
 	p("\n")
-	if _, issue := splitGoals(r.Goals); len(issue) > 0 && !c.Forced {
-		p("Issue 21's goals, measured on these %d servers:\n\n", len(c.Servers))
-		issue21Table(p, issue)
+	var scaling []GoalResult
+	for _, g := range r.Goals {
+		if g.Scaling {
+			scaling = append(scaling, g)
+		}
+	}
+	if len(scaling) > 0 && !c.Forced {
+		p("The scaling targets, measured on these %d servers:\n\n", len(c.Servers))
+		goalsTable(p, scaling)
 	}
 }

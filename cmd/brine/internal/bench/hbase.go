@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -152,6 +153,71 @@ func put(ctx context.Context, c gohbase.Client, table string, key, value []byte)
 	return err
 }
 
+// PutBatch is gohbase's own batching of rows in hand: one SendBatch of a Put per row.
+func (r *gohbaseRaw) PutBatch(ctx context.Context, table string, keys [][]byte, value []byte) error {
+	calls := make([]hrpc.Call, len(keys))
+	for i, k := range keys {
+		p, err := hrpc.NewPut(ctx, []byte(table), k, map[string]map[string][]byte{family: {qualifier: value}})
+		if err != nil {
+			return err
+		}
+		calls[i] = p
+	}
+	res, ok := r.conc.SendBatch(ctx, calls)
+	if ok {
+		return nil
+	}
+	for i, rr := range res {
+		if rr.Error != nil {
+			return fmt.Errorf("SendBatch row %d of %d: %w", i, len(res), rr.Error)
+		}
+	}
+	return errors.New("SendBatch: not all OK, and no row failed")
+}
+
+// ScanV2 is Scan through gohbase's ScannerV2, which hands out a response's rows as views into its
+// cell block, without a protobuf Result per row.
+func (r *gohbaseRaw) ScanV2(ctx context.Context, table string, start, end []byte, batch int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		sc, err := newScan(ctx, table, start, end, batch)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		scanner := r.conc.ScanV2(sc)
+		defer scanner.Close()
+		var last []byte
+		for {
+			resp, err := scanner.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, res := range resp.Results {
+				// A wide row may come in pieces: its key once, on its first piece.
+				if len(res.Cells) == 0 || bytes.Equal(res.Cells[0].Row(), last) {
+					continue
+				}
+				last = res.Cells[0].Row()
+				if !yield(last, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func newScan(ctx context.Context, table string, start, end []byte, batch int) (*hrpc.Scan, error) {
+	var opts []func(hrpc.Call) error
+	if batch > 0 {
+		opts = append(opts, hrpc.NumberOfRows(uint32(batch)))
+	}
+	return hrpc.NewScanRange(ctx, []byte(table), start, end, opts...)
+}
+
 func (r *gohbaseRaw) Get(ctx context.Context, table string, key []byte) (bool, error) {
 	g, err := hrpc.NewGet(ctx, []byte(table), key)
 	if err != nil {
@@ -166,11 +232,7 @@ func (r *gohbaseRaw) Get(ctx context.Context, table string, key []byte) (bool, e
 
 func (r *gohbaseRaw) Scan(ctx context.Context, table string, start, end []byte, batch int) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
-		var opts []func(hrpc.Call) error
-		if batch > 0 {
-			opts = append(opts, hrpc.NumberOfRows(uint32(batch)))
-		}
-		sc, err := hrpc.NewScanRange(ctx, []byte(table), start, end, opts...)
+		sc, err := newScan(ctx, table, start, end, batch)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -392,7 +392,7 @@ func (l *IndexResult) markdown(p func(format string, args ...any)) {
 	p("| hand-written: raw index-table scan, then one read of the main rows | %.0f µs | 1.00x |\n\n", l.HandP50us)
 	if im := l.Import; im != nil {
 		p("`Import` of %d new orders per repeat (default workers):\n\n", im.Rows)
-		p("| table | rows/s | over no index | over issue 21's %d rows/s | store calls per row |\n|---|---:|---:|---:|---:|\n", IndexImportBaseline)
+		p("| table | rows/s | over no index | over the first indexed Import's %d rows/s | store calls per row |\n|---|---:|---:|---:|---:|\n", IndexImportBaseline)
 		p("| no index | %.0f | 1.00x | | |\n", im.PlainRowsPerS)
 		p("| 2 indexes | %.0f | %.3fx | %.2fx | %.2f |\n\n", im.IndexRowsPerS, im.IndexOverPlain, im.IndexOverBaseline, im.CallsPerRow)
 		if im.PlainServerCPU > 0 {

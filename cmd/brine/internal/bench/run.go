@@ -238,6 +238,54 @@ func (r *runner) rawWrite(ctx context.Context, table string, n, conc int) (time.
 	})
 }
 
+// rawBatchWrite writes rows [0, n) through the raw driver's batch call, batch rows per call, from
+// writers goroutines.
+func (r *runner) rawBatchWrite(ctx context.Context, br BatchRaw, table string, n, batch, writers int) (time.Duration, error) {
+	calls := (n + batch - 1) / batch
+	return parallelN(ctx, calls, writers, func(ctx context.Context, c int) error {
+		lo, hi := c*batch, min(n, (c+1)*batch)
+		keys := make([][]byte, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			keys = append(keys, Key(i))
+		}
+		if err := br.PutBatch(ctx, table, keys, r.value); err != nil {
+			return fmt.Errorf("bench: raw batch of rows %d-%d: %w", lo, hi-1, err)
+		}
+		return nil
+	})
+}
+
+// rawBatchPoints are the (rows per call, writers) pairs the raw batch call is tried at.
+var rawBatchPoints = [][2]int{{256, 4}, {1024, 4}, {256, 16}, {1024, 16}}
+
+// tuneRawBatch tries the raw batch call at each of rawBatchPoints, twice in opposite orders keeping
+// each point's better try, as the concurrency sweep does, and returns the fastest.
+func (r *runner) tuneRawBatch(ctx context.Context, br BatchRaw, n int) ([2]int, error) {
+	bestOf := map[[2]int]float64{}
+	for round := range 2 {
+		order := slices.Clone(rawBatchPoints)
+		if round == 1 {
+			slices.Reverse(order)
+		}
+		for _, pt := range order {
+			el, err := r.rawBatchWrite(ctx, br, r.plain, n, pt[0], pt[1])
+			if err != nil {
+				return pt, err
+			}
+			bestOf[pt] = max(bestOf[pt], RowsPerSecond(int64(n), el))
+		}
+	}
+	best := rawBatchPoints[0]
+	for _, pt := range rawBatchPoints {
+		r.rep.Tuning = append(r.rep.Tuning, TuningResult{Concurrency: pt[1], BatchRows: pt[0], Rows: n, RowsPerS: bestOf[pt]})
+		r.log.Info("bench: raw batch sweep", "rows_per_call", pt[0], "writers", pt[1], "rows_per_s", int(bestOf[pt]))
+		if bestOf[pt] > bestOf[best] {
+			best = pt
+		}
+	}
+	return best, nil
+}
+
 // parallelN runs fn for i in [0, n) from conc goroutines, each taking the next i, and returns how
 // long it took; the first error stops the others.
 func parallelN(ctx context.Context, n, conc int, fn func(ctx context.Context, i int) error) (time.Duration, error) {
@@ -343,8 +391,16 @@ func (r *runner) writes(ctx context.Context) error {
 		}
 	}
 
-	var naive, raw, brine []float64
+	var naive, raw, brine, rawBatch []float64
 	var batches int64
+	batchRaw, hasBatch := r.store.Raw.(BatchRaw)
+	var bestBatch [2]int
+	if hasBatch {
+		var err error
+		if bestBatch, err = r.tuneRawBatch(ctx, batchRaw, n); err != nil {
+			return err
+		}
+	}
 	steps := []func() error{
 		func() error {
 			el, err := r.naiveWrite(ctx, r.plain, cfg.NaiveRows)
@@ -364,8 +420,15 @@ func (r *runner) writes(ctx context.Context) error {
 			return err
 		},
 	}
+	if hasBatch {
+		steps = append(steps, func() error {
+			el, err := r.rawBatchWrite(ctx, batchRaw, r.plain, cfg.Rows, bestBatch[0], bestBatch[1])
+			rawBatch = append(rawBatch, RowsPerSecond(int64(cfg.Rows), el))
+			return err
+		})
+	}
 	for rep := range cfg.Repeat {
-		// Rotate the order so that each writer runs first, second and third in turn.
+		// Rotate the order so that each writer runs first, second, ... in turn.
 		for k := range steps {
 			if err := steps[(k+rep)%len(steps)](); err != nil {
 				return err
@@ -380,6 +443,10 @@ func (r *runner) writes(ctx context.Context) error {
 	}
 	w.BrineOverNaive = Ratio(w.BrineRowsPerS, w.NaiveRowsPerS)
 	w.BrineOverRaw = Ratio(w.BrineRowsPerS, w.RawRowsPerS)
+	if hasBatch {
+		w.RawBatchRows, w.RawBatchWriters, w.RawBatchRowsPerS = bestBatch[0], bestBatch[1], Median(rawBatch)
+		w.BrineOverRawBatch = Ratio(w.BrineRowsPerS, w.RawBatchRowsPerS)
+	}
 	r.rep.Write = w
 	return nil
 }

@@ -117,7 +117,14 @@ func brineKeys(ctx context.Context, t *client.Table, rg client.Range, opts ...cl
 	}
 }
 
-// scans reads the same logical range raw from the unsalted table and through brine from t.
+// fullScan is one side of the full scans: how to run it, and where its rates go.
+type fullScan struct {
+	run   func() (scanRun, error)
+	rates *[]float64
+}
+
+// scans reads the same logical range raw from the unsalted table (with each of the driver's
+// scanners) and through brine from t.
 func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error) {
 	cfg := r.cfg
 	lo, hi := cfg.scanRange()
@@ -154,22 +161,29 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 	if _, err := brine(); err != nil {
 		return ScanResult{}, err
 	}
-	var rawRate, brineRate []float64
-	for rep := range cfg.Repeat {
-		for side := range 2 {
-			if (rep+side)%2 == 0 {
-				run, err := raw()
-				if err != nil {
-					return ScanResult{}, err
-				}
-				rawRate = append(rawRate, RowsPerSecond(run.rows, run.elapsed))
-				continue
+	var rawRate, brineRate, rawV2Rate []float64
+	full := []fullScan{{raw, &rawRate}, {brine, &brineRate}}
+	if v2, ok := r.store.Raw.(ScanV2Raw); ok {
+		rawV2 := func() (scanRun, error) {
+			run, err := timeScan(v2.ScanV2(ctx, r.plain, start, end, cfg.ScanBatch))
+			if err == nil && run.rows != want {
+				err = fmt.Errorf("bench: raw ScanV2 returned %d rows, want %d", run.rows, want)
 			}
-			run, err := brine()
+			return run, err
+		}
+		if _, err := rawV2(); err != nil {
+			return ScanResult{}, err
+		}
+		full = append(full, fullScan{rawV2, &rawV2Rate})
+	}
+	for rep := range cfg.Repeat {
+		for side := range full {
+			f := full[(rep+side)%len(full)]
+			run, err := f.run()
 			if err != nil {
 				return ScanResult{}, err
 			}
-			brineRate = append(brineRate, RowsPerSecond(run.rows, run.elapsed))
+			*f.rates = append(*f.rates, RowsPerSecond(run.rows, run.elapsed))
 		}
 	}
 	// The first rows, sampled apart from the full scans: each side in turn, scans broken off at
@@ -211,6 +225,10 @@ func (r *runner) scans(ctx context.Context, t *client.Table) (ScanResult, error)
 		RawFirstRowMs: ms(MedianDuration(rawFirst)), BrineFirstRowMs: ms(MedianDuration(brineFirst)),
 	}
 	res.Ratio = Ratio(res.BrineRowsPerS, res.RawRowsPerS)
+	if len(rawV2Rate) > 0 {
+		res.RawV2RowsPerS = Median(rawV2Rate)
+		res.RatioV2 = Ratio(res.BrineRowsPerS, res.RawV2RowsPerS)
+	}
 	res.FirstRowRatio = Ratio(res.BrineFirstRowMs, res.RawFirstRowMs)
 	if len(parallelFirst) > 0 {
 		res.RawParallelFirstRowMs = ms(MedianDuration(parallelFirst))

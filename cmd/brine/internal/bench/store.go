@@ -25,6 +25,19 @@ type Raw interface {
 	Scan(ctx context.Context, table string, start, end []byte, batch int) iter.Seq2[[]byte, error]
 }
 
+// BatchRaw is a Raw whose driver also takes a batch of rows in one call (gohbase's SendBatch): the
+// raw side's best batching where a driver has it, which the write section sweeps beside Put's.
+type BatchRaw interface {
+	// PutBatch writes one row per key (one cell each, as Put) and waits for every acknowledgement.
+	PutBatch(ctx context.Context, table string, keys [][]byte, value []byte) error
+}
+
+// ScanV2Raw is a Raw whose driver has a second scanner (gohbase's ScannerV2), which the scan section
+// reads beside Scan's.
+type ScanV2Raw interface {
+	ScanV2(ctx context.Context, table string, start, end []byte, batch int) iter.Seq2[[]byte, error]
+}
+
 // Store is a store under test: the backend brine runs on, and the raw driver on the same server.
 type Store struct {
 	// Name describes the store in the report (e.g. "hbase://127.0.0.1:2181").
