@@ -65,12 +65,12 @@ func Download(ctx context.Context, root string) error {
 	return nil
 }
 
-// Go runs the go command in dir offline (no proxy, no checksum database, no workspace, the local
+// Go runs the go command in dir offline (no proxy, no workspace, the local
 // toolchain; after Download) with extraEnv added (ModuleFlags in a module of Write), and returns its combined output.
 func Go(ctx context.Context, dir string, extraEnv []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
 	cmd.Env = append(cmd.Env, extraEnv...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
