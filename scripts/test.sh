@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole suite: lint, unit tests with -race, then the integration tests (without -race: gohbase's
-# own race, below) against a real HBase that this script starts (and always stops, even when a test
-# fails) and the in-process Tablestore server.
+# The whole suite: lint, unit tests, then the integration tests against a real HBase that this script
+# starts (and always stops, even when a test fails) and the in-process Tablestore server, every go
+# test with -race.
 #
 # HBase runs in Docker (docker-compose.yml, scripts/docker/hbase.sh) wherever a Docker engine answers,
 # else as bare JVMs from Maven jars (scripts/hbase/up.sh, cluster.sh); the first lines say which.
@@ -85,14 +85,9 @@ phase "waiting for HBase"
 # Only the packages with integration-tagged files: the rest ran above already.
 mapfile -t pkgs < <(grep -rl --include='*.go' '^//go:build integration$' . | xargs -n1 dirname | sort -u)
 echo "test.sh: integration packages: ${pkgs[*]}"
-# Without -race, as the cluster tests below: the pinned gohbase has a data race of its own. Its
-# region client's trySend writes a pooled MultiRequest's context in a deferred call after the reply
-# has returned the MultiRequest to a package-wide pool (region/client.go:458, multi.go:27), from where
-# any other region client of the process (another gohbase client, or a reconnected one) may already
-# have taken it. Harmless (that context is a background span context, never cancelled), but the
-# race detector fails whatever test is running, and with a dozen gohbase clients per test binary it
-# did (1 fresh run in the series of 2026-11-23). brine's own code runs under -race in the unit run
-# above, on the embedded, memory, faulty and Tablestore stores.
+# With -race, as everything here: the gohbase of 2022 had a data race of its own (a pooled
+# MultiRequest's context written after the reply returned it to the pool), today's has not (its
+# region client no longer writes into the pooled multi after the send).
 #
 # The integration package's four longest tests (about 105 s of its 215 s) run in a second go test
 # process beside the rest: the tests of one package run one after another, so with everything in one
@@ -102,9 +97,9 @@ echo "test.sh: integration packages: ${pkgs[*]}"
 # connection open after Close in TestHBaseImportUnderRegionChanges (1 run in 3). Table names are
 # unique per process and test (hbasetest.Table).
 heavy='^(TestHBase256Buckets|TestHBaseIndexCases|TestHBaseIndexRebucket|TestHBaseRebucketLive)$'
-go test -v -count=1 -timeout 15m -tags integration -run "$heavy" ./integration > "$logs/integration-heavy.log" 2>&1 &
+go test -race -v -count=1 -timeout 15m -tags integration -run "$heavy" ./integration > "$logs/integration-heavy.log" 2>&1 &
 heavy_pid=$!
-go test -count=1 -timeout 15m -tags integration -skip "^TestCluster|$heavy" "${pkgs[@]}" || status=$?
+go test -race -count=1 -timeout 15m -tags integration -skip "^TestCluster|$heavy" "${pkgs[@]}" || status=$?
 heavy_status=0
 wait "$heavy_pid" || heavy_status=1
 heavy_pid=
@@ -146,7 +141,7 @@ smoke() {
   local began=$SECONDS st=0
   local env=(BRINE_HBASE_RUNTIME=jars HBASE_BASE="$PWD/.hbase/smoke" HBASE_ZK_PORT=2291 HBASE_MASTER_PORT=16190 HBASE_RS_PORT=16192)
   if env "${env[@]}" bash scripts/hbase/up.sh > "$logs/smoke-up.log" 2>&1; then
-    env "${env[@]}" BRINE_HBASE_ZK=127.0.0.1:2291 go test -count=1 -tags integration \
+    env "${env[@]}" BRINE_HBASE_ZK=127.0.0.1:2291 go test -race -count=1 -tags integration \
       -run '^(TestTableLifecycle|TestPutReadDelete|TestScanConformance|TestRegionChanges)$' ./backends/hbase/ || st=$?
   else
     cat "$logs/smoke-up.log"
@@ -171,7 +166,7 @@ fi
 
 # This test stops and restarts the standalone HBase server (down.sh/up.sh with HBASE_KEEP_DATA=1), so
 # nothing else may be using that server; everywhere else it skips.
-BRINE_HBASE_RESTART=1 go test -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
+BRINE_HBASE_RESTART=1 go test -race -count=1 -tags integration -run '^TestHBaseRestartResume$' ./reliability/ || status=$?
 save_logs "standalone server"
 make --no-print-directory hbase-down
 if [ -n "$smoke_pid" ]; then
@@ -183,10 +178,9 @@ phase "restart test and the jar path's smoke test"
 
 # The multi-server tests, on the cluster (3 region servers): the standalone server goes first, so the
 # two never share the 2 cores; -p 1 keeps the chaos test from killing servers under the spread test.
-# Without -race, for gohbase's race (above).
 if make --no-print-directory cluster-up; then
   BRINE_HBASE_CLUSTER_ZK=127.0.0.1:${HBASE_CLUSTER_ZK_PORT:-2481} CHAOS=${CHAOS:-2m} \
-    go test -p 1 -count=1 -timeout 25m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
+    go test -race -p 1 -count=1 -timeout 25m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
     > "$logs/cluster-test.log" 2>&1 || status=$?
   # The figures and the verdicts; the whole log (gohbase's own lines included) stays in the file.
   grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|^[a-z][A-Za-z ()-]+: |^    [a-z_]+_test\.go:' "$logs/cluster-test.log" || true

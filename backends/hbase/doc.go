@@ -36,15 +36,18 @@
 //     (Options.RequestTimeout) -> driverkit.Retryable. Server exceptions read as one line (JavaError);
 //     their Java stack trace stays in JavaError.Trace.
 //
-// What the pinned gohbase cannot do, and how this package copes:
+// What gohbase (cfe2cb9, 2026-06-12) does not do, or does at a cost, and how this package copes:
 //
-//   - No SendBatch: Apply's Multi calls are built here (multiput.go), routed by gohbase to the region
-//     of their first row; gets go as parallel single-row calls, which gohbase batches into MultiRequests.
-//   - No split, flush, compact, or region close/open RPCs (its protobufs predate HBase 2's): tests and
-//     tools use package hbasetest, which runs scripts/hbase/admin.sh (HBase's Java Admin API).
-//   - No table attributes on CreateTable, no GetTableDescriptors: sent as custom calls (rpc.go).
+//   - SendBatch takes one hrpc.Mutate per row: Apply's Multi calls are built here instead (multiput.go,
+//     one per region, cells in one cell block; twice SendBatch's rows/s, BenchmarkApplyMulti), routed
+//     by gohbase to the region of their first row; gets go as parallel single-row calls, which gohbase
+//     batches into MultiRequests.
+//   - No split, flush, compact, or region close/open RPCs: tests and tools use package hbasetest,
+//     which runs scripts/hbase/admin.sh (HBase's Java Admin API).
+//   - No GetTableDescriptors, and CreateTable's attributes are strings: sent as custom calls (rpc.go).
 //   - Its admin requests always name the default namespace: CreateTable, DeleteTable and TableMeta
 //     send their own (rpc.go, backend.go), with the table's namespace.
-//   - Its admin client cannot be closed (Close panics): Backend.Close leaves that connection open.
-//   - It logs through the global logrus logger; this package leaves that logger alone.
+//   - Its admin client cannot be closed (Close closes a nil channel): Backend.Close leaves that
+//     connection open.
+//   - It logs through log/slog, to the logger Config.GohbaseLogger names (clientOptions).
 package hbase

@@ -12,13 +12,14 @@ import (
 	"go.uber.org/goleak"
 )
 
-// The pinned gohbase closes a region scanner (when its caller stops reading, and again at the end of
-// every region a scan crosses) from a goroutine of its own, `go s.SendRPC(rpc)` in
-// scanner.closeRegionScanner, on context.Background. That goroutine never ends when the reply races
-// the region client's Close: region.client.receive takes the call out of its table, then fails on
-// the closed connection's SetReadDeadline before delivering the reply, and Close no longer finds the
-// call to fail it. No wait ends it; brine's own scans close their scanners themselves, with a
-// deadline, but the drop-in and raw gohbase scans go through that code.
+// gohbase (today's, cfe2cb9, as the 2022 one) closes a region scanner (when its caller stops reading,
+// and again at the end of every region a scan crosses) from a goroutine of its own, `go
+// s.SendRPC(rpc)` in scanner.closeRegionScanner, on context.Background. That goroutine never ends
+// when the reply races the region client's Close: region.client.receive takes the call out of its
+// table (unregisterRPC), then fails on the closed connection (inFlightDown) before delivering the
+// reply, and Close no longer finds the call to fail it. No wait ends it; brine's own scans close
+// their scanners themselves, with a deadline, but the drop-in and raw gohbase scans go through that
+// code.
 const (
 	closeScannerCreator = "created by github.com/tsuna/gohbase.(*scanner).closeRegionScanner"
 	sendRPC             = "github.com/tsuna/gohbase.(*client).SendRPC"

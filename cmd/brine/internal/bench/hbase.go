@@ -25,8 +25,7 @@ import (
 // never overlap), brine's through a wrapper that counts its calls. Only when cfg.FlushInterval is set
 // does the baseline's sequential writer get a client of its own that sends at once: a sequential
 // writer never has a second call to batch with, so a flush interval would only add itself to every
-// Put. (Several data clients in one process also trip a data race inside the pinned gohbase, whose
-// MultiRequests are pooled across clients, under -race.)
+// Put.
 func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
 	if cfg.ZKQuorum == "" {
 		return nil, fmt.Errorf("bench: %w: no ZooKeeper quorum", backends.ErrInvalidArgument)
