@@ -103,7 +103,8 @@ func (r *IndexReport) note(n *int64, format string, args ...any) {
 	}
 }
 
-// RebuildProgress is reported by Rebuild after each bucket, one call at a time.
+// RebuildProgress is reported by Rebuild after each bucket, one call at a time, and returned by it
+// at the end with the totals of its last phase (every bucket of the index table done).
 type RebuildProgress struct {
 	Index          string
 	Rows, Entries  int64 // main rows rewritten, entries checked
@@ -119,13 +120,15 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	var p RebuildProgress
 	p.Index = ix.cfg.Name
 	var rows, entries atomic.Int64
-	var done atomic.Int64
-	var mu sync.Mutex // progress is called by one bucket at a time
-	report := func(total int) {
+	var done, total atomic.Int64 // buckets done of total, in the phase under way
+	var mu sync.Mutex            // progress is called by one bucket at a time
+	report := func(n int) {
+		total.Store(int64(n))
 		mu.Lock()
 		defer mu.Unlock()
+		d := done.Add(1)
 		if progress != nil {
-			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
+			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(d), Total: n})
 		}
 	}
 	if _, err := ix.t.writable(ctx); err != nil {
@@ -160,7 +163,8 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	if err != nil {
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}
-	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load()}, nil
+	// The last phase's totals: what its last progress call said, every bucket done.
+	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Load()), Total: int(total.Load())}, nil
 }
 
 // ensureTable creates the index's table again when it is gone (deleted around the API, by a tool
