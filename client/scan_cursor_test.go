@@ -49,8 +49,10 @@ func TestScanRefusesCursorOutsideRange(t *testing.T) {
 				opts = append(opts, client.Reverse())
 			}
 			for name, scan := range map[string]func() ([]client.Row, error){
-				"Scan":       func() ([]client.Row, error) { return testkit.CollectErr(tbl.Scan(ctx, tc.r, opts...)) },
-				"ScanTables": func() ([]client.Row, error) { return testkit.CollectErr(c.ScanTables(ctx, []*client.Table{tbl}, tc.r, opts...)) },
+				"Scan": func() ([]client.Row, error) { return testkit.CollectErr(tbl.Scan(ctx, tc.r, opts...)) },
+				"ScanTables": func() ([]client.Row, error) {
+					return testkit.CollectErr(c.ScanTables(ctx, []*client.Table{tbl}, tc.r, opts...))
+				},
 			} {
 				rows, err := scan()
 				if tc.want == nil {
