@@ -31,6 +31,9 @@ type ImportStats struct {
 	Read    int64 // rows taken from the input (including rows that failed to parse)
 	Written int64 // rows the store acknowledged
 	Failed  int64 // rows reported to OnFailure
+	// Cancelled are the failed rows not written because ctx ended (each reported with its input row
+	// and key, its error wrapping ctx's); they are counted in Failed too.
+	Cancelled int64
 	// Duplicates are rows whose key an earlier row of the same import had (written or refused,
 	// by OnDuplicate; they are counted in Written or Failed too).
 	Duplicates int64
@@ -143,7 +146,8 @@ var ErrDuplicateKey = route.ErrDuplicateKey
 //
 // Nothing is lost silently: every row read ends either written or reported to OnFailure (input errors
 // yielded by rows count as failed rows; so do rows still pending when ctx ends). Import returns the
-// final stats, and ErrRowsFailed when any row failed, or ctx's error when it was cancelled. When ctx
+// final stats, and ErrRowsFailed when any row failed, or an error wrapping ctx's when it was
+// cancelled (the rows it held then are reported, and counted in ImportStats.Cancelled). When ctx
 // ends, Import stops pulling rows: the rest of the input is the caller's to report as not read.
 //
 // A key given more than once is counted in ImportStats.Duplicates and handled by opts.OnDuplicate:
