@@ -154,11 +154,12 @@ var ErrDuplicateKey = route.ErrDuplicateKey
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
-	return t.importRows(ctx, rows, opts, nil)
+	return t.importRows(ctx, rows, opts, nil, nil)
 }
 
-// importRows is Import; write, when not nil, writes the batches (an IndexedTable's).
-func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc) (ImportStats, error) {
+// importRows is Import; write, when not nil, writes the batches, and admit refuses rows before they
+// are batched (an IndexedTable's).
+func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc, admit func(route.Pending) error) (ImportStats, error) {
 	opts.withDefaults(t.c.core.Concurrency, t.c.core.BatchRows)
 	pt, err := t.importTarget(ctx, opts)
 	if err != nil {
@@ -166,7 +167,7 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 	}
 	o := route.ImportOptions{Workers: opts.Workers, BatchRows: opts.BatchRows, BatchBytes: opts.BatchBytes,
 		MaxPending: opts.MaxPending, MaxAttempts: opts.MaxAttempts, BaseBackoff: opts.BaseBackoff, MaxBackoff: opts.MaxBackoff,
-		Timestamp: opts.Timestamp, RefuseDuplicates: opts.OnDuplicate == DuplicateError, ProgressEvery: opts.ProgressEvery}
+		Timestamp: opts.Timestamp, RefuseDuplicates: opts.OnDuplicate == DuplicateError, ProgressEvery: opts.ProgressEvery, Admit: admit}
 	if opts.OnFailure != nil {
 		o.OnFailure = func(f route.Failed) { opts.OnFailure(FailedRow{Index: f.Index, Row: ImportRow(f.Row), Err: f.Err}) }
 	}

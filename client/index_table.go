@@ -299,7 +299,9 @@ func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []e
 }
 
 // Import writes a stream of rows as Table.Import does, each row through the index protocol when it
-// touches an index.
+// touches an index. Of the input rows that give one key of a unique index to different main rows,
+// the first in the input wins it, however the parallel batches land: a later one fails with
+// ErrUniqueViolation naming the first, whether or not the first is written (see firstClaims).
 func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
 	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		muts := make([]Mutation, len(batch))
@@ -307,5 +309,5 @@ func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, er
 			muts[i] = r.Logical()
 		}
 		return it.applyIndexed(ctx, muts)
-	})
+	}, it.latest().firstClaims())
 }

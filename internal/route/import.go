@@ -54,6 +54,11 @@ type ImportOptions struct {
 	OnFailure                                               func(Failed)
 	Progress                                                func(ImportStats)
 	ProgressEvery                                           time.Duration
+	// Admit, when set, is asked about every valid row, in input order and in the one goroutine that
+	// reads the input, before the row is batched; a row it refuses fails with its error. It is how
+	// a rule that depends on input order (the first row to give a unique key wins it) survives
+	// batches written in parallel.
+	Admit func(Pending) error
 }
 
 // WriteFunc writes one batch of an import, whose rows carry both their physical mutation and the
@@ -166,6 +171,12 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 		if err := im.repeat(&ir); err != nil {
 			im.fail([]Pending{ir}, err)
 			continue
+		}
+		if im.opts.Admit != nil {
+			if err := im.opts.Admit(ir); err != nil {
+				im.fail([]Pending{ir}, err)
+				continue
+			}
 		}
 		if n := pendingBytes[bucket]; n > 0 && n+ir.bytes > im.opts.BatchBytes {
 			if !send(bucket) {
