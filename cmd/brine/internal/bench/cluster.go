@@ -267,8 +267,8 @@ func (c *ClusterResult) markdown(p func(format string, args ...any), r *Report) 
 		p("| salted get / raw get, p50 / p99 | %.3fx / %.3fx |\n", g.P50Ratio, g.P99Ratio)
 	}
 	p("\n")
-	if _, issue := splitGoals(r.Goals); len(issue) > 0 && !c.Forced {
-		p("Issue 21's goals, measured on these %d servers:\n\n", len(c.Servers))
-		issue21Table(p, issue)
+	if _, vsBase := splitGoals(r.Goals); len(vsBase) > 0 && !c.Forced {
+		p("The goals against baselines, measured on these %d servers:\n\n", len(c.Servers))
+		baselineTable(p, vsBase)
 	}
 }
