@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/keys"
 )
 
 // checkDeclared refuses to open a table whose stored key schema or families are not cfg's
@@ -23,13 +25,13 @@ func checkDeclared(name string, cfg TableConfig, meta map[string]string) error {
 		return fmt.Errorf("open table %q: %w", name, err)
 	}
 	var diffs []string
-	schemaText := func(s fmt.Stringer, isNil bool) string {
-		if isNil {
+	schemaText := func(ks *keys.Schema) string {
+		if ks == nil {
 			return "none"
 		}
-		return fmt.Sprintf("%q", s.String())
+		return strconv.Quote(ks.String())
 	}
-	if g, s := schemaText(given, given == nil), schemaText(stored, stored == nil); g != s {
+	if g, s := schemaText(given), schemaText(stored); g != s {
 		diffs = append(diffs, fmt.Sprintf("key schema %s given, the table's is %s", g, s))
 	}
 	if raw, ok := meta[MetaLayout]; ok {

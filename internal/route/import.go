@@ -346,8 +346,12 @@ func SleepBackoff(ctx context.Context, attempt int, base, limit time.Duration) e
 // key, after attempts tries (0: never sent); they count as cancelled besides failed.
 func (im *importer) cancel(rows []Pending, attempts int, cause error) {
 	im.cancelled.Add(int64(len(rows)))
+	when := "before it was sent"
+	if attempts > 0 {
+		when = fmt.Sprintf("after %d attempt(s)", attempts)
+	}
 	for _, r := range rows {
-		im.fail([]Pending{r}, fmt.Errorf("input row %d (key %s): cancelled after %d attempt(s): %w", r.Index, im.t.PrintKey(r.Row.Key), attempts, cause))
+		im.fail([]Pending{r}, fmt.Errorf("input row %d (key %s): cancelled %s: %w", r.Index, im.t.PrintKey(r.Row.Key), when, cause))
 	}
 }
 
