@@ -245,12 +245,20 @@ func (c *Client) openMeta(ctx context.Context, name string, s salting.Salter) (m
 }
 
 // CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
-// does with cfg.Salter: the stored spec must match (ErrSpecMismatch). It is what a program that runs
-// more than once calls at start-up.
+// does with cfg.Salter: the stored spec must match (ErrSpecMismatch), and so must the key schema and
+// the families (ErrSchemaMismatch, naming what differs). It is what a program that runs more than
+// once calls at start-up.
 func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
 	t, err := c.CreateTable(ctx, name, cfg)
 	if errors.Is(err, ErrTableExists) {
-		if t, err = c.OpenTable(ctx, name, cfg.Salter); err != nil {
+		var meta map[string]string
+		if t, meta, err = c.openRouted(ctx, name, cfg.Salter); err != nil {
+			return nil, err
+		}
+		if hasIndexes(meta) {
+			return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
+		}
+		if err := checkDeclared(name, cfg, meta); err != nil {
 			return nil, err
 		}
 	}

@@ -31,6 +31,9 @@ type ImportStats struct {
 	Read    int64 // rows taken from the input (including rows that failed to parse)
 	Written int64 // rows the store acknowledged
 	Failed  int64 // rows reported to OnFailure
+	// Cancelled are the failed rows not written because ctx ended (each reported with its input row
+	// and key, its error wrapping ctx's); they are counted in Failed too.
+	Cancelled int64
 	// Duplicates are rows whose key an earlier row of the same import had (written or refused,
 	// by OnDuplicate; they are counted in Written or Failed too).
 	Duplicates int64
@@ -143,18 +146,20 @@ var ErrDuplicateKey = route.ErrDuplicateKey
 //
 // Nothing is lost silently: every row read ends either written or reported to OnFailure (input errors
 // yielded by rows count as failed rows; so do rows still pending when ctx ends). Import returns the
-// final stats, and ErrRowsFailed when any row failed, or ctx's error when it was cancelled. When ctx
+// final stats, and ErrRowsFailed when any row failed, or an error wrapping ctx's when it was
+// cancelled (the rows it held then are reported, and counted in ImportStats.Cancelled). When ctx
 // ends, Import stops pulling rows: the rest of the input is the caller's to report as not read.
 //
 // A key given more than once is counted in ImportStats.Duplicates and handled by opts.OnDuplicate:
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
-	return t.importRows(ctx, rows, opts, nil)
+	return t.importRows(ctx, rows, opts, nil, nil)
 }
 
-// importRows is Import; write, when not nil, writes the batches (an IndexedTable's).
-func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc) (ImportStats, error) {
+// importRows is Import; write, when not nil, writes the batches, and admit refuses rows before they
+// are batched (an IndexedTable's).
+func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc, admit func(route.Pending) error) (ImportStats, error) {
 	opts.withDefaults(t.c.core.Concurrency, t.c.core.BatchRows)
 	pt, err := t.importTarget(ctx, opts)
 	if err != nil {
@@ -162,7 +167,7 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 	}
 	o := route.ImportOptions{Workers: opts.Workers, BatchRows: opts.BatchRows, BatchBytes: opts.BatchBytes,
 		MaxPending: opts.MaxPending, MaxAttempts: opts.MaxAttempts, BaseBackoff: opts.BaseBackoff, MaxBackoff: opts.MaxBackoff,
-		Timestamp: opts.Timestamp, RefuseDuplicates: opts.OnDuplicate == DuplicateError, ProgressEvery: opts.ProgressEvery}
+		Timestamp: opts.Timestamp, RefuseDuplicates: opts.OnDuplicate == DuplicateError, ProgressEvery: opts.ProgressEvery, Admit: admit}
 	if opts.OnFailure != nil {
 		o.OnFailure = func(f route.Failed) { opts.OnFailure(FailedRow{Index: f.Index, Row: ImportRow(f.Row), Err: f.Err}) }
 	}

@@ -37,7 +37,7 @@ func (x *ExclusiveTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, e
 	defer x.importing.Add(-1)
 	stats, err := x.it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		return x.writeBatch(ctx, batch, empty)
-	})
+	}, nil)
 	x.flush(ctx) // this Import's entries, and any another Import left
 	if err != nil || stats.Failed > 0 || stats.Duplicates > 0 {
 		x.dirty.Store(true) // a row's earlier entries, or a failed batch's

@@ -62,28 +62,37 @@ func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableC
 // OpenIndexedTable opens an existing table with indexes, with OpenTable's rules for s. A table
 // without indexes is refused with ErrIndexNotFound: open it with OpenTable.
 func (c *Client) OpenIndexedTable(ctx context.Context, name string, s salting.Salter) (*IndexedTable, error) {
+	it, _, err := c.openIndexed(ctx, name, s)
+	return it, err
+}
+
+// openIndexed is OpenIndexedTable, with the table's meta.
+func (c *Client) openIndexed(ctx context.Context, name string, s salting.Salter) (*IndexedTable, map[string]string, error) {
 	t, meta, err := c.openRouted(ctx, name, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !hasIndexes(meta) {
-		return nil, fmt.Errorf("open table %q: %w: the table has none (use OpenTable)", name, ErrIndexNotFound)
+		return nil, nil, fmt.Errorf("open table %q: %w: the table has none (use OpenTable)", name, ErrIndexNotFound)
 	}
 	it, err := c.indexedHandle(t, meta)
 	if err != nil {
-		return nil, fmt.Errorf("open table %q: %w", name, err)
+		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return it, nil
+	return it, meta, nil
 }
 
 // CreateOrOpenIndexedTable creates the table as CreateIndexedTable does or, when it exists, opens it
-// as OpenIndexedTable does: its salting spec and index definitions must be cfg's (ErrSpecMismatch,
-// ErrIndexMismatch).
+// as OpenIndexedTable does: its salting spec, key schema, families and index definitions must be
+// cfg's (ErrSpecMismatch, ErrSchemaMismatch, ErrIndexMismatch).
 func (c *Client) CreateOrOpenIndexedTable(ctx context.Context, name string, cfg TableConfig) (*IndexedTable, error) {
 	it, err := c.CreateIndexedTable(ctx, name, cfg)
 	if errors.Is(err, ErrTableExists) {
-		if it, err = c.OpenIndexedTable(ctx, name, cfg.Salter); err == nil {
-			err = matchIndexes(it, cfg.Indexes)
+		var meta map[string]string
+		if it, meta, err = c.openIndexed(ctx, name, cfg.Salter); err == nil {
+			if err = checkDeclared(name, cfg, meta); err == nil {
+				err = matchIndexes(it, cfg.Indexes)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -290,7 +299,9 @@ func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []e
 }
 
 // Import writes a stream of rows as Table.Import does, each row through the index protocol when it
-// touches an index.
+// touches an index. Of the input rows that give one key of a unique index to different main rows,
+// the first in the input wins it, however the parallel batches land: a later one fails with
+// ErrUniqueViolation naming the first, whether or not the first is written (see firstClaims).
 func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
 	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		muts := make([]Mutation, len(batch))
@@ -298,5 +309,5 @@ func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, er
 			muts[i] = r.Logical()
 		}
 		return it.applyIndexed(ctx, muts)
-	})
+	}, it.latest().firstClaims())
 }

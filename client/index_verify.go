@@ -12,9 +12,13 @@ import (
 	"github.com/brine-kv/brine/internal/route"
 )
 
-// IndexReport is what Verify found: entries the main table needs that the index lacks (Missing),
-// entries of a row that are pending or carry old covered values (Stale), and entries no row needs
-// (Extra). Examples holds the first few problems, for people.
+// IndexReport is what Verify found. Its problems are entries the main table needs that the index
+// lacks (Missing), entries a row needs that name another row, carry old covered values or were left
+// pending past the index's grace (Stale), and entries no row needs (Extra). Pending entries are not
+// problems: written by a writer less than the grace ago and not yet verified, they are what a writer
+// between its steps leaves (so are the last writes of concurrent writers that just finished, and a
+// row's claim that lost a unique clash), and readers settle them, verified or deleted, once the
+// writer is done or the grace has passed. Examples holds the first few problems, for people.
 type IndexReport struct {
 	Index   string
 	Rows    int64 // main rows with an entry
@@ -22,6 +26,7 @@ type IndexReport struct {
 	Missing int64
 	Stale   int64
 	Extra   int64
+	Pending int64 // entries younger than the grace and not yet verified: not problems
 	// Examples are up to maxExamples problems, one line each.
 	Examples []string
 }
@@ -32,7 +37,8 @@ const maxExamples = 10
 func (r IndexReport) Problems() int64 { return r.Missing + r.Stale + r.Extra }
 
 func (r IndexReport) String() string {
-	return fmt.Sprintf("index %s: %d rows, %d entries, %d missing, %d stale, %d extra", r.Index, r.Rows, r.Entries, r.Missing, r.Stale, r.Extra)
+	return fmt.Sprintf("index %s: %d rows, %d entries, %d missing, %d stale, %d extra, %d pending",
+		r.Index, r.Rows, r.Entries, r.Missing, r.Stale, r.Extra, r.Pending)
 }
 
 type wantEntry struct {
@@ -42,8 +48,9 @@ type wantEntry struct {
 }
 
 // Verify compares the index with the answer computed from the main table alone. It reads both
-// tables whole and holds one entry per row in memory; run it while writers are quiet, or expect
-// the entries of writes in flight to show as stale.
+// tables whole and holds one entry per row in memory. Entries of writes in flight, or of writes
+// finished less than the index's grace ago and not yet settled by a reader, count as Pending, not
+// as problems; WithGrace(0) counts them as the problems they would be if their writers had died.
 func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 	rep := IndexReport{Index: ix.cfg.Name}
 	want := map[string]*wantEntry{}
@@ -71,19 +78,25 @@ func (ix *Index) Verify(ctx context.Context) (IndexReport, error) {
 		}
 		rep.Entries++
 		w := want[string(e.Key)]
+		if w != nil {
+			w.seen = true
+		}
+		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
+		if len(st) > 0 && st[0] != statusVerified && indexproto.TokenAge(st[1:]) < ix.grace {
+			rep.Pending++ // its writer may be between its steps: a reader settles it, not Verify
+			continue
+		}
 		if w == nil {
 			rep.note(&rep.Extra, "extra entry %s", ix.table.printKey(e.Key))
 			continue
 		}
-		w.seen = true
-		st, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: statusQual})
 		mk := ix.def.MainKey(e.Key, e.Cells)
 		cov, _ := indexproto.Newest(e.Cells, Column{Family: indexFamily, Qualifier: indexproto.CoveredQual})
 		switch {
 		case !bytes.Equal(mk, w.mainKey):
 			rep.note(&rep.Stale, "entry %s names row %s, want %s", ix.table.printKey(e.Key), ix.t.t.printKey(mk), ix.t.t.printKey(w.mainKey))
 		case len(st) == 0 || st[0] != statusVerified:
-			rep.note(&rep.Stale, "entry %s pending", ix.table.printKey(e.Key))
+			rep.note(&rep.Stale, "entry %s pending past the grace", ix.table.printKey(e.Key))
 		case !bytes.Equal(cov, w.covered):
 			rep.note(&rep.Stale, "entry %s has old covered values", ix.table.printKey(e.Key))
 		}
@@ -103,7 +116,8 @@ func (r *IndexReport) note(n *int64, format string, args ...any) {
 	}
 }
 
-// RebuildProgress is reported by Rebuild after each bucket, one call at a time.
+// RebuildProgress is reported by Rebuild after each bucket, one call at a time, and returned by it
+// at the end with the totals of its last phase (every bucket of the index table done).
 type RebuildProgress struct {
 	Index          string
 	Rows, Entries  int64 // main rows rewritten, entries checked
@@ -119,13 +133,15 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	var p RebuildProgress
 	p.Index = ix.cfg.Name
 	var rows, entries atomic.Int64
-	var done atomic.Int64
-	var mu sync.Mutex // progress is called by one bucket at a time
-	report := func(total int) {
+	var done, total atomic.Int64 // buckets done of total, in the phase under way
+	var mu sync.Mutex            // progress is called by one bucket at a time
+	report := func(n int) {
+		total.Store(int64(n))
 		mu.Lock()
 		defer mu.Unlock()
+		d := done.Add(1)
 		if progress != nil {
-			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Add(1)), Total: total})
+			progress(RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(d), Total: n})
 		}
 	}
 	if _, err := ix.t.writable(ctx); err != nil {
@@ -160,7 +176,8 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(RebuildProgress)) (R
 	if err != nil {
 		return p, fmt.Errorf("rebuild %s: %w", ix.cfg.Name, err)
 	}
-	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load()}, nil
+	// The last phase's totals: what its last progress call said, every bucket done.
+	return RebuildProgress{Index: ix.cfg.Name, Rows: rows.Load(), Entries: entries.Load(), Buckets: int(done.Load()), Total: int(total.Load())}, nil
 }
 
 // ensureTable creates the index's table again when it is gone (deleted around the API, by a tool

@@ -30,6 +30,9 @@ var (
 	ErrNotFound = route.ErrNotFound
 	// ErrSpecMismatch: a table was opened with a salting spec other than the one stored with it.
 	ErrSpecMismatch = salting.ErrSpecMismatch
+	// ErrSchemaMismatch: CreateOrOpenTable was given a key schema or families other than the ones
+	// stored with the existing table.
+	ErrSchemaMismatch = errors.New("brine: key schema or families do not match the table's")
 	// ErrNoSpec: OpenTable was given no salter for a table with no stored spec (brine did not
 	// create it); pass the spec its keys were written with, or "none" to read it unsalted.
 	ErrNoSpec = salting.ErrNoSpec

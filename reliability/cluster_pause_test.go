@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/brine-kv/brine/internal/hbasetest"
-	"github.com/brine-kv/brine/internal/wait"
 )
 
 // The faults the monkey plays in every run, whatever its random draw: each costs more than an action
@@ -320,23 +318,8 @@ func (m *monkey) printFaults() {
 	}
 }
 
-// errNoFreeze: the kernel did not freeze a container's processes in time (runc: "unable to freeze"),
-// as happens under load while some are in uninterruptible sleep; runc thaws them again.
-var errNoFreeze = errors.New("container not frozen")
-
-// pauseRS pauses region server n, trying again a second later, twice, when the kernel does not
-// freeze its container in time: a fault of the machine, not one of the faults the monkey injects.
+// pauseRS pauses region server n, trying again a second later when the kernel does not freeze its
+// container in time (pauseRetrying), each failed try in the chaos log.
 func (m *monkey) pauseRS(ctx context.Context, n int) error {
-	var err error
-	for try := range 3 {
-		if try > 0 {
-			if err := wait.Sleep(ctx, time.Second); err != nil {
-				return err
-			}
-		}
-		if err = m.cl.PauseRS(ctx, n); err == nil || !strings.Contains(err.Error(), "unable to freeze") {
-			return err
-		}
-	}
-	return fmt.Errorf("%w: %w", errNoFreeze, err)
+	return pauseRetrying(ctx, fmt.Sprintf("rs%d", n), time.Second, func(ctx context.Context) error { return m.cl.PauseRS(ctx, n) }, m.logf)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/brine-kv/brine/backends"
 )
 
-// contractTests are the row rules where stores once differed (issue 11): each is stated once here and
+// contractTests are the row rules where stores once differed: each is stated once here and
 // every driver runs it.
 var contractTests = []test{
 	{"DeleteFamily", testDeleteFamily},

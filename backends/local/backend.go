@@ -74,10 +74,12 @@ var (
 	ErrReadOnly = errors.New("local: store opened read-only")
 	// ErrNotStore means the file is a bbolt database that brine did not create, or of a newer format.
 	ErrNotStore = errors.New("local: not a brine local store")
-	// ErrLocked is returned by Open when another process has the file open past the lock timeout:
-	// the embedded store is single-process (bbolt's file lock), so a second process must wait, or
-	// the program must share one Backend, or use a store many processes share (HBase, Tablestore).
-	ErrLocked = errors.New("local: the store file is open in another process, and the embedded store is single-process")
+	// ErrLocked is returned by Open when the file is still open elsewhere past the lock timeout, in
+	// another process or through another Backend of this one (the error says which): the embedded
+	// store is single-process with one Backend per file (bbolt's file lock), so a second process
+	// must wait, a program must share one Backend, or use a store many processes share (HBase,
+	// Tablestore).
+	ErrLocked = errors.New("local: the store file is already open, and the embedded store is single-process")
 )
 
 const (
@@ -107,8 +109,8 @@ func WithNoSync() Option { return func(c *config) { c.noSync = true } }
 // ErrReadOnly.
 func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
 
-// WithLockTimeout sets how long Open waits for another process to release the file (default 1s; the
-// file is locked exclusively while open for writing).
+// WithLockTimeout sets how long Open waits for the file to be released (default 1s; the file is
+// locked exclusively while open for writing).
 func WithLockTimeout(d time.Duration) Option { return func(c *config) { c.lockTimeout = d } }
 
 // WithInitialMmapSize sets the initial size of the file's memory map in bytes (default 1 GiB on 64-bit
@@ -190,8 +192,12 @@ func Open(path string, opts ...Option) (*Backend, error) {
 		InitialMmapSize: cfg.mmapSize,
 	})
 	if err != nil {
+		if errors.Is(err, bberrors.ErrTimeout) && heldHere.has(path) {
+			return nil, fmt.Errorf("local: open %s: %w: this process has it open through another Backend; share that one (waited %v: %w)",
+				path, ErrLocked, cfg.lockTimeout, err)
+		}
 		if errors.Is(err, bberrors.ErrTimeout) {
-			return nil, fmt.Errorf("local: open %s: %w (waited %v: %w)", path, ErrLocked, cfg.lockTimeout, err)
+			return nil, fmt.Errorf("local: open %s: %w: another process has it open (waited %v: %w)", path, ErrLocked, cfg.lockTimeout, err)
 		}
 		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}
@@ -201,6 +207,7 @@ func Open(path string, opts ...Option) (*Backend, error) {
 		db.Close()
 		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}
+	heldHere.add(s, path)
 	return s, nil
 }
 
@@ -268,6 +275,7 @@ func (s *Backend) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	defer heldHere.remove(s)
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}

@@ -32,12 +32,12 @@ func (s *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 	for i := range ms {
 		// After CheckBatch only a family the table lacks is left to refuse: that row fails alone.
 		if err := driverkit.CheckFamily(ti.families, ms[i].Cond.Family); err != nil {
-			rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: row %d: condition: %w", table, i, err)
+			rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: condition: %w", table, err)
 			continue
 		}
 		m := ms[i].Mut
 		if changes[i], err = prepare(ti.families, versions, &m, now, &a); err != nil {
-			rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: row %d: %w", table, i, err)
+			rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: %w", table, err)
 		}
 	}
 	applied := make([]bool, len(ms))
@@ -55,7 +55,7 @@ func (s *Backend) CheckAndMutateBatch(ctx context.Context, table string, ms []ba
 				continue
 			}
 			if err := restamp(&changes[i], &ms[i].Mut, ti.families, versions, stamp, &a); err != nil {
-				rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: row %d: %w", table, i, err)
+				rowErrs[i] = fmt.Errorf("local: check and mutate batch %q: %w", table, err)
 				continue
 			}
 			if _, err := writeChange(b, &changes[i], b.Get(ms[i].Mut.Key), versions, nil); err != nil {

@@ -46,7 +46,7 @@ func Example() {
 	regions, _ := s.Regions(ctx, "metrics")
 	fmt.Printf("regions start at %q\n", regions)
 	// Output:
-	// row 1: local: apply "metrics" row 1: brine: invalid key: empty key
+	// row 1: local: apply "metrics": brine: invalid key: empty key
 	// host1/0001 d:cpu=0.42
 	// regions start at ["" "\x80"]
 }

@@ -39,7 +39,7 @@ func (s *Backend) Apply(ctx context.Context, table string, muts []backends.Mutat
 	for i := range muts {
 		c, err := prepare(ti.families, versions, &muts[i], now, &req.arena)
 		if err != nil {
-			req.fail(i, fmt.Errorf("local: apply %q row %d: %w", table, i, err))
+			req.fail(i, fmt.Errorf("local: apply %q: %w", table, err))
 			continue
 		}
 		req.changes[i] = c
@@ -105,7 +105,7 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64, floor, stamp int64) (kept i
 		if c.stamped && c.now >= floor {
 			kept = max(kept, c.now)
 		} else if err := restamp(c, &r.muts[i], r.families, r.versions, stamp, &r.arena); err != nil {
-			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
+			r.fail(i, fmt.Errorf("local: apply %q: %w", r.table, err))
 			continue
 		}
 		k, old := cur.Seek(c.key)
@@ -115,7 +115,7 @@ func (r *writeReq) write(tx *bbolt.Tx, fill float64, floor, stamp int64) (kept i
 		var err error
 		scratch, err = writeChange(b, c, old, r.versions, scratch)
 		if err != nil {
-			r.fail(i, fmt.Errorf("local: apply %q row %d: %w", r.table, i, err))
+			r.fail(i, fmt.Errorf("local: apply %q: %w", r.table, err))
 		}
 	}
 	return kept

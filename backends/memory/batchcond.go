@@ -26,11 +26,11 @@ func (b *Backend) CheckAndMutateBatch(ctx context.Context, name string, ms []bac
 	for i, cm := range ms {
 		// After CheckBatch only a family the table lacks is left to refuse: that row fails alone.
 		if err := driverkit.CheckFamily(t.families, cm.Cond.Family); err != nil {
-			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: condition: %w", name, i, err)
+			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: condition: %w", name, err)
 			continue
 		}
 		if changes[i], err = prepare(t.families, t.versions, cm.Mut); err != nil {
-			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: row %d: %w", name, i, err)
+			rowErrs[i] = fmt.Errorf("memory: check and mutate batch %q: %w", name, err)
 		}
 	}
 	applied := make([]bool, len(ms))

@@ -274,7 +274,7 @@ func (b *Backend) Apply(ctx context.Context, name string, muts []backends.Mutati
 	for i, m := range muts {
 		c, err := prepare(t.families, t.versions, m)
 		if err != nil {
-			fail(i, fmt.Errorf("memory: apply %q row %d: %w", name, i, err))
+			fail(i, fmt.Errorf("memory: apply %q: %w", name, err))
 			continue
 		}
 		prepared[i] = c

@@ -44,7 +44,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "index "+verb)
 	var sf storeFlags
 	sf.register(fs)
-	grace := fs.Duration("grace", client.DefaultIndexGrace, "rebuild: repair pending entries older than this (0 when no writer runs)")
+	grace := fs.Duration("grace", client.DefaultIndexGrace, "pending entries older than this are a writer's that died: verify counts them as problems, rebuild repairs them (0 when no writer runs)")
 	exclusive, resume := registerExclusive(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -84,7 +84,7 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		case "list":
 			fmt.Fprintf(env.stdout, "%s\t%s\ttable %s\t%s\n", ix.Name(), ix.Spec(), client.IndexTableName(sf.table, ix.Name()), ix.State())
 		case "verify":
-			rep, err := ix.Verify(ctx)
+			rep, err := ix.WithGrace(*grace).Verify(ctx)
 			if err != nil {
 				return err
 			}

@@ -41,8 +41,8 @@ type Failed struct {
 
 // ImportStats is client.ImportStats.
 type ImportStats struct {
-	Read, Written, Failed, Duplicates, Retried, Batches, Bytes int64
-	Elapsed                                                    time.Duration
+	Read, Written, Failed, Cancelled, Duplicates, Retried, Batches, Bytes int64
+	Elapsed                                                               time.Duration
 }
 
 // ImportOptions is client.ImportOptions, every default filled in.
@@ -54,6 +54,11 @@ type ImportOptions struct {
 	OnFailure                                               func(Failed)
 	Progress                                                func(ImportStats)
 	ProgressEvery                                           time.Duration
+	// Admit, when set, is asked about every valid row, in input order and in the one goroutine that
+	// reads the input, before the row is batched; a row it refuses fails with its error. It is how
+	// a rule that depends on input order (the first row to give a unique key wins it) survives
+	// batches written in parallel.
+	Admit func(Pending) error
 }
 
 // WriteFunc writes one batch of an import, whose rows carry both their physical mutation and the
@@ -95,7 +100,8 @@ func Import(ctx context.Context, core *Core, pt *Phys, rows iter.Seq2[ImportRow,
 	}
 	switch {
 	case ctx.Err() != nil:
-		return stats, ctx.Err()
+		return stats, fmt.Errorf("import into %s: cancelled: %d of %d rows read not written (%d cancelled): %w",
+			pt.Name, stats.Failed, stats.Read, stats.Cancelled, ctx.Err())
 	case stats.Failed > 0:
 		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", pt.Name, stats.Failed, stats.Read, ErrRowsFailed)
 	}
@@ -117,7 +123,7 @@ type importer struct {
 	opts  ImportOptions
 	began time.Time
 
-	read, written, failed, retried, batches, bytes, dups atomic.Int64
+	read, written, failed, cancelled, retried, batches, bytes, dups atomic.Int64
 
 	// seen counts each key's occurrences so far by a seeded 64-bit hash, not the key itself: 20-40
 	// bytes per distinct key with the map's overhead. Two keys share a hash with odds of about n²/2^65
@@ -144,7 +150,7 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 		case out <- b:
 			return true
 		case <-ctx.Done():
-			im.fail(b, ctx.Err())
+			im.cancel(b, 0, ctx.Err())
 			return false
 		}
 	}
@@ -166,9 +172,15 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 			im.fail([]Pending{ir}, err)
 			continue
 		}
+		if im.opts.Admit != nil {
+			if err := im.opts.Admit(ir); err != nil {
+				im.fail([]Pending{ir}, err)
+				continue
+			}
+		}
 		if n := pendingBytes[bucket]; n > 0 && n+ir.bytes > im.opts.BatchBytes {
 			if !send(bucket) {
-				im.fail([]Pending{ir}, ctx.Err())
+				im.cancel([]Pending{ir}, 0, ctx.Err())
 				break
 			}
 		}
@@ -298,8 +310,12 @@ func (im *importer) writeBatch(ctx context.Context, batch []Pending) {
 			case errors.Is(e, backends.ErrRetryable) && attempt < im.opts.MaxAttempts && ctx.Err() == nil:
 				retry = append(retry, r)
 				lastErr = e
+			case ctx.Err() != nil && errors.Is(e, ctx.Err()):
+				im.cancel([]Pending{r}, attempt, e) // the import ended, not the row
+			case ctx.Err() != nil && errors.Is(e, backends.ErrRetryable):
+				im.cancel([]Pending{r}, attempt, fmt.Errorf("%w (last error: %w)", ctx.Err(), e))
 			default:
-				im.fail([]Pending{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.Index, im.t.PrintKey(r.Row.Key), attempt, e))
+				im.fail([]Pending{r}, fmt.Errorf("input row %d (key %s) after %d attempt(s): %w", r.Index, im.t.PrintKey(r.Row.Key), attempt, SizeNote(e, r.Row.Key, r.Phys.Key)))
 			}
 		}
 		im.call.CountImport(ctx, wrote, 0)
@@ -309,7 +325,7 @@ func (im *importer) writeBatch(ctx context.Context, batch []Pending) {
 		im.retried.Add(int64(len(retry)))
 		im.call.CountRetries(ctx, int64(len(retry)))
 		if err := SleepBackoff(ctx, attempt, im.opts.BaseBackoff, im.opts.MaxBackoff); err != nil {
-			im.fail(retry, fmt.Errorf("gave up after %d attempt(s): %w (last error: %w)", attempt, err, lastErr))
+			im.cancel(retry, attempt, fmt.Errorf("gave up: %w (last error: %w)", err, lastErr))
 			return
 		}
 		batch = retry
@@ -324,6 +340,19 @@ func SleepBackoff(ctx context.Context, attempt int, base, limit time.Duration) e
 		d = limit
 	}
 	return wait.Sleep(ctx, time.Duration(rand.Int64N(int64(d))+1))
+}
+
+// cancel fails rows not written because the import's context ended, each with its input row and
+// key, after attempts tries (0: never sent); they count as cancelled besides failed.
+func (im *importer) cancel(rows []Pending, attempts int, cause error) {
+	im.cancelled.Add(int64(len(rows)))
+	when := "before it was sent"
+	if attempts > 0 {
+		when = fmt.Sprintf("after %d attempt(s)", attempts)
+	}
+	for _, r := range rows {
+		im.fail([]Pending{r}, fmt.Errorf("input row %d (key %s): cancelled %s: %w", r.Index, im.t.PrintKey(r.Row.Key), when, cause))
+	}
 }
 
 func (im *importer) fail(rows []Pending, err error) {
@@ -341,7 +370,7 @@ func (im *importer) fail(rows []Pending, err error) {
 
 func (im *importer) stats() ImportStats {
 	return ImportStats{
-		Read: im.read.Load(), Written: im.written.Load(), Failed: im.failed.Load(),
+		Read: im.read.Load(), Written: im.written.Load(), Failed: im.failed.Load(), Cancelled: im.cancelled.Load(),
 		Retried: im.retried.Load(), Batches: im.batches.Load(), Bytes: im.bytes.Load(), Duplicates: im.dups.Load(),
 		Elapsed: time.Since(im.began),
 	}

@@ -58,7 +58,7 @@ func (pt *Phys) ApplyOne(ctx context.Context, op string, m backends.Mutation) (e
 		err = rowErrs[0]
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, pt.PrintKey(logical), err)
+		return fmt.Errorf("%s %s: %w", op, pt.PrintKey(logical), SizeNote(err, logical, pk))
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (pt *Phys) Apply(ctx context.Context, muts []backends.Mutation) (rowErrs []
 			case err != nil:
 				errs[i] = fmt.Errorf("row %d (key %s): %w", i, pt.PrintKey(muts[i].Key), err)
 			case batchErrs != nil && batchErrs[j] != nil:
-				errs[i] = fmt.Errorf("row %d (key %s): %w", i, pt.PrintKey(muts[i].Key), batchErrs[j])
+				errs[i] = fmt.Errorf("row %d (key %s): %w", i, pt.PrintKey(muts[i].Key), SizeNote(batchErrs[j], muts[i].Key, phys[i].Key))
 			}
 		}
 		mu.Lock()

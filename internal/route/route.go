@@ -56,11 +56,26 @@ var (
 const keyTextMax = 64
 
 // KeyText quotes a key for an error message, cut to keyTextMax bytes with its full length when longer.
-func KeyText(k []byte) string {
-	if len(k) <= keyTextMax {
-		return strconv.Quote(string(k))
+func KeyText(k []byte) string { return cutText(k, len(k)) }
+
+// cutText quotes text, a key of n bytes or its printed form, cut to keyTextMax bytes with the key's
+// length when longer: the length is the key's, not its text's (a 33,012-byte key printed by its
+// schema is shorter text), since a key limit is what the reader compares it with.
+func cutText(text []byte, n int) string {
+	if len(text) <= keyTextMax {
+		return strconv.Quote(string(text))
 	}
-	return fmt.Sprintf("%q... (%d bytes)", k[:keyTextMax], len(k))
+	return fmt.Sprintf("%q... (a key of %d bytes)", text[:keyTextMax], n)
+}
+
+// SizeNote adds to err, when it is an invalid-key error of the stored key physical of the logical key
+// logical, both sizes: a store's limit applies to the stored key, salt included, while the caller
+// knows the key it gave.
+func SizeNote(err error, logical, physical []byte) error {
+	if err == nil || !errors.Is(err, backends.ErrInvalidKey) || len(physical) <= len(logical) {
+		return err
+	}
+	return fmt.Errorf("%w (the key is %d bytes, %d stored with its %d-byte salt)", err, len(logical), len(physical), len(physical)-len(logical))
 }
 
 // PrintKey is KeyText for a key of a table with key schema ks: the key as the schema prints it (the
@@ -71,14 +86,14 @@ func PrintKey(ks *keys.Schema, k []byte) string {
 		return KeyText(k)
 	}
 	if s, err := ks.Format(k); err == nil {
-		return KeyText([]byte(s))
+		return cutText([]byte(s), len(k))
 	}
 	// A range bound is often a prefix: the leading fields of a key (PrefixRange, Index.Prefix).
 	fields := ks.Fields()
 	for n := len(fields) - 1; n > 0; n-- {
 		if lead, err := keys.NewSchema(fields[:n]...); err == nil {
 			if s, err := lead.Format(k); err == nil {
-				return KeyText([]byte(s))
+				return cutText([]byte(s), len(k))
 			}
 		}
 	}

@@ -53,6 +53,10 @@ func Merged(ctx context.Context, core *Core, name, what string, srcs []Source, r
 			fail(err)
 			return
 		}
+		if err := CheckCursor(what, r, rc.After, printKey); err != nil {
+			fail(err)
+			return
+		}
 		rr := rc.Resume(r)
 		if len(rr.End) > 0 && bytes.Compare(rr.Start, rr.End) >= 0 {
 			return // empty range: nothing to read
@@ -131,8 +135,8 @@ func CheckRange(what string, r backends.Range, printKey func([]byte) string) err
 
 // CheckCursor refuses a ResumeAfter cursor outside r: a cursor is the index key of a row the query
 // returned, so one outside its range comes from another query (another prefix, another index), and
-// resuming there would return nothing or another query's page. (Table.Scan keeps ResumeAfter's
-// plain meaning, a bound that narrows the range, which its callers page with.)
+// resuming there would return nothing or another query's page. Table.Scan and Index.Page refuse one
+// alike.
 func CheckCursor(what string, r backends.Range, after []byte, printKey func([]byte) string) error {
 	if after == nil || (bytes.Compare(after, r.Start) >= 0 && (len(r.End) == 0 || bytes.Compare(after, r.End) < 0)) {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/wait"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -52,6 +53,55 @@ func serverCount(servers []string) int {
 		}
 	}
 	return len(seen)
+}
+
+// Bounds of placedRegions' wait for a new table's regions to open.
+const (
+	regionsOpenWait  = time.Minute
+	regionsOpenEvery = 500 * time.Millisecond
+)
+
+// placedRegions is sl.RegionServers of table once every region has a server: a table just created
+// has regions the master has not yet opened, and hbase:meta lists them without one, so read at once
+// they were counted as "(unassigned)" (2 of 16 in a fresh run). It asks again every
+// regionsOpenEvery up to regionsOpenWait, then goes on with the regions still unassigned noted.
+func (r *runner) placedRegions(ctx context.Context, sl serverLister, table string) ([][]byte, []string, error) {
+	starts, servers, waited, err := waitAssigned(ctx, sl, table, regionsOpenWait, regionsOpenEvery)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: %w", err)
+	}
+	if n := len(servers) - assigned(servers); n > 0 {
+		r.log.Warn("bench: regions still unassigned", "table", table, "unassigned", n, "regions", len(servers), "waited", waited)
+		r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("%d of the %d regions of %s had no server after %v", n, len(servers), table, waited.Round(time.Second)))
+	}
+	return starts, servers, nil
+}
+
+// waitAssigned asks sl where table's regions are until every one has a server, every `every`, for at
+// most `bound`; it returns the last answer and how long it waited.
+func waitAssigned(ctx context.Context, sl serverLister, table string, bound, every time.Duration) ([][]byte, []string, time.Duration, error) {
+	began := time.Now()
+	for {
+		starts, servers, err := sl.RegionServers(ctx, table)
+		waited := time.Since(began)
+		if err != nil || assigned(servers) == len(servers) || waited >= bound {
+			return starts, servers, waited, err
+		}
+		if err := wait.Sleep(ctx, every); err != nil {
+			return nil, nil, waited, err
+		}
+	}
+}
+
+// assigned is how many regions have a server.
+func assigned(servers []string) int {
+	n := 0
+	for _, s := range servers {
+		if s != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // placement is one table's regions: the server of each, and the rows it holds.
@@ -111,18 +161,18 @@ func (r *runner) cluster(ctx context.Context) error {
 		return nil
 	}
 	// Both write tables are split at the same keys; the salted one's placement is the one measured.
-	starts, servers, err := sl.RegionServers(ctx, r.salted.Name())
+	starts, servers, err := r.placedRegions(ctx, sl, r.salted.Name())
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return err
 	}
 	n := serverCount(servers)
 	if n <= 1 && !r.cfg.Cluster {
 		r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("multi-server section skipped: the %d regions of the bench tables are on %d server(s) (--cluster forces it)", len(servers), n))
 		return nil
 	}
-	plainStarts, plainServers, err := sl.RegionServers(ctx, r.plain)
+	plainStarts, plainServers, err := r.placedRegions(ctx, sl, r.plain)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return err
 	}
 	salted, err := r.countRanges(ctx, r.salted.Name(), starts)
 	if err != nil {

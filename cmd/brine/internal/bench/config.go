@@ -23,17 +23,16 @@ const (
 	// Config.Cluster asks for it.
 	SectionCluster = "cluster"
 	// SectionIndex: Puts with 0, 1, 2 indexes and queries by index against a hand-written two-table
-	// application (issue 12). SectionFilter: a selective filter run by the store against reading every
-	// row (issue 14).
+	// application. SectionFilter: a selective filter run by the store against reading every row.
 	SectionIndex  = "index"
 	SectionFilter = "filter"
 	// SectionRebucket: a rebucket's copy of BulkRows rows from hash:8 to hash:16 against Import of
-	// the same rows into a hash:16 table (issue 21).
+	// the same rows into a hash:16 table.
 	SectionRebucket = "rebucket"
 	// SectionVerify: compare.Tables over two equal tables of BulkRows rows against scanning both.
 	SectionVerify = "verify"
 	// SectionCopy: migrate.Copy of BulkRows rows, re-salted, against Import of the same rows, into
-	// the store and into an embedded store (issue 28).
+	// the store and into an embedded store.
 	SectionCopy = "copy"
 )
 

@@ -15,7 +15,7 @@ import (
 // use their tables, so the fence need only outlast it; short, so that fencing costs the run little.
 const exclusiveRefresh = 20 * time.Millisecond
 
-// ExclusiveResult is the exclusive bulk mode (issue 29) against a plain Import of the same new orders
+// ExclusiveResult is the exclusive bulk mode against a plain Import of the same new orders
 // into a fresh table without index (medians over the repeats): an exclusive Import into a fresh table
 // with 2 indexes, and an index built under the fence (AddIndex of by_seller to a loaded table). The
 // fence's own wait is left out of both: it is a fixed few refresh intervals, not a cost per row. So
@@ -35,7 +35,7 @@ type ExclusiveResult struct {
 	// What the plain and the exclusive Import cost the machine per row (medians).
 	PlainCPU           CPUUse  `json:"plain_import_cpu"`
 	ImportCPU          CPUUse  `json:"exclusive_import_cpu"`
-	ProtocolOverPlain  float64 `json:"protocol_import_over_plain,omitempty"` // issue 21's figure, for scale
+	ProtocolOverPlain  float64 `json:"protocol_import_over_plain,omitempty"` // the index protocol's Import, for scale
 	ExclusiveOverProto float64 `json:"exclusive_over_protocol_import,omitempty"`
 }
 

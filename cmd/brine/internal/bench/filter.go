@@ -21,7 +21,7 @@ const (
 )
 
 // FilterResult is a selective filter run by the store (client.RowFilter) against reading every row and
-// filtering in the client (issue 14), over the same logical range (medians over the repeats).
+// filtering in the client, over the same logical range (medians over the repeats).
 type FilterResult struct {
 	Rows     int `json:"rows"`
 	Buckets  int `json:"buckets"`
