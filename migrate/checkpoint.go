@@ -2,10 +2,12 @@ package migrate
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
@@ -120,6 +122,10 @@ func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
 		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
 			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, want)
 		}
+		j.firstRun = time.Time{} // unknown, unless the checkpoint recorded it
+		if v := cellValue(got.Cells, qualBegan); len(v) == 8 {
+			j.firstRun = time.UnixMilli(int64(binary.BigEndian.Uint64(v)))
+		}
 		return cp, nil
 	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
 		return nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
@@ -139,7 +145,10 @@ func (j *job) newCheckpoint(ctx context.Context, name string) (*client.Table, er
 	if err != nil {
 		return nil, fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
 	}
-	if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())}); err != nil {
+	began := binary.BigEndian.AppendUint64(nil, uint64(j.firstRun.UnixMilli()))
+	if err := cp.Put(ctx, []byte(jobKey),
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())},
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualBegan, Value: began}); err != nil {
 		return nil, fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
 	}
 	return cp, nil
@@ -208,6 +217,7 @@ const (
 	qualOptions = "options"
 	qualCursor  = "cursor"
 	qualDone    = "done"
+	qualBegan   = "began" // the first run's start, ms since 1970, big-endian: a resume's catch-up time
 )
 
 // fingerprint is what a resume must agree with: every option that changes which rows go where.

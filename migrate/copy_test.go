@@ -255,6 +255,9 @@ func TestCopyResume(t *testing.T) {
 			if rest.Rows+st.Rows < rows || rest.Rows >= rows {
 				t.Errorf("resumed copy wrote %d rows after %d, want the rest of %d", rest.Rows, st.Rows, rows)
 			}
+			if want := st.Since.Truncate(time.Millisecond); st.Since.IsZero() || !rest.Since.Equal(want) {
+				t.Errorf("the resume's next Since %v, want the interrupted run's %v", rest.Since, want)
+			}
 			equal(t, ctx, from, to, "copy", true)
 		})
 	}

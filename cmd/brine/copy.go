@@ -24,11 +24,15 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	since := fs.String("since", "", "copy only cells stamped after this time (RFC 3339, a date, or ms since 1970): a catch-up pass")
 	resume := fs.Bool("resume", false, "finish an interrupted copy, from its checkpoint (the same flags as it had)")
 	workers := fs.Int("workers", 0, "source buckets copied at once (0: 8)")
+	skew := fs.Duration("clock-skew", migrate.DefaultClockSkew, "how far the stores' clocks may run behind this machine's: the next catch-up's --since is the copy's first start less this")
 	if err := p.parse(env, fs, args, copyUsage); err != nil {
 		return err
 	}
 	from, target := p.from, p.to
-	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers}
+	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers, ClockSkew: *skew}
+	if *skew < 0 {
+		return fmt.Errorf("--clock-skew %v: want a duration of 0 or more", *skew)
+	}
 	var err error
 	if *salt != "" {
 		if opts.Salter, err = salting.ParseSpec(*salt); err != nil {
@@ -83,8 +87,12 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	if len(st.Indexes) > 0 {
 		fmt.Fprintf(env.stderr, "; built and verified indexes %s", strings.Join(st.Indexes, ", "))
 	}
-	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (this copy's start, less a minute for the stores' clocks)\n",
-		began.Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
+	if st.Since.IsZero() {
+		fmt.Fprintf(env.stderr, "\nthe next catch-up pass: unknown (the resumed checkpoint did not record when its copy began): give the --since of that copy's start, less %v\n", *skew)
+		return nil
+	}
+	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (the start of this copy's first run, less %v for the stores' clocks)\n",
+		st.Since.UTC().Format("2006-01-02T15:04:05.000Z"), *skew)
 	return nil
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/migrate"
@@ -150,4 +152,40 @@ func printedSince(t *testing.T, stderr string) string {
 	}
 	since, _, _ := strings.Cut(rest, " ")
 	return since
+}
+
+// TestCLICopyResumeCatchUp: rows written between an interrupted copy and its resume, into ranges
+// the interrupted run had already copied, are caught up by the --since the resume prints: the start
+// of the first run (less --clock-skew, here 1ms so that the resume starts well after it).
+func TestCLICopyResumeCatchUp(t *testing.T) {
+	c := newCLI(t)
+	from := "local://" + filepath.Join(c.dir, "from.db") + "?nosync=1"
+	c.ok("import", "--store", from, "--table", "src", "--create", "--salt", "hash:4", "--key", typedKey, c.file("in.csv", csvRows(20_000, 20_000)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.watchCopy = func(p migrate.Progress) {
+		if p.Rows >= 2000 {
+			cancel()
+		}
+	}
+	before := time.Now()
+	out, _, err := c.run(ctx, "copy", "--from", from, "--to", c.store, "src", "--salt", "hash:2", "--workers", "1", "--clock-skew", "1ms")
+	c.env.watchCopy = nil
+	after := time.Now()
+	wantExit(t, err, exitInterrupted)
+	resume := printedCommand(t, out, "resume with:")
+	// Every row again, stamped now: the rows the interrupted run copied are stale on --to.
+	c.ok("import", "--store", from, "--table", "src", c.file("upd.csv", csvRows(40_000, 20_000)))
+	time.Sleep(50 * time.Millisecond) // the resume starts more than --clock-skew after those writes
+	c.ok(resume...)
+	since, err := time.Parse(time.RFC3339, printedSince(t, c.stderr.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if since.Before(before.Add(-2*time.Millisecond)) || since.After(after) {
+		t.Fatalf("the resume printed --since %v; want the first run's start (from %v to %v) less 1ms", since, before, after)
+	}
+	c.ok("copy", "--from", from, "--to", c.store, "src", "--since", since.Format(time.RFC3339Nano))
+	c.ok("verify", "--from", from, "--to", c.store, "src")
+	c.wantTable("src", lastValues(40_000, 20_000))
 }
