@@ -158,7 +158,7 @@ type job struct {
 	}
 	fenced     *client.ExclusiveTable // the target under this copy's fence, if it has indexes
 	created    bool
-	firstRun   time.Time // when the copy's first run began: the next catch-up's Since, less ClockSkew
+	firstRun   time.Time     // when the copy's first run began: the next catch-up's Since, less ClockSkew
 	cp         *client.Table // the checkpoint
 	rows       atomic.Int64
 	cells      atomic.Int64
