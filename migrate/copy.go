@@ -1,7 +1,8 @@
 // Package migrate moves a table between stores: Copy copies its rows, re-salted, with their
 // timestamps, from any store brine speaks to any other, resumable from a checkpoint kept with the
-// target; package compare then tells whether the two tables are equal. docs/migrate.md gives the
-// recipe: copy, catch up with Since, pause the writers, a last catch-up, compare, switch.
+// target; package compare then tells whether the two tables are equal, and Sync makes them so,
+// deletes included. docs/migrate.md gives the recipe: copy, catch up with Since, pause the writers,
+// a last catch-up, sync, compare, switch.
 package migrate
 
 import (

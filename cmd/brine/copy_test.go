@@ -139,7 +139,17 @@ func checkCLIRecipe(t *testing.T, c *cli, from, src string) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "only in --to: h2,") {
 		t.Fatalf("verify after the catch-up:\n%s\nwant the deleted row only in --to", out)
 	}
-	c.ok("delete", "--store", c.store, "--table", dst, "h2,1767225600002", "d:v")
+	// The sync repairs it: a dry run lists the change and writes nothing, then the sync makes it.
+	want := "delete: h2,1767225600002"
+	if out := c.ok("sync", "--from", from, "--to", c.store, src, "--as", dst, "--dry-run"); strings.TrimSpace(out) != want {
+		t.Fatalf("sync --dry-run:\n%s\nwant %q", out, want)
+	}
+	if _, _, err := c.run(context.Background(), "verify", "--from", from, "--to", c.store, src, "--as", dst); err == nil {
+		t.Fatal("verify after the dry run: equal, want the difference still there")
+	}
+	if out := c.ok("sync", "--from", from, "--to", c.store, src, "--as", dst); strings.TrimSpace(out) != want {
+		t.Fatalf("sync:\n%s\nwant %q", out, want)
+	}
 	c.ok("verify", "--from", from, "--to", c.store, src, "--as", dst)
 }
 
