@@ -21,6 +21,10 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 	if opts.Workers <= 0 {
 		opts.Workers = 8
 	}
+	if opts.Since.After(time.Now()) {
+		return nil, fmt.Errorf("copy %s: %w: since %s is in the future: no cell is stamped after it yet",
+			table, client.ErrInvalidArgument, opts.Since.UTC().Format(time.RFC3339))
+	}
 	if opts.ChunkRows <= 0 {
 		opts.ChunkRows = 8000
 	}
@@ -87,20 +91,29 @@ func (j *job) checkTarget(ctx context.Context) error {
 }
 
 // start checks the checkpoint (a resume needs the interrupted copy's, with these options; a new
-// copy needs none), then opens the target, creating it if needed, and then a new checkpoint: a copy
-// the target store refuses (a name, a family it cannot hold) fails before anything is written.
+// copy needs none), makes a new one, then opens the target, creating it if needed: a copy the
+// target store refuses (a name, a family it cannot hold) fails before any row is written, and
+// drops the checkpoint it made.
 func (j *job) start(ctx context.Context) error {
 	cp, err := j.openCheckpoint(ctx)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", j.table, err)
 	}
-	if err := j.openTarget(ctx); err != nil {
-		return err
-	}
-	if cp == nil {
+	fresh := cp == nil
+	if fresh {
+		// Before the target: a copy killed at any point after it has a checkpoint to resume, and
+		// a target it created and fenced is never left without one.
 		if cp, err = j.newCheckpoint(ctx, CheckpointTable(j.as)); err != nil {
-			return j.finish(ctx, err)
+			return err
 		}
+	}
+	if err := j.openTarget(ctx); err != nil {
+		if fresh {
+			if derr := j.to.DeleteTable(context.WithoutCancel(ctx), cp.Name()); derr != nil && !errors.Is(derr, client.ErrTableNotFound) {
+				err = errors.Join(err, fmt.Errorf("copy %s: drop its checkpoint: %w", j.table, derr))
+			}
+		}
+		return err
 	}
 	j.cp = cp
 	return nil

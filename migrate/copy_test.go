@@ -286,6 +286,7 @@ func TestCopyBadInput(t *testing.T) {
 		{"target with another key schema", to, "orders", migrate.Options{As: "keyed"}, client.ErrInvalidArgument},
 		{"target without a family", to, "orders", migrate.Options{As: "fam"}, client.ErrInvalidArgument},
 		{"resume with no checkpoint", to, "orders", migrate.Options{Resume: true}, client.ErrInvalidArgument},
+		{"since in the future", to, "orders", migrate.Options{Since: time.Now().Add(time.Hour)}, client.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := migrate.Copy(ctx, from, tc.to, tc.table, tc.opts); !errors.Is(err, tc.want) {
