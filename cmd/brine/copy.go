@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"os"
 	"fmt"
 	"strconv"
 	"strings"
@@ -44,13 +46,20 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	if target.store == from.store && target.table == from.table {
+	if p.sameTable() {
 		return fmt.Errorf("copy %s: %w (give the copy another name with --as, or another store with --to)", from.table, migrate.ErrSameTable)
 	}
-	ca, cb, closeFn, err := p.open(ctx, env, true)
+	newFile := "" // --to's file, when this copy makes it: removed again if the copy fails before writing
+	if path, ok := localPath(target.store); ok && !p.sameStore() {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			newFile = path
+		}
+	}
+	ca, cb, closeStores, err := p.open(ctx, env, true)
 	if err != nil {
 		return err
 	}
+	closeFn := sync.OnceFunc(closeStores)
 	defer closeFn()
 	if p.ranged() {
 		cfg, err := ca.Describe(ctx, from.table)
@@ -81,6 +90,10 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted: %w", ctx.Err())}
 	}
 	if err != nil {
+		if names, terr := cb.Tables(context.WithoutCancel(ctx)); newFile != "" && terr == nil && len(names) == 0 {
+			closeFn()
+			_ = os.Remove(newFile) // nothing was written into the store this copy made
+		}
 		return err
 	}
 	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s to %s in %v", st.Rows, st.Cells, from.table, target.table, st.Elapsed.Round(time.Millisecond))

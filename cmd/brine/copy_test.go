@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,4 +199,31 @@ func TestCLICopyResumeCatchUp(t *testing.T) {
 	c.ok("copy", "--from", from, "--to", c.store, "src", "--since", since.Format(time.RFC3339Nano))
 	c.ok("verify", "--from", from, "--to", c.store, "src")
 	c.wantTable("src", lastValues(40_000, 20_000))
+}
+
+// TestCLICopyStoreFiles: one file under two spellings is one store (a copy onto itself); a copy
+// that fails before writing leaves no store file of its own; a --to in a directory that is not
+// there is refused, and the directory not made.
+func TestCLICopyStoreFiles(t *testing.T) {
+	c := newCLI(t)
+	db := filepath.Join(c.dir, "a.db")
+	c.ok("create", "--store", "local://"+db, "--table", "src", "--salt", "hash:2")
+	dotted := "local://" + filepath.Join(c.dir, ".") + "/./a.db"
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", dotted, "src"); !errors.Is(err, migrate.ErrSameTable) {
+		t.Errorf("copy onto the same file spelled otherwise: %v, want ErrSameTable", err)
+	}
+	fresh := filepath.Join(c.dir, "fresh.db")
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", "local://"+fresh, "nope"); !errors.Is(err, client.ErrTableNotFound) {
+		t.Errorf("copy of no such table: %v, want ErrTableNotFound", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed copy left its store file: %v", err)
+	}
+	missing := filepath.Join(c.dir, "no", "such", "dir")
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", "local://"+filepath.Join(missing, "x.db"), "src"); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Errorf("copy into a directory not there: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "no")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the copy made the directories: %v", err)
+	}
 }

@@ -34,7 +34,7 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 		return fmt.Errorf("--dry-run and --resume exclude each other: a dry run keeps no checkpoint")
 	}
 	from, target := p.from, p.to
-	if target.store == from.store && target.table == from.table {
+	if p.sameTable() {
 		return fmt.Errorf("sync %s: %w (give the target another name with --as, or another store with --to)", from.table, migrate.ErrSameTable)
 	}
 	ca, cb, closeFn, err := p.open(ctx, env, false)
