@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"

@@ -81,7 +81,9 @@ func (p *pairFlags) open(ctx context.Context, env *cliEnv, createTo bool) (a, b 
 
 // sameStore reports whether --from and --to name one store, however spelled: a local:// file by
 // its canonical path (local:///w/./x.db is local:///w/x.db), its parameters aside.
-func (p *pairFlags) sameStore() bool { return canonicalStore(p.from.store) == canonicalStore(p.to.store) }
+func (p *pairFlags) sameStore() bool {
+	return canonicalStore(p.from.store) == canonicalStore(p.to.store)
+}
 
 // sameTable reports whether --from's table and --to's are one table of one store.
 func (p *pairFlags) sameTable() bool { return p.sameStore() && p.from.table == p.to.table }
