@@ -45,6 +45,16 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 		return nil, fail("%w: brine did not create it (no salting spec stored): its salt and families are unknown", client.ErrInvalidArgument)
 	}
 	j.cfg = cfg
+	if opts.Salter != nil {
+		// Checked before the checkpoint or the target is made: a salting that cannot place the
+		// source's keys fails every row, and one whose table cannot be scanned cannot be verified.
+		if err := salting.CheckSchema(opts.Salter, cfg.KeySchema); err != nil {
+			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
+		}
+		if err := salting.CheckScannable(opts.Salter); err != nil {
+			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
+		}
+	}
 	if len(cfg.Indexes) > 0 {
 		it, err := from.OpenIndexedTable(ctx, table, nil)
 		if err != nil {
