@@ -181,6 +181,9 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
+	if err := salting.CheckSchema(cfg.Salter, ks); err != nil {
+		return nil, fmt.Errorf("create table %q: %w: %w", name, backends.ErrInvalidArgument, err)
+	}
 	if err := checkIndexes(families, ks, cfg.Indexes); err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}

@@ -93,6 +93,14 @@ func (t *Table) rebucket(ctx context.Context, to salting.Salter, opts RebucketOp
 	if to == nil {
 		return fmt.Errorf("rebucket %s: %w: no target spec", t.name, backends.ErrInvalidArgument)
 	}
+	// Checked before the rebucket starts: a spec that cannot place the keys would fail every row, and
+	// one whose table cannot be scanned would leave a table no copy or verify can read.
+	if err := salting.CheckSchema(to, t.keySchema); err != nil {
+		return fmt.Errorf("rebucket %s: %w: %w", t.name, backends.ErrInvalidArgument, err)
+	}
+	if err := salting.CheckScannable(to); err != nil {
+		return fmt.Errorf("rebucket %s: %w: %w", t.name, backends.ErrInvalidArgument, err)
+	}
 	o := route.RebucketOptions{Families: opts.Families, MaxVersions: opts.MaxVersions, FamilyOptions: opts.FamilyOptions,
 		Regions: opts.Regions, Fence: opts.Fence, Grace: opts.Grace, Workers: opts.Workers}
 	if len(o.Families) == 0 {

@@ -208,9 +208,6 @@ func appendRow(buf []byte, row client.Row) []byte {
 
 // canonical orders cells by family, qualifier, newest first: how the stores agree to differ.
 func canonical(cells []client.Cell) []client.Cell {
-	cmpCells := func(x, y client.Cell) int {
-		return cmp.Or(cmp.Compare(x.Family, y.Family), cmp.Compare(x.Qualifier, y.Qualifier), cmp.Compare(y.Timestamp, x.Timestamp))
-	}
 	if slices.IsSortedFunc(cells, cmpCells) {
 		return cells
 	}

@@ -182,3 +182,30 @@ func TestTablesEmptySide(t *testing.T) {
 		break
 	}
 }
+
+func TestCellDiff(t *testing.T) {
+	c := func(f, q, v string, ts int64) client.Cell {
+		return client.Cell{Family: f, Qualifier: q, Value: []byte(v), Timestamp: ts}
+	}
+	for _, tc := range []struct {
+		name         string
+		a, b         []client.Cell
+		onlyA, onlyB []client.Cell
+	}{
+		{"equal, in other orders", []client.Cell{c("d", "b", "2", 1), c("d", "a", "1", 1)}, []client.Cell{c("d", "a", "1", 1), c("d", "b", "2", 1)}, nil, nil},
+		{"a deleted middle column", []client.Cell{c("d", "a", "1", 1000), c("d", "c", "3", 1000)},
+			[]client.Cell{c("d", "a", "1", 1000), c("d", "b", "2", 1000), c("d", "c", "3", 1000)}, nil, []client.Cell{c("d", "b", "2", 1000)}},
+		{"a value changed, same stamp", []client.Cell{c("d", "v", "x", 5)}, []client.Cell{c("d", "v", "y", 5)}, []client.Cell{c("d", "v", "x", 5)}, []client.Cell{c("d", "v", "y", 5)}},
+		{"re-stamped", []client.Cell{c("d", "v", "x", 9)}, []client.Cell{c("d", "v", "x", 5)}, []client.Cell{c("d", "v", "x", 9)}, []client.Cell{c("d", "v", "x", 5)}},
+		{"versions: one missing", []client.Cell{c("d", "v", "2", 2), c("d", "v", "1", 1)}, []client.Cell{c("d", "v", "2", 2)}, []client.Cell{c("d", "v", "1", 1)}, nil},
+		{"another family", []client.Cell{c("m", "v", "1", 1)}, []client.Cell{c("d", "v", "1", 1), c("m", "v", "1", 1)}, nil, []client.Cell{c("d", "v", "1", 1)}},
+		{"empty a", nil, []client.Cell{c("d", "v", "1", 1)}, nil, []client.Cell{c("d", "v", "1", 1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			onlyA, onlyB := compare.CellDiff(tc.a, tc.b)
+			if fmt.Sprint(onlyA) != fmt.Sprint(tc.onlyA) || fmt.Sprint(onlyB) != fmt.Sprint(tc.onlyB) {
+				t.Errorf("CellDiff = %v, %v; want %v, %v", onlyA, onlyB, tc.onlyA, tc.onlyB)
+			}
+		})
+	}
+}

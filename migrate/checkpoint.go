@@ -2,10 +2,12 @@ package migrate
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/salting"
@@ -18,6 +20,10 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = 8
+	}
+	if opts.Since.After(time.Now()) {
+		return nil, fmt.Errorf("copy %s: %w: since %s is in the future: no cell is stamped after it yet",
+			table, client.ErrInvalidArgument, opts.Since.UTC().Format(time.RFC3339))
 	}
 	if opts.ChunkRows <= 0 {
 		opts.ChunkRows = 8000
@@ -39,6 +45,16 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 		return nil, fail("%w: brine did not create it (no salting spec stored): its salt and families are unknown", client.ErrInvalidArgument)
 	}
 	j.cfg = cfg
+	if opts.Salter != nil {
+		// Checked before the checkpoint or the target is made: a salting that cannot place the
+		// source's keys fails every row, and one whose table cannot be scanned cannot be verified.
+		if err := salting.CheckSchema(opts.Salter, cfg.KeySchema); err != nil {
+			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
+		}
+		if err := salting.CheckScannable(opts.Salter); err != nil {
+			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
+		}
+	}
 	if len(cfg.Indexes) > 0 {
 		it, err := from.OpenIndexedTable(ctx, table, nil)
 		if err != nil {
@@ -85,20 +101,29 @@ func (j *job) checkTarget(ctx context.Context) error {
 }
 
 // start checks the checkpoint (a resume needs the interrupted copy's, with these options; a new
-// copy needs none), then opens the target, creating it if needed, and then a new checkpoint: a copy
-// the target store refuses (a name, a family it cannot hold) fails before anything is written.
+// copy needs none), makes a new one, then opens the target, creating it if needed: a copy the
+// target store refuses (a name, a family it cannot hold) fails before any row is written, and
+// drops the checkpoint it made.
 func (j *job) start(ctx context.Context) error {
 	cp, err := j.openCheckpoint(ctx)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", j.table, err)
 	}
-	if err := j.openTarget(ctx); err != nil {
-		return err
-	}
-	if cp == nil {
+	fresh := cp == nil
+	if fresh {
+		// Before the target: a copy killed at any point after it has a checkpoint to resume, and
+		// a target it created and fenced is never left without one.
 		if cp, err = j.newCheckpoint(ctx, CheckpointTable(j.as)); err != nil {
-			return j.finish(ctx, err)
+			return err
 		}
+	}
+	if err := j.openTarget(ctx); err != nil {
+		if fresh {
+			if derr := j.to.DeleteTable(context.WithoutCancel(ctx), cp.Name()); derr != nil && !errors.Is(derr, client.ErrTableNotFound) {
+				err = errors.Join(err, fmt.Errorf("copy %s: drop its checkpoint: %w", j.table, derr))
+			}
+		}
+		return err
 	}
 	j.cp = cp
 	return nil
@@ -120,6 +145,10 @@ func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
 		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
 			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, want)
 		}
+		j.firstRun = time.Time{} // unknown, unless the checkpoint recorded it
+		if v := cellValue(got.Cells, qualBegan); len(v) == 8 {
+			j.firstRun = time.UnixMilli(int64(binary.BigEndian.Uint64(v)))
+		}
 		return cp, nil
 	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
 		return nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
@@ -139,7 +168,10 @@ func (j *job) newCheckpoint(ctx context.Context, name string) (*client.Table, er
 	if err != nil {
 		return nil, fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
 	}
-	if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())}); err != nil {
+	began := binary.BigEndian.AppendUint64(nil, uint64(j.firstRun.UnixMilli()))
+	if err := cp.Put(ctx, []byte(jobKey),
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())},
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualBegan, Value: began}); err != nil {
 		return nil, fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
 	}
 	return cp, nil
@@ -208,6 +240,7 @@ const (
 	qualOptions = "options"
 	qualCursor  = "cursor"
 	qualDone    = "done"
+	qualBegan   = "began" // the first run's start, ms since 1970, big-endian: a resume's catch-up time
 )
 
 // fingerprint is what a resume must agree with: every option that changes which rows go where.

@@ -1,10 +1,12 @@
 // Package migrate moves a table between stores: Copy copies its rows, re-salted, with their
 // timestamps, from any store brine speaks to any other, resumable from a checkpoint kept with the
-// target; package compare then tells whether the two tables are equal. docs/migrate.md gives the
-// recipe: copy, catch up with Since, pause the writers, a last catch-up, compare, switch.
+// target; package compare then tells whether the two tables are equal, and Sync makes them so,
+// deletes included. docs/migrate.md gives the recipe: copy, catch up with Since, pause the writers,
+// a last catch-up, sync, compare, switch.
 package migrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +51,14 @@ type Options struct {
 	// Progress, when set, is told of the rows written and the buckets done, after each chunk; it is
 	// called from one goroutine at a time.
 	Progress func(Progress)
+	// ClockSkew is how far the stores' clocks may run behind this machine's (default
+	// DefaultClockSkew): Stats.Since is the copy's first start less it, as cells are stamped by the
+	// store's clock.
+	ClockSkew time.Duration
 }
+
+// DefaultClockSkew is Options.ClockSkew's default.
+const DefaultClockSkew = time.Minute
 
 // Progress is a copy's progress.
 type Progress struct {
@@ -65,6 +74,12 @@ type Stats struct {
 	Created bool     // Copy created the target
 	Indexes []string // the target's indexes, verified exact after the copy
 	Elapsed time.Duration
+	// Since is the Options.Since of the next catch-up pass: the start of this copy's first run (for
+	// a resumed copy, the interrupted run's, kept with its checkpoint), less ClockSkew. A catch-up
+	// from it copies every cell written since the first run began, those written into ranges it had
+	// already copied before an interruption included. Zero when the checkpoint resumed did not
+	// record its start (written by an older brine).
+	Since time.Time
 }
 
 // CheckpointTable is the name of the table, on the target's store, that holds the checkpoint of a
@@ -101,6 +116,9 @@ func Copy(ctx context.Context, from, to *client.Client, table string, opts Optio
 	}
 	began := time.Now()
 	j, err := plan(ctx, from, to, table, opts)
+	if err == nil {
+		j.firstRun = began // a resume replaces it with the first run's, from the checkpoint
+	}
 	if err != nil {
 		return Stats{}, err
 	}
@@ -141,6 +159,7 @@ type job struct {
 	}
 	fenced     *client.ExclusiveTable // the target under this copy's fence, if it has indexes
 	created    bool
+	firstRun   time.Time     // when the copy's first run began: the next catch-up's Since, less ClockSkew
 	cp         *client.Table // the checkpoint
 	rows       atomic.Int64
 	cells      atomic.Int64
@@ -151,7 +170,15 @@ type job struct {
 
 func (j *job) stats(began time.Time) Stats {
 	return Stats{Rows: j.rows.Load(), Cells: j.cells.Load(), Buckets: j.buckets, Created: j.created,
-		Indexes: j.built, Elapsed: time.Since(began)}
+		Indexes: j.built, Elapsed: time.Since(began), Since: j.nextSince()}
+}
+
+// nextSince is the next catch-up pass's Since: the first run's start, less the clock skew.
+func (j *job) nextSince() time.Time {
+	if j.firstRun.IsZero() {
+		return time.Time{}
+	}
+	return j.firstRun.Add(-cmp.Or(j.opts.ClockSkew, DefaultClockSkew))
 }
 
 func (j *job) progress() {

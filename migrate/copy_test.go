@@ -255,6 +255,9 @@ func TestCopyResume(t *testing.T) {
 			if rest.Rows+st.Rows < rows || rest.Rows >= rows {
 				t.Errorf("resumed copy wrote %d rows after %d, want the rest of %d", rest.Rows, st.Rows, rows)
 			}
+			if want := st.Since.Truncate(time.Millisecond); st.Since.IsZero() || !rest.Since.Equal(want) {
+				t.Errorf("the resume's next Since %v, want the interrupted run's %v", rest.Since, want)
+			}
 			equal(t, ctx, from, to, "copy", true)
 		})
 	}
@@ -283,6 +286,7 @@ func TestCopyBadInput(t *testing.T) {
 		{"target with another key schema", to, "orders", migrate.Options{As: "keyed"}, client.ErrInvalidArgument},
 		{"target without a family", to, "orders", migrate.Options{As: "fam"}, client.ErrInvalidArgument},
 		{"resume with no checkpoint", to, "orders", migrate.Options{Resume: true}, client.ErrInvalidArgument},
+		{"since in the future", to, "orders", migrate.Options{Since: time.Now().Add(time.Hour)}, client.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := migrate.Copy(ctx, from, tc.to, tc.table, tc.opts); !errors.Is(err, tc.want) {

@@ -29,7 +29,7 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 	if opts.Salter != nil {
 		cfg.Table.Salter = opts.Salter
 	}
-	j := &job{from: from, to: to, table: table, as: as, opts: opts, cfg: client.TableConfig{Salter: cfg.Table.Salter}}
+	j := &job{from: from, to: to, table: table, as: as, opts: opts, cfg: client.TableConfig{Salter: cfg.Table.Salter}, firstRun: began}
 	cp, err := j.openCheckpoint(ctx)
 	if err != nil {
 		return fail(err)
@@ -51,7 +51,7 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 			return fail(err)
 		}
 	}
-	st := Stats{Created: created}
+	st := Stats{Created: created, Since: j.nextSince()}
 	infos := slices.SortedFunc(slices.Values(src.Periods()), func(a, b periods.Info) int { return a.Start.Compare(b.Start) })
 	for _, p := range infos {
 		st.Buckets++

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,11 +26,15 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	since := fs.String("since", "", "copy only cells stamped after this time (RFC 3339, a date, or ms since 1970): a catch-up pass")
 	resume := fs.Bool("resume", false, "finish an interrupted copy, from its checkpoint (the same flags as it had)")
 	workers := fs.Int("workers", 0, "source buckets copied at once (0: 8)")
+	skew := fs.Duration("clock-skew", migrate.DefaultClockSkew, "how far the stores' clocks may run behind this machine's: the next catch-up's --since is the copy's first start less this")
 	if err := p.parse(env, fs, args, copyUsage); err != nil {
 		return err
 	}
 	from, target := p.from, p.to
-	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers}
+	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers, ClockSkew: *skew}
+	if *skew < 0 {
+		return fmt.Errorf("--clock-skew %v: want a duration of 0 or more", *skew)
+	}
 	var err error
 	if *salt != "" {
 		if opts.Salter, err = salting.ParseSpec(*salt); err != nil {
@@ -40,13 +46,20 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	if target.store == from.store && target.table == from.table {
+	if p.sameTable() {
 		return fmt.Errorf("copy %s: %w (give the copy another name with --as, or another store with --to)", from.table, migrate.ErrSameTable)
 	}
-	ca, cb, closeFn, err := p.open(ctx, env, true)
+	newFile := "" // --to's file, when this copy makes it: removed again if the copy fails before writing
+	if path, ok := localPath(target.store); ok && !p.sameStore() {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			newFile = path
+		}
+	}
+	ca, cb, closeStores, err := p.open(ctx, env, true)
 	if err != nil {
 		return err
 	}
+	closeFn := sync.OnceFunc(closeStores)
 	defer closeFn()
 	if p.ranged() {
 		cfg, err := ca.Describe(ctx, from.table)
@@ -77,14 +90,22 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted: %w", ctx.Err())}
 	}
 	if err != nil {
+		if names, terr := cb.Tables(context.WithoutCancel(ctx)); newFile != "" && terr == nil && len(names) == 0 {
+			closeFn()
+			_ = os.Remove(newFile) // nothing was written into the store this copy made
+		}
 		return err
 	}
 	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s to %s in %v", st.Rows, st.Cells, from.table, target.table, st.Elapsed.Round(time.Millisecond))
 	if len(st.Indexes) > 0 {
 		fmt.Fprintf(env.stderr, "; built and verified indexes %s", strings.Join(st.Indexes, ", "))
 	}
-	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (this copy's start, less a minute for the stores' clocks)\n",
-		began.Add(-time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"))
+	if st.Since.IsZero() {
+		fmt.Fprintf(env.stderr, "\nthe next catch-up pass: unknown (the resumed checkpoint did not record when its copy began): give the --since of that copy's start, less %v\n", *skew)
+		return nil
+	}
+	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (the start of this copy's first run, less %v for the stores' clocks)\n",
+		st.Since.UTC().Format("2006-01-02T15:04:05.000Z"), *skew)
 	return nil
 }
 

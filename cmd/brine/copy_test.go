@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/migrate"
@@ -137,7 +140,17 @@ func checkCLIRecipe(t *testing.T, c *cli, from, src string) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "only in --to: h2,") {
 		t.Fatalf("verify after the catch-up:\n%s\nwant the deleted row only in --to", out)
 	}
-	c.ok("delete", "--store", c.store, "--table", dst, "h2,1767225600002", "d:v")
+	// The sync repairs it: a dry run lists the change and writes nothing, then the sync makes it.
+	want := "delete: h2,1767225600002"
+	if out := c.ok("sync", "--from", from, "--to", c.store, src, "--as", dst, "--dry-run"); strings.TrimSpace(out) != want {
+		t.Fatalf("sync --dry-run:\n%s\nwant %q", out, want)
+	}
+	if _, _, err := c.run(context.Background(), "verify", "--from", from, "--to", c.store, src, "--as", dst); err == nil {
+		t.Fatal("verify after the dry run: equal, want the difference still there")
+	}
+	if out := c.ok("sync", "--from", from, "--to", c.store, src, "--as", dst); strings.TrimSpace(out) != want {
+		t.Fatalf("sync:\n%s\nwant %q", out, want)
+	}
 	c.ok("verify", "--from", from, "--to", c.store, src, "--as", dst)
 }
 
@@ -150,4 +163,67 @@ func printedSince(t *testing.T, stderr string) string {
 	}
 	since, _, _ := strings.Cut(rest, " ")
 	return since
+}
+
+// TestCLICopyResumeCatchUp: rows written between an interrupted copy and its resume, into ranges
+// the interrupted run had already copied, are caught up by the --since the resume prints: the start
+// of the first run (less --clock-skew, here 1ms so that the resume starts well after it).
+func TestCLICopyResumeCatchUp(t *testing.T) {
+	c := newCLI(t)
+	from := "local://" + filepath.Join(c.dir, "from.db") + "?nosync=1"
+	c.ok("import", "--store", from, "--table", "src", "--create", "--salt", "hash:4", "--key", typedKey, c.file("in.csv", csvRows(20_000, 20_000)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.watchCopy = func(p migrate.Progress) {
+		if p.Rows >= 2000 {
+			cancel()
+		}
+	}
+	before := time.Now()
+	out, _, err := c.run(ctx, "copy", "--from", from, "--to", c.store, "src", "--salt", "hash:2", "--workers", "1", "--clock-skew", "1ms")
+	c.env.watchCopy = nil
+	after := time.Now()
+	wantExit(t, err, exitInterrupted)
+	resume := printedCommand(t, out, "resume with:")
+	// Every row again, stamped now: the rows the interrupted run copied are stale on --to.
+	c.ok("import", "--store", from, "--table", "src", c.file("upd.csv", csvRows(40_000, 20_000)))
+	time.Sleep(50 * time.Millisecond) // the resume starts more than --clock-skew after those writes
+	c.ok(resume...)
+	since, err := time.Parse(time.RFC3339, printedSince(t, c.stderr.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if since.Before(before.Add(-2*time.Millisecond)) || since.After(after) {
+		t.Fatalf("the resume printed --since %v; want the first run's start (from %v to %v) less 1ms", since, before, after)
+	}
+	c.ok("copy", "--from", from, "--to", c.store, "src", "--since", since.Format(time.RFC3339Nano))
+	c.ok("verify", "--from", from, "--to", c.store, "src")
+	c.wantTable("src", lastValues(40_000, 20_000))
+}
+
+// TestCLICopyStoreFiles: one file under two spellings is one store (a copy onto itself); a copy
+// that fails before writing leaves no store file of its own; a --to in a directory that is not
+// there is refused, and the directory not made.
+func TestCLICopyStoreFiles(t *testing.T) {
+	c := newCLI(t)
+	db := filepath.Join(c.dir, "a.db")
+	c.ok("create", "--store", "local://"+db, "--table", "src", "--salt", "hash:2")
+	dotted := "local://" + filepath.Join(c.dir, ".") + "/./a.db"
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", dotted, "src"); !errors.Is(err, migrate.ErrSameTable) {
+		t.Errorf("copy onto the same file spelled otherwise: %v, want ErrSameTable", err)
+	}
+	fresh := filepath.Join(c.dir, "fresh.db")
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", "local://"+fresh, "nope"); !errors.Is(err, client.ErrTableNotFound) {
+		t.Errorf("copy of no such table: %v, want ErrTableNotFound", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed copy left its store file: %v", err)
+	}
+	missing := filepath.Join(c.dir, "no", "such", "dir")
+	if _, _, err := c.run(context.Background(), "copy", "--from", "local://"+db, "--to", "local://"+filepath.Join(missing, "x.db"), "src"); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Errorf("copy into a directory not there: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "no")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the copy made the directories: %v", err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -66,7 +67,7 @@ func (p *pairFlags) open(ctx context.Context, env *cliEnv, createTo bool) (a, b 
 	if a, err = p.from.openClient(ctx, env); err != nil {
 		return nil, nil, nil, fmt.Errorf("--from: %w", err)
 	}
-	if p.to.store == p.from.store {
+	if p.sameStore() {
 		return a, a, func() { _ = a.Close() }, nil
 	}
 	tb, err := openStore(ctx, env, p.to.store, !createTo)
@@ -76,6 +77,34 @@ func (p *pairFlags) open(ctx context.Context, env *cliEnv, createTo bool) (a, b 
 	}
 	b = env.newClient(tb)
 	return a, b, func() { _ = b.Close(); _ = a.Close() }, nil
+}
+
+// sameStore reports whether --from and --to name one store, however spelled: a local:// file by
+// its canonical path (local:///w/./x.db is local:///w/x.db), its parameters aside.
+func (p *pairFlags) sameStore() bool {
+	return canonicalStore(p.from.store) == canonicalStore(p.to.store)
+}
+
+// sameTable reports whether --from's table and --to's are one table of one store.
+func (p *pairFlags) sameTable() bool { return p.sameStore() && p.from.table == p.to.table }
+
+// canonicalStore is what identifies the store a URL names: for a local:// file, its absolute path
+// with links resolved (as far as it exists); other URLs as given.
+func canonicalStore(raw string) string {
+	path, ok := localPath(raw)
+	if !ok {
+		return raw
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return raw
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs)) // a file not made yet, in a directory that is
+	}
+	return "local://" + abs
 }
 
 func (p *pairFlags) allVersions() bool { return *p.verStr == "all" }

@@ -80,8 +80,10 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 			}
 		}
 		if dir := filepath.Dir(path); dir != "." {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("store URL %q: %w", raw, err)
+			// A mistyped directory is an error, not a new tree of directories made in silence.
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return nil, fmt.Errorf("store %q: %w: directory %s is not there (brine makes the store's file, not its directories: make it first)",
+					raw, backends.ErrInvalidArgument, dir)
 			}
 		}
 		st, err := local.Open(path, opts...)
@@ -132,6 +134,16 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 	default:
 		return nil, fmt.Errorf("store URL %q: unknown scheme %q; want %s", raw, scheme, storeURLHelp)
 	}
+}
+
+// localPath is the file of a local:// store URL.
+func localPath(raw string) (string, bool) {
+	rest, ok := strings.CutPrefix(raw, "local://")
+	if !ok {
+		return "", false
+	}
+	path, _, _ := strings.Cut(rest, "?")
+	return path, path != ""
 }
 
 // dialQuorum fails at once when no ZooKeeper host of the quorum accepts a TCP connection (a wrong

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,7 +84,7 @@ func openCompared(ctx context.Context, c *client.Client, name string) (client.Ta
 }
 
 // describeDifference is one line of verify's output: the kind and the key as get prints it, and for
-// a changed row its first differing cell.
+// a changed row the cells that differ.
 func describeDifference(kf keyFormat, d compare.Difference) string {
 	key := kf.format(d.Key)
 	switch d.Kind {
@@ -90,25 +93,63 @@ func describeDifference(kf keyFormat, d compare.Difference) string {
 	case compare.OnlyInB:
 		return "only in --to: " + key
 	}
-	return "changed: " + key + " (" + firstCellDiff(d.A.Cells, d.B.Cells) + ")"
+	return "changed: " + key + " (" + cellDiffText(d.A.Cells, d.B.Cells) + ")"
 }
 
-// firstCellDiff names the first cell (in canonical order) that one row has and the other has not.
-func firstCellDiff(a, b []client.Cell) string {
-	cell := func(c client.Cell) string {
-		return fmt.Sprintf("%s:%s=%s@%d", c.Family, c.Qualifier, printable(c.Value), c.Timestamp)
-	}
-	for i := 0; i < len(a) || i < len(b); i++ {
-		switch {
-		case i == len(b):
-			return cell(a[i]) + " only in --from"
-		case i == len(a):
-			return cell(b[i]) + " only in --to"
-		case cell(a[i]) != cell(b[i]):
-			return cell(a[i]) + " in --from, " + cell(b[i]) + " in --to"
+// maxDiffColumns is how many differing columns a changed row's line names.
+const maxDiffColumns = 3
+
+// cellDiffText names the cells that one row has and the other has not (compare.CellDiff), column by
+// column: "d:b=2@1000 only in --to", or "d:v=1@5 in --from, d:v=2@7 in --to" where both have it.
+func cellDiffText(a, b []client.Cell) string {
+	onlyA, onlyB := compare.CellDiff(a, b)
+	type column struct{ a, b []string }
+	var order []client.Column
+	cols := map[client.Column]*column{}
+	add := func(c client.Cell, side int) {
+		name := c.Family + ":" + c.Qualifier
+		col := cols[client.Column{Family: c.Family, Qualifier: c.Qualifier}]
+		if col == nil {
+			col = &column{}
+			cols[client.Column{Family: c.Family, Qualifier: c.Qualifier}] = col
+			order = append(order, client.Column{Family: c.Family, Qualifier: c.Qualifier})
+		}
+		text := fmt.Sprintf("%s=%s@%d", name, printable(c.Value), c.Timestamp)
+		if side == 0 {
+			col.a = append(col.a, text)
+		} else {
+			col.b = append(col.b, text)
 		}
 	}
-	return "cells in another order"
+	for _, c := range onlyA {
+		add(c, 0)
+	}
+	for _, c := range onlyB {
+		add(c, 1)
+	}
+	slices.SortFunc(order, func(x, y client.Column) int { // the canonical order
+		return cmp.Or(cmp.Compare(x.Family, y.Family), cmp.Compare(x.Qualifier, y.Qualifier))
+	})
+	var parts []string
+	for i, name := range order {
+		if i == maxDiffColumns {
+			parts = append(parts, fmt.Sprintf("and %d more %s", len(order)-i, map[bool]string{true: "column", false: "columns"}[len(order)-i == 1]))
+			break
+		}
+		col := cols[name]
+		switch {
+		case col.b == nil:
+			parts = append(parts, strings.Join(col.a, " ")+" only in --from")
+		case col.a == nil:
+			parts = append(parts, strings.Join(col.b, " ")+" only in --to")
+		default:
+			parts = append(parts, strings.Join(col.a, " ")+" in --from, "+strings.Join(col.b, " ")+" in --to")
+		}
+	}
+	if len(parts) == 0 {
+		return "cells in another order"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // verifyProgress prints how many rows each side has read, at most every few seconds.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -61,5 +62,34 @@ func checkCLIVerify(t *testing.T, c *cli, from string) {
 	want := []string{"changed h1,1767225600008", "changed h2,1767225600009", "only in --from h3,1767225600010", "only in --to h9,1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("differences:\n%s\nwant %q", strings.Join(lines, "\n"), want)
+	}
+}
+
+// TestCLIVerifyNamesCells: a changed row's line names the cells that differ, and only those: a
+// column deleted from the source is the one cell only in --to; a changed value is named on both
+// sides.
+func TestCLIVerifyNamesCells(t *testing.T) {
+	c := newCLI(t)
+	c.ok("create", "--store", c.store, "--table", "src", "--salt", "hash:2")
+	c.ok("put", "--store", c.store, "--table", "src", "--ts", "1000", "k1", "d:a=1", "d:b=2", "d:c=3")
+	c.ok("put", "--store", c.store, "--table", "src", "--ts", "1000", "k2", "d:a=1", "d:b=2", "d:c=3", "d:e=5", "d:f=6")
+	c.ok("copy", "--from", c.store, "src", "--as", "dst")
+	c.ok("delete", "--store", c.store, "--table", "src", "k1", "d:b")
+	c.ok("put", "--store", c.store, "--table", "src", "--ts", "2000", "k2", "d:a=9", "d:c=9", "d:e=9", "d:f=9")
+	out, _, err := c.run(context.Background(), "verify", "--from", c.store, "src", "--as", "dst")
+	wantExit(t, err, 3)
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		kind, rest, _ := strings.Cut(l, ": ")
+		key, cells, _ := strings.Cut(rest, " ")
+		got[kind+" "+key] = strings.TrimSuffix(strings.TrimPrefix(cells, "("), ")")
+	}
+	want := map[string]string{
+		"changed k1": "d:b=2@1000 only in --to",
+		"changed k2": "d:a=9@2000 in --from, d:a=1@1000 in --to; d:c=9@2000 in --from, d:c=3@1000 in --to; " +
+			"d:e=9@2000 in --from, d:e=5@1000 in --to; and 1 more column",
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("verify:\n%s\nwant %q", out, want)
 	}
 }

@@ -1,0 +1,422 @@
+package migrate
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/compare"
+	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
+	"github.com/brine-kv/brine/salting"
+)
+
+// ErrNotRepaired: Sync wrote a change and the target's row, read back, still differs from the
+// source's (a writer changed one of them meanwhile, or the target's store hid the cells written).
+var ErrNotRepaired = errors.New("migrate: rows still differ after the sync's changes")
+
+// SyncOptions control Sync. The zero value makes the newest version of every cell of the target
+// equal to the source's, over the whole table.
+type SyncOptions struct {
+	As          string       // the target's name (default: the source's)
+	Range       client.Range // the logical keys synced (default: all)
+	AllVersions bool         // compare and repair every version the tables keep, not the newest only
+	// DryRun finds the changes and reports them (OnChange) without writing anything, the
+	// checkpoint included.
+	DryRun bool
+	// Resume continues the interrupted sync whose checkpoint the target's store holds; its options
+	// must be the ones that sync had.
+	Resume bool
+	// Chunk is compare.Options.Chunk: the mean rows per hashed chunk.
+	Chunk int
+	// OnChange, when set, is told of each change once it is written (DryRun: once found), in key
+	// order, from one goroutine.
+	OnChange func(Change)
+	// Progress, when set, is told of the rows hashed and the changes made, now and then; its calls
+	// do not overlap.
+	Progress func(SyncProgress)
+}
+
+// SyncProgress is a sync's progress.
+type SyncProgress struct {
+	RowsFrom, RowsTo int64 // rows hashed, of the source and of the target
+	Changes          int64 // target rows changed so far (DryRun: found)
+}
+
+// Change is what Sync does to one row of the target to make it equal to the source's: HBase
+// SyncTable's doDeletes (DeleteRow, Delete) then doPuts (Put).
+type Change struct {
+	Key       []byte
+	DeleteRow bool            // the row is deleted whole (then rewritten with Put, if any)
+	Delete    []client.Column // columns deleted, every version, before the puts
+	Put       []client.Cell   // the source's cells written, with their timestamps
+}
+
+// SyncStats are what a sync did.
+type SyncStats struct {
+	Compared      int64 // rows of the source hashed
+	Changes       int64 // target rows changed (DryRun: to change)
+	Puts, Deletes int64 // cells put; columns and rows deleted
+	Elapsed       time.Duration
+}
+
+// SyncCheckpointTable is the name of the table, on the target's store, that holds the checkpoint
+// of a sync into target while it runs; Sync drops it when the sync is done.
+func SyncCheckpointTable(target string) string { return target + "__sync" }
+
+// syncBatch is how many changes Sync writes together, then reads back, then checkpoints.
+const syncBatch = 256
+
+// Sync makes the table of to equal to the table of from, whatever their stores and salting, as
+// HBase's SyncTable does: it finds the rows that differ as package compare does (both tables hashed
+// by ranges, then the differing ranges read again), then writes each differing target row equal to
+// the source's: the source's cells put with their timestamps, the columns and rows found only in
+// the target deleted. Writes go through the target's public write path, so an IndexedTable's
+// indexes stay exact. Each batch of changes is read back from both sides before its last key goes
+// into the checkpoint (SyncCheckpointTable), so an interrupted sync resumes after it (Resume); a
+// row that still differs fails the sync (ErrNotRepaired).
+//
+// A column the target has a version of that the source has not is deleted before the source's
+// cells of it are put; on a store that keeps delete markers (HBase, until a major compaction), the
+// cells put then must be stamped after the marker to show, and a read-back that finds them hidden
+// reports ErrNotRepaired.
+func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncOptions) (SyncStats, error) {
+	began := time.Now()
+	as := cmp.Or(opts.As, table)
+	fail := func(err error) error { return fmt.Errorf("sync %s: %w", table, err) }
+	if (from == to || from.Backend() == to.Backend()) && as == table {
+		return SyncStats{}, fail(fmt.Errorf("%w (give the target another name, As)", ErrSameTable))
+	}
+	src, scfg, err := openSynced(ctx, from, table)
+	if err != nil {
+		return SyncStats{}, fail(err)
+	}
+	dst, dcfg, err := openSynced(ctx, to, as)
+	if err != nil {
+		return SyncStats{}, fail(fmt.Errorf("target %s: %w", as, err))
+	}
+	if got, want := schemaText(dcfg), schemaText(scfg); got != want {
+		return SyncStats{}, fail(fmt.Errorf("%w: target %s has key schema %s, the source's is %s", client.ErrInvalidArgument, as, got, want))
+	}
+	s := &syncer{src: src, dst: dst, opts: opts, table: table, whole: indexedColumns(dcfg)}
+	if opts.AllVersions {
+		s.ropts = []client.ReadOption{client.MaxVersions(math.MaxInt32)}
+	}
+	r := opts.Range
+	if !opts.DryRun {
+		j := &job{to: to, table: table, as: as, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume}}
+		s.cp, s.cursor, err = j.syncCheckpoint(ctx, SyncCheckpointTable(as))
+		if err != nil {
+			return SyncStats{}, fail(err)
+		}
+		if s.cursor != nil {
+			r.Start = keys.Successor(s.cursor) // every difference up to the cursor is repaired
+		}
+	}
+	var cst compare.Stats
+	copts := compare.Options{Chunk: opts.Chunk, AllVersions: opts.AllVersions, Stats: &cst, Progress: s.hashed}
+	err = s.run(ctx, compare.Tables(ctx, src, dst, r, copts))
+	s.st.Compared, s.st.Elapsed = cst.RowsA, time.Since(began)
+	if err != nil {
+		return s.st, fail(err)
+	}
+	if s.cp != nil {
+		if err := to.DeleteTable(ctx, s.cp.Name()); err != nil && !errors.Is(err, client.ErrTableNotFound) {
+			return s.st, fail(fmt.Errorf("drop its checkpoint: %w", err))
+		}
+	}
+	return s.st, nil
+}
+
+// indexedColumns reports the columns of cfg's indexes, as parts or covered: an IndexedTable deletes
+// them only with their row.
+func indexedColumns(cfg client.TableConfig) func(client.Column) bool {
+	return func(c client.Column) bool {
+		for _, ix := range cfg.Indexes {
+			for _, p := range ix.Parts {
+				if p.Column.Family != "" && p.Column == c {
+					return true
+				}
+			}
+			for _, cov := range ix.Covered {
+				if cov.Family == c.Family && (cov.Qualifier == "" || cov.Qualifier == c.Qualifier) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// syncedTable is what Sync reads and writes: a Table or an IndexedTable.
+type syncedTable interface {
+	compare.Source
+	Apply(ctx context.Context, muts []client.Mutation) ([]error, error)
+	GetMany(ctx context.Context, keys [][]byte, opts ...client.ReadOption) ([]client.Row, error)
+}
+
+// openSynced opens one side of a sync: an IndexedTable when it has indexes, so that writes keep them.
+func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable, client.TableConfig, error) {
+	if meta, err := c.Backend().TableMeta(ctx, name); err == nil && periods.IsTable(meta) {
+		return nil, client.TableConfig{}, fmt.Errorf("%w: %s is a period table: sync each period's table", client.ErrInvalidArgument, name)
+	}
+	cfg, err := c.Describe(ctx, name)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if len(cfg.Indexes) > 0 {
+		it, err := c.OpenIndexedTable(ctx, name, nil)
+		return it, cfg, err
+	}
+	t, err := c.OpenTable(ctx, name, nil)
+	return t, cfg, err
+}
+
+// syncer is one Sync call's state.
+type syncer struct {
+	src, dst   syncedTable
+	opts       SyncOptions
+	table      string
+	ropts      []client.ReadOption
+	whole      func(client.Column) bool // the target's columns that are deleted only with their row
+	cp         *client.Table            // nil for a dry run
+	cursor     []byte
+	st         SyncStats
+	progressMu sync.Mutex
+	rowsA      int64
+	rowsB      int64
+}
+
+// hashed is compare's progress, passed on; compare may call it from both sides at once.
+func (s *syncer) hashed(a, b int64) {
+	if s.opts.Progress == nil {
+		return
+	}
+	s.progressMu.Lock()
+	defer s.progressMu.Unlock()
+	s.rowsA, s.rowsB = a, b
+	s.opts.Progress(SyncProgress{RowsFrom: a, RowsTo: b, Changes: s.st.Changes})
+}
+
+// run turns each difference into a change and writes them a batch at a time.
+func (s *syncer) run(ctx context.Context, diffs iter.Seq2[compare.Difference, error]) error {
+	var batch []Change
+	for d, err := range diffs {
+		if err != nil {
+			return err
+		}
+		batch = append(batch, planChange(d, s.opts.AllVersions, s.whole))
+		if len(batch) == syncBatch {
+			if err := s.apply(ctx, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	return s.apply(ctx, batch)
+}
+
+// planChange is the change that makes d's target row (B) equal to its source row (A); allVersions
+// says whether the rows were read with every version. A column whose target cells the source lacks
+// is deleted, and the source's cells of it put again; a column the target lacks only cells of (in
+// allVersions, or newer than any of the target's) gets those cells put, and nothing deleted. A
+// column whole says the target cannot delete alone (an indexed table's indexed and covered
+// columns) is deleted with its row, and all the source's cells put again.
+func planChange(d compare.Difference, allVersions bool, whole func(client.Column) bool) Change {
+	ch := Change{Key: d.Key}
+	switch d.Kind {
+	case compare.OnlyInA:
+		ch.Put = d.A.Cells
+		return ch
+	case compare.OnlyInB:
+		ch.DeleteRow = true
+		return ch
+	}
+	onlyA, onlyB := compare.CellDiff(d.A.Cells, d.B.Cells)
+	col := func(c client.Cell) client.Column { return client.Column{Family: c.Family, Qualifier: c.Qualifier} }
+	newest := func(cells []client.Cell, c client.Column) (ts int64, ok bool) {
+		for _, x := range cells {
+			if col(x) == c && (!ok || x.Timestamp > ts) {
+				ts, ok = x.Timestamp, true
+			}
+		}
+		return ts, ok
+	}
+	rewrite := map[client.Column]bool{} // deleted, then the source's cells of it put
+	for _, c := range onlyB {
+		k := col(c)
+		if rewrite[k] {
+			continue
+		}
+		srcNewest, inSource := newest(d.A.Cells, k)
+		// With the newest version only, an older target version hides under the source's put.
+		if !allVersions && inSource && c.Timestamp < srcNewest {
+			continue
+		}
+		if whole(k) {
+			return Change{Key: d.Key, DeleteRow: true, Put: d.A.Cells}
+		}
+		rewrite[k] = true
+		ch.Delete = append(ch.Delete, k)
+	}
+	for _, c := range d.A.Cells {
+		if rewrite[col(c)] {
+			ch.Put = append(ch.Put, c)
+		}
+	}
+	for _, c := range onlyA {
+		if !rewrite[col(c)] {
+			ch.Put = append(ch.Put, c)
+		}
+	}
+	return ch
+}
+
+// apply writes a batch of changes (the deletes first: a column rewritten is deleted before its
+// cells are put), reads the rows back from both sides, and then records the batch's last key in the
+// checkpoint. A dry run only reports them.
+func (s *syncer) apply(ctx context.Context, batch []Change) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	if s.cp == nil {
+		s.report(batch)
+		return nil
+	}
+	var dels, puts []client.Mutation
+	for _, ch := range batch {
+		switch {
+		case ch.DeleteRow:
+			dels = append(dels, client.Mutation{Key: ch.Key, Delete: true})
+		case len(ch.Delete) > 0:
+			m := client.Mutation{Key: ch.Key, Delete: true}
+			for _, c := range ch.Delete {
+				m.Cells = append(m.Cells, client.Cell{Family: c.Family, Qualifier: c.Qualifier})
+			}
+			dels = append(dels, m)
+		}
+		if len(ch.Put) > 0 {
+			puts = append(puts, client.Mutation{Key: ch.Key, Cells: ch.Put})
+		}
+	}
+	for _, muts := range [][]client.Mutation{dels, puts} { // the deletes first: a row or column rewritten
+		if err := s.write(ctx, muts); err != nil {
+			return err
+		}
+	}
+	if err := s.confirm(ctx, batch); err != nil {
+		return err
+	}
+	last := batch[len(batch)-1].Key
+	if err := s.cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: last}); err != nil {
+		return fmt.Errorf("save the checkpoint: %w", err)
+	}
+	s.report(batch)
+	return nil
+}
+
+// write applies mutations to the target; any row not written fails the sync.
+func (s *syncer) write(ctx context.Context, muts []client.Mutation) error {
+	if len(muts) == 0 {
+		return nil
+	}
+	rowErrs, err := s.dst.Apply(ctx, muts)
+	if err != nil {
+		return fmt.Errorf("write the target: %w", err)
+	}
+	for i, e := range rowErrs {
+		if e != nil {
+			return fmt.Errorf("write the target: row %d of %d: %w", i+1, len(muts), e)
+		}
+	}
+	return nil
+}
+
+// confirm reads the batch's rows back from both sides and fails if any still differs.
+func (s *syncer) confirm(ctx context.Context, batch []Change) error {
+	ks := make([][]byte, len(batch))
+	for i, ch := range batch {
+		ks[i] = ch.Key
+	}
+	a, err := s.src.GetMany(ctx, ks, s.ropts...)
+	if err != nil {
+		return fmt.Errorf("read the source back: %w", err)
+	}
+	b, err := s.dst.GetMany(ctx, ks, s.ropts...)
+	if err != nil {
+		return fmt.Errorf("read the target back: %w", err)
+	}
+	var still [][]byte
+	for i := range ks {
+		if onlyA, onlyB := compare.CellDiff(a[i].Cells, b[i].Cells); len(onlyA)+len(onlyB) > 0 {
+			still = append(still, ks[i])
+		}
+	}
+	if len(still) > 0 {
+		return fmt.Errorf("%w: %d of %d rows written, the first at key %q", ErrNotRepaired, len(still), len(ks), still[0])
+	}
+	return nil
+}
+
+// report counts a batch and tells OnChange of it.
+func (s *syncer) report(batch []Change) {
+	for _, ch := range batch {
+		s.st.Changes++
+		s.st.Puts += int64(len(ch.Put))
+		s.st.Deletes += int64(len(ch.Delete))
+		if ch.DeleteRow {
+			s.st.Deletes++
+		}
+		if s.opts.OnChange != nil {
+			s.opts.OnChange(ch)
+		}
+	}
+	if s.opts.Progress != nil {
+		s.progressMu.Lock()
+		s.opts.Progress(SyncProgress{RowsFrom: s.rowsA, RowsTo: s.rowsB, Changes: s.st.Changes})
+		s.progressMu.Unlock()
+	}
+}
+
+// syncCheckpoint opens the checkpoint of a sync into j.as: the interrupted sync's when resuming
+// (with its cursor, the last key repaired), else a new one; a new sync over an interrupted one is
+// refused (ErrInterrupted).
+func (j *job) syncCheckpoint(ctx context.Context, name string) (*client.Table, []byte, error) {
+	fp := fmt.Sprintf("sync table=%s as=%s start=%x end=%x all-versions=%t", j.table, j.as, j.opts.Range.Start, j.opts.Range.End, j.opts.AllVersions)
+	cp, err := j.to.OpenTable(ctx, name, nil)
+	switch {
+	case err == nil && !j.opts.Resume:
+		return nil, nil, fmt.Errorf("%w: %s holds an interrupted sync's checkpoint; resume it (--resume), or drop that table to start again", ErrInterrupted, name)
+	case err == nil:
+		row, err := cp.Get(ctx, []byte(jobKey))
+		if err != nil && !errors.Is(err, client.ErrNotFound) {
+			return nil, nil, fmt.Errorf("read the checkpoint: %w", err)
+		}
+		if have := string(cellValue(row.Cells, qualOptions)); have != fp {
+			return nil, nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, fp)
+		}
+		return cp, bytes.Clone(cellValue(row.Cells, qualCursor)), nil
+	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
+		return nil, nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
+	case !errors.Is(err, client.ErrTableNotFound):
+		return nil, nil, fmt.Errorf("open the checkpoint: %w", err)
+	}
+	none, err := salting.ParseSpec("none")
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp, err = j.to.CreateTable(ctx, name, client.TableConfig{Salter: none}); err != nil {
+		return nil, nil, fmt.Errorf("create the checkpoint: %w", err)
+	}
+	if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(fp)}); err != nil {
+		return nil, nil, fmt.Errorf("write the checkpoint: %w", err)
+	}
+	return cp, nil, nil
+}
