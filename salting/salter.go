@@ -53,3 +53,15 @@ func AppendPhysicalBucket(s Salter, dst, logical []byte) ([]byte, int, error) {
 	dst, err = s.AppendPhysical(dst, logical)
 	return dst, b, err
 }
+
+// BucketPrefix is the prefix s writes before every logical key of bucket b, for the salters whose
+// physical key is a bucket prefix followed by the logical key (hash, md5hex, mod, phoenix, opentsdb).
+// ok is false for the others (none, reverse), whose physical keys do not keep a logical key's
+// prefixes, and for a bucket out of range.
+func BucketPrefix(s Salter, b int) (prefix []byte, ok bool) {
+	p, isPrefixed := s.(*prefixed)
+	if !isPrefixed || b < 0 || b >= p.n {
+		return nil, false
+	}
+	return p.appendPrefix(nil, b), true
+}

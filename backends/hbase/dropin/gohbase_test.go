@@ -140,6 +140,60 @@ func TestPrefixFilterRewritten(t *testing.T) {
 	}
 }
 
+// With TrackScanMetrics, a Scan's PrefixFilters are not turned into a range: each bucket reads the
+// Scan's own range with the filter's prefixes behind its bucket prefix, so that the server reads and
+// filters (and its scan metrics count) what it does on an unsalted table. An absent prefix stays absent.
+func TestPrefixFilterSaltedWithScanMetrics(t *testing.T) {
+	ctx := context.Background()
+	keyOnly := filter.NewKeyOnlyFilter(false)
+	cases := []struct {
+		name        string
+		start, stop string
+		f           func(pfx string) filter.Filter // the filter sent to a bucket of prefix pfx ("": the Scan's)
+	}{
+		{name: "prefix alone", f: func(pfx string) filter.Filter { return filter.NewPrefixFilter([]byte(pfx + "g")) }},
+		{name: "range across the prefix", start: "a", stop: "z",
+			f: func(pfx string) filter.Filter { return filter.NewPrefixFilter([]byte(pfx + "g")) }},
+		{name: "range outside the prefix", start: "a", stop: "c",
+			f: func(pfx string) filter.Filter { return filter.NewPrefixFilter([]byte(pfx + "g")) }},
+		{name: "prefix in MustPassAll", f: func(pfx string) filter.Filter {
+			return filter.NewList(filter.MustPassAll, filter.NewPrefixFilter([]byte(pfx+"g")), keyOnly, filter.NewPrefixFilter([]byte(pfx+"gx")))
+		}},
+		{name: "empty prefix", f: func(pfx string) filter.Filter { return filter.NewPrefixFilter([]byte(pfx)) }},
+		{name: "absent prefix", f: func(string) filter.Filter { return filter.NewPrefixFilter(nil) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, f, s := newTestClient(t, "hash:16")
+			sc := c.Scan(must[*hrpc.Scan](t)(hrpc.NewScanRangeStr(ctx, tbl, tc.start, tc.stop, hrpc.Filters(tc.f("")), hrpc.TrackScanMetrics())))
+			if _, err := readAll(t, sc); err != nil {
+				t.Fatal(err)
+			}
+			want := must[[]salting.BucketRange](t)(s.BucketRanges([]byte(tc.start), []byte(tc.stop)))
+			calls := f.calls()
+			if len(calls) != len(want) {
+				t.Fatalf("%d bucket scans, want %d", len(calls), len(want))
+			}
+			for _, call := range calls {
+				bs := call.(*hrpc.Scan)
+				i := slices.IndexFunc(want, func(r salting.BucketRange) bool {
+					return bytes.Equal(r.Start, bs.StartRow()) && bytes.Equal(r.End, bs.StopRow())
+				})
+				if i < 0 {
+					t.Fatalf("bucket scan [%q, %q) is not a bucket range of [%q, %q)", bs.StartRow(), bs.StopRow(), tc.start, tc.stop)
+				}
+				pfx, _ := salting.BucketPrefix(s, want[i].Bucket)
+				if got, wantF := sentFilter(bs), pbOf(t, tc.f(string(pfx))); !proto.Equal(got, wantF) {
+					t.Fatalf("bucket %d: sent filter %v, want %v", want[i].Bucket, got, wantF)
+				}
+				if !bs.TrackScanMetrics() {
+					t.Fatalf("bucket %d: scan metrics not tracked", want[i].Bucket)
+				}
+			}
+		})
+	}
+}
+
 // On an unsalted table (stored spec "none", or any table of HBase's own hbase: namespace, which
 // needs no option and whose meta is never read) every filter goes to the server as the caller built
 // it, row-key filters and PageFilter included, and the scan keeps its own range.

@@ -131,3 +131,48 @@ func everyRowFilter() *pb.Filter {
 	f, _ := filter.NewPrefixFilter([]byte{}).ConstructPBFilter() // marshals bytes: cannot fail
 	return f
 }
+
+// saltPrefixes is f with every PrefixFilter that prefixes takes out of it (top level, or in a
+// top-level MUST_PASS_ALL list) put behind pfx, a bucket's prefix: on that bucket's physical keys it
+// passes the rows f passes on the logical keys. An absent prefix stays absent (it passes no row,
+// salted or not).
+func saltPrefixes(f *pb.Filter, pfx []byte) (*pb.Filter, error) {
+	switch f.GetName() {
+	case filterPath + "PrefixFilter":
+		return saltPrefix(f, pfx)
+	case filterPath + "FilterList":
+		var l pb.FilterList
+		if err := proto.Unmarshal(f.SerializedFilter, &l); err != nil {
+			return nil, fmt.Errorf("filter FilterList: %w", err)
+		}
+		if l.GetOperator() != pb.FilterList_MUST_PASS_ALL {
+			return f, nil
+		}
+		salted := make([]*pb.Filter, len(l.Filters))
+		for i, in := range l.Filters {
+			if in.GetName() != filterPath+"PrefixFilter" {
+				salted[i] = in
+				continue
+			}
+			var err error
+			if salted[i], err = saltPrefix(in, pfx); err != nil {
+				return nil, err
+			}
+		}
+		l.Filters = salted
+		b, err := proto.Marshal(&l)
+		if err != nil {
+			return nil, fmt.Errorf("filter FilterList: %w", err)
+		}
+		return &pb.Filter{Name: f.Name, SerializedFilter: b}, nil
+	}
+	return f, nil
+}
+
+func saltPrefix(f *pb.Filter, pfx []byte) (*pb.Filter, error) {
+	p, err := prefixOf(f)
+	if err != nil || p == nil {
+		return f, err
+	}
+	return filter.NewPrefixFilter(append(bytes.Clone(pfx), p...)).ConstructPBFilter()
+}

@@ -104,6 +104,10 @@ type scanPlan struct {
 	empty   bool         // no bucket can hold a row of the range
 	metrics *scanMetrics // nil without TrackScanMetrics
 
+	// prefixed: the Scan's filter, whose PrefixFilters each bucket's scan carries salted
+	// (saltPrefixes), over the Scan's own range; nil when they became the range (see planScan).
+	prefixed *pb.Filter
+
 	// reversed: s is reversed, and read as one stream of whole rows, reverse, through the driver.
 	reversed bool
 	reverse  iter.Seq2[*hrpc.Result, error]
@@ -154,11 +158,18 @@ func (c *Client) planScan(s *hrpc.Scan) (scanPlan, error) {
 			return scanPlan{}, unsupported("Scan", table, err.Error())
 		}
 		if len(pre) > 0 {
-			if start, stop, p.empty = prefixRange(start, stop, pre); p.empty {
-				return p, nil
+			if _, layout := salting.BucketPrefix(salter, 0); layout && s.TrackScanMetrics() {
+				// Scan metrics count what the server reads and filters: read what it reads on an
+				// unsalted table, the Scan's own range, and let it filter by the salted prefixes.
+				p.prefixed = want.Scan.Filter
+			} else {
+				// The same rows for less: only the prefixes' range is read, and no row is filtered.
+				if start, stop, p.empty = prefixRange(start, stop, pre); p.empty {
+					return p, nil
+				}
+				want.Scan.Filter = rest
+				opts = append(opts, hrpc.Filters(pbFilter{rest}))
 			}
-			want.Scan.Filter = rest
-			opts = append(opts, hrpc.Filters(pbFilter{rest}))
 		}
 	}
 	ranges, err := salter.BucketRanges(start, stop)
@@ -172,13 +183,16 @@ func (c *Client) planScan(s *hrpc.Scan) (scanPlan, error) {
 		p.empty = true
 		return p, nil
 	}
-	// The bucket scans are s rebuilt on each bucket's physical range; check once that the rebuild
-	// keeps everything else.
-	probe, err := hrpc.NewScanRange(ctx, s.Table(), ranges[0].Start, ranges[0].End, opts...)
+	// The bucket scans are s rebuilt on each bucket's physical range (and salted prefixes); check
+	// once that the rebuild keeps everything else.
+	probe, err := p.bucketScanWith(ctx, ranges[0], opts)
 	if err != nil {
 		return scanPlan{}, fmt.Errorf("dropin: Scan %q: %w", table, err)
 	}
 	want.Scan.StartRow, want.Scan.StopRow = ranges[0].Start, ranges[0].End
+	if p.prefixed != nil {
+		want.Scan.Filter = requestProto(probe).(*pb.ScanRequest).Scan.Filter
+	}
 	if d := protoDiff(normalize(want), normalize(requestProto(probe))); len(d) > 0 {
 		return scanPlan{}, unsupported("Scan", table, "cannot carry over "+strings.Join(d, ", "))
 	}
@@ -206,7 +220,24 @@ func (c *Client) planScan(s *hrpc.Scan) (scanPlan, error) {
 // scans, whose scanners run at once, would otherwise append into the one array they share (a data
 // race the HBase tests caught under -race).
 func (p scanPlan) bucketScan(ctx context.Context, r salting.BucketRange) (*hrpc.Scan, error) {
-	return hrpc.NewScanRange(ctx, p.s.Table(), r.Start, r.End, slices.Clip(p.opts)...)
+	return p.bucketScanWith(ctx, r, p.opts)
+}
+
+// bucketScanWith is bucketScan with opts for the Scan's, and the bucket's salted prefixes if any.
+func (p scanPlan) bucketScanWith(ctx context.Context, r salting.BucketRange, opts []func(hrpc.Call) error) (*hrpc.Scan, error) {
+	opts = slices.Clip(opts)
+	if p.prefixed != nil {
+		pfx, ok := salting.BucketPrefix(p.t.salter, r.Bucket)
+		if !ok {
+			return nil, fmt.Errorf("no prefix for bucket %d", r.Bucket)
+		}
+		f, err := saltPrefixes(p.prefixed, pfx)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, hrpc.Filters(pbFilter{f}))
+	}
+	return hrpc.NewScanRange(ctx, p.s.Table(), r.Start, r.End, opts...)
 }
 
 // scanMetrics sums the scan metrics of a Scan's bucket scanners, each added when its scanner ends.
