@@ -35,7 +35,9 @@
 // Row-key filters that can be carried exactly are rewritten: a PrefixFilter, alone or in a
 // MUST_PASS_ALL FilterList, narrows a Scan's logical range to the prefix's range (then split per
 // bucket as any range), and on a Get is dropped (the row has the prefix) or replaced by a filter that
-// passes no row (it has not). On an unsalted table (stored spec "none", or WithUnsalted for a table
+// passes no row (it has not). A Scan with TrackScanMetrics instead sends each bucket the Scan's own
+// range and the filter with its prefixes behind the bucket's prefix, so that the server reads and
+// filters, and its metrics count, what it does on an unsalted table. On an unsalted table (stored spec "none", or WithUnsalted for a table
 // brine did not create) every request goes to the server as the caller built it. So do requests to
 // HBase's own tables (hbase:meta, hbase:namespace, any table of the hbase: namespace), with no
 // option: they are never salted.
@@ -82,7 +84,9 @@
 // of at most NumberOfRows results and about MaxResultSize bytes (a merge of buckets has no region
 // server's answer to map one to one); SendBatch rebuilds every call of the batch and keeps gohbase's
 // contract (results in order, allOK, NotExecutedError for calls not sent). A Scanner's
-// GetScanMetrics is the sum over the buckets' scanners. docs/drop-ins.md lists what differs from
+// GetScanMetrics is the sum over the buckets' scanners; a WithScanStatsHandler handler gets each
+// bucket RPC's ScanStats as gohbase makes them (that RPC's ScanMetrics), one call at a time.
+// gohbase.DebugState(c) leaves out the regions of brine's own meta table (hbase.MetaTable). docs/drop-ins.md lists what differs from
 // gohbase, as gohbase's own suite shows it.
 //
 // Reversed scans. A reversed hrpc.Scan reads (StopRow, StartRow], newest key first. gohbase's own
