@@ -83,11 +83,11 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	st, err := migrate.Copy(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil {
 		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.CheckpointTable(target.table), nil); cerr != nil {
-			return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted before it began: %w", ctx.Err())}
+			return interrupted(ctx, "copy of %s interrupted before it wrote anything: run it again", from.table)
 		}
 		fmt.Fprintf(env.stdout, "copy interrupted after %d rows; its checkpoint is kept on --to: resume with:\n  %s\n", st.Rows,
 			commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted: %w", ctx.Err())}
+		return interrupted(ctx, "copy of %s interrupted after %d rows: run the command above (the same flags, and --resume) to finish it", from.table, st.Rows)
 	}
 	if err != nil {
 		if names, terr := cb.Tables(context.WithoutCancel(ctx)); newFile != "" && terr == nil && len(names) == 0 {
