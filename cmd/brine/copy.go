@@ -123,14 +123,25 @@ func parseSince(s string) (time.Time, error) {
 // copyProgress prints the rows copied and the buckets done, at most every few seconds.
 func copyProgress(env *cliEnv, began time.Time) func(migrate.Progress) {
 	var mu sync.Mutex
-	last := began
+	last, lastPhase := began, ""
 	return func(p migrate.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(last) < 3*time.Second {
+		phase := p.Phase + " " + p.Index
+		// A new phase is shown at once: after the rows, an indexed copy writes nothing for a while.
+		if time.Since(last) < 3*time.Second && phase == lastPhase {
 			return
 		}
-		last = time.Now()
-		fmt.Fprintf(env.stderr, "copy: %d rows, %d of %d buckets done, in %v\n", p.Rows, p.Buckets, p.Total, time.Since(began).Round(time.Second))
+		last, lastPhase = time.Now(), phase
+		switch p.Phase {
+		case migrate.PhaseIndexes:
+			fmt.Fprintf(env.stderr, "copy: %d rows copied; building the target's indexes (%v), in %v\n", p.Rows,
+				p.Elapsed.Round(time.Second), time.Since(began).Round(time.Second))
+		case migrate.PhaseVerifyIndex:
+			fmt.Fprintf(env.stderr, "copy: %d rows copied; verifying index %s (%v), in %v\n", p.Rows, p.Index,
+				p.Elapsed.Round(time.Second), time.Since(began).Round(time.Second))
+		default:
+			fmt.Fprintf(env.stderr, "copy: %d rows, %d of %d buckets done, in %v\n", p.Rows, p.Buckets, p.Total, time.Since(began).Round(time.Second))
+		}
 	}
 }

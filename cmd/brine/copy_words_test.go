@@ -45,3 +45,20 @@ func idRows(n int) string {
 	}
 	return b.String()
 }
+
+// TestCLICopyIndexPhases: after its rows, an indexed copy says that it builds and verifies the
+// target's indexes, rather than nothing for as long as that takes.
+func TestCLICopyIndexPhases(t *testing.T) {
+	c := newCLI(t)
+	c.ok("create", "--store", c.store, "--table", "t", "--salt", "hash:4", "--key", "id", "--index", "by_h=salt=hash:2|key=c:d:h")
+	c.ok("import", "--store", c.store, "--table", "t", "--exclusive", c.file("in.csv", "id,h\na,1\nb,2\nc,3\n"))
+	_, stderr, err := c.run(context.Background(), "copy", "--from", c.store, "t", "--as", "u")
+	if err != nil {
+		t.Fatalf("copy: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"copy: 3 rows copied; building the target's indexes", "copy: 3 rows copied; verifying index by_h"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("copy's stderr:\n%s\nwant %q", stderr, want)
+		}
+	}
+}
