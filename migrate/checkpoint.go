@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -143,7 +145,7 @@ func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
 			return nil, fmt.Errorf("read the checkpoint: %w", err)
 		}
 		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
-			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, want)
+			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, j.showOptions(have), j.showOptions(want))
 		}
 		j.firstRun = time.Time{} // unknown, unless the checkpoint recorded it
 		if v := cellValue(got.Cells, qualBegan); len(v) == 8 {
@@ -255,6 +257,27 @@ func (j *job) fingerprint() string {
 	}
 	return fmt.Sprintf("table=%s as=%s salt=%s start=%x end=%x since=%s all-versions=%t",
 		j.table, j.as, spec, j.opts.Range.Start, j.opts.Range.End, since, j.opts.AllVersions)
+}
+
+// showOptions is a checkpoint's options (fingerprint) as a user reads them, the range's keys
+// printed as get prints them. The stored form keeps them in hex, which is what resumes compare, so
+// checkpoints already made still match.
+func (j *job) showOptions(fp string) string {
+	words := strings.Fields(fp)
+	for i, w := range words {
+		for _, name := range []string{"start=", "end="} {
+			h, ok := strings.CutPrefix(w, name)
+			if !ok {
+				continue
+			}
+			if k, err := hex.DecodeString(h); err == nil && len(k) > 0 {
+				words[i] = name + route.PrintKey(j.cfg.KeySchema, k)
+			} else if err == nil {
+				words[i] = name + "(none)"
+			}
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // bucketState is a source bucket's place in the checkpoint.

@@ -64,7 +64,19 @@ const DefaultClockSkew = time.Minute
 type Progress struct {
 	Rows           int64 // rows written by this call
 	Buckets, Total int   // source buckets done (resumed ones included), of Total
+	// Phase is what the copy does once its rows are written, reported when it begins and then about
+	// every second until it ends: PhaseIndexes, then PhaseVerifyIndex for each index ("" while rows
+	// are copied). An indexed copy spends a while there, writing nothing more.
+	Phase   string
+	Index   string        // the index verified, in PhaseVerifyIndex
+	Elapsed time.Duration // how long the phase has run
 }
+
+// The phases of Progress after the rows.
+const (
+	PhaseIndexes     = "indexes"      // releasing the target's fence: repairing and activating its indexes
+	PhaseVerifyIndex = "verify index" // checking an index against the target's rows
+)
 
 // Stats are what a copy did.
 type Stats struct {
@@ -340,7 +352,7 @@ func (j *job) finish(ctx context.Context, fail error) error {
 		_ = j.fenced.Release(cctx)
 		return fail
 	}
-	if err := j.fenced.Release(ctx); err != nil {
+	if err := j.during(ctx, PhaseIndexes, "", func() error { return j.fenced.Release(ctx) }); err != nil {
 		return fmt.Errorf("copy %s: release the target's fence (its indexes' repair): %w", j.table, err)
 	}
 	it, err := j.to.OpenIndexedTable(ctx, j.as, nil)
@@ -348,7 +360,8 @@ func (j *job) finish(ctx context.Context, fail error) error {
 		return fmt.Errorf("copy %s: open the target: %w", j.table, err)
 	}
 	for _, ix := range it.Indexes() {
-		rep, err := ix.Verify(ctx)
+		var rep client.IndexReport
+		err := j.during(ctx, PhaseVerifyIndex, ix.Name(), func() (err error) { rep, err = ix.Verify(ctx); return err })
 		if err != nil {
 			return fmt.Errorf("copy %s: verify index %s: %w", j.table, ix.Name(), err)
 		}

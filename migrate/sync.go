@@ -111,7 +111,7 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	}
 	r := opts.Range
 	if !opts.DryRun {
-		j := &job{to: to, table: table, as: as, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume}}
+		j := &job{to: to, table: table, as: as, cfg: scfg, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume}}
 		s.cp, s.cursor, err = j.syncCheckpoint(ctx, SyncCheckpointTable(as))
 		if err != nil {
 			return SyncStats{}, fail(err)
@@ -400,7 +400,7 @@ func (j *job) syncCheckpoint(ctx context.Context, name string) (*client.Table, [
 			return nil, nil, fmt.Errorf("read the checkpoint: %w", err)
 		}
 		if have := string(cellValue(row.Cells, qualOptions)); have != fp {
-			return nil, nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, have, fp)
+			return nil, nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, j.showOptions(have), j.showOptions(fp))
 		}
 		return cp, bytes.Clone(cellValue(row.Cells, qualCursor)), nil
 	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"time"
 
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
@@ -70,12 +71,44 @@ func mapError(what string, err error, idempotent bool) error {
 		// again; a write's outcome is unknown.
 		var ne net.Error
 		transient := errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		err = transportError(what, err)
 		if idempotent && transient {
-			return driverkit.Retryable(fmt.Errorf("tablestore: %s: %w", what, err))
+			return driverkit.Retryable(err)
 		}
-		return fmt.Errorf("tablestore: %s: %w", what, err)
+		return err
 	}
 	return codeError(what, oe, idempotent)
+}
+
+// unreachableError is a request that got no answer from the store: said in brine's words (which
+// store, and why in a word) rather than as the HTTP client's "Post \"http://host/ListTable\": dial
+// tcp ...", with the cause kept for errors.Is and errors.As.
+type unreachableError struct {
+	what, host, reason string
+	cause              error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("tablestore: %s: the store at %s could not be reached (%s)", e.what, e.host, e.reason)
+}
+
+func (e *unreachableError) Unwrap() error { return e.cause }
+
+// transportError is an error of the SDK's HTTP request, without a service code.
+func transportError(what string, err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return fmt.Errorf("tablestore: %s: %w", what, err)
+	}
+	host := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	reason := ue.Err
+	for errors.Unwrap(reason) != nil { // the innermost says it: "connection refused", "i/o timeout"
+		reason = errors.Unwrap(reason)
+	}
+	return &unreachableError{what: what, host: host, reason: reason.Error(), cause: err}
 }
 
 func codeError(what string, oe *ots.OtsError, idempotent bool) error {

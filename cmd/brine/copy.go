@@ -83,11 +83,11 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	st, err := migrate.Copy(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil {
 		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.CheckpointTable(target.table), nil); cerr != nil {
-			return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted before it began: %w", ctx.Err())}
+			return interrupted(ctx, "copy of %s interrupted before it wrote anything: run it again", from.table)
 		}
 		fmt.Fprintf(env.stdout, "copy interrupted after %d rows; its checkpoint is kept on --to: resume with:\n  %s\n", st.Rows,
 			commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("copy interrupted: %w", ctx.Err())}
+		return interrupted(ctx, "copy of %s interrupted after %d rows: run the command above (the same flags, and --resume) to finish it", from.table, st.Rows)
 	}
 	if err != nil {
 		if names, terr := cb.Tables(context.WithoutCancel(ctx)); newFile != "" && terr == nil && len(names) == 0 {
@@ -123,14 +123,25 @@ func parseSince(s string) (time.Time, error) {
 // copyProgress prints the rows copied and the buckets done, at most every few seconds.
 func copyProgress(env *cliEnv, began time.Time) func(migrate.Progress) {
 	var mu sync.Mutex
-	last := began
+	last, lastPhase := began, ""
 	return func(p migrate.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(last) < 3*time.Second {
+		phase := p.Phase + " " + p.Index
+		// A new phase is shown at once: after the rows, an indexed copy writes nothing for a while.
+		if time.Since(last) < 3*time.Second && phase == lastPhase {
 			return
 		}
-		last = time.Now()
-		fmt.Fprintf(env.stderr, "copy: %d rows, %d of %d buckets done, in %v\n", p.Rows, p.Buckets, p.Total, time.Since(began).Round(time.Second))
+		last, lastPhase = time.Now(), phase
+		switch p.Phase {
+		case migrate.PhaseIndexes:
+			fmt.Fprintf(env.stderr, "copy: %d rows copied; building the target's indexes (%v), in %v\n", p.Rows,
+				p.Elapsed.Round(time.Second), time.Since(began).Round(time.Second))
+		case migrate.PhaseVerifyIndex:
+			fmt.Fprintf(env.stderr, "copy: %d rows copied; verifying index %s (%v), in %v\n", p.Rows, p.Index,
+				p.Elapsed.Round(time.Second), time.Since(began).Round(time.Second))
+		default:
+			fmt.Fprintf(env.stderr, "copy: %d rows, %d of %d buckets done, in %v\n", p.Rows, p.Buckets, p.Total, time.Since(began).Round(time.Second))
+		}
 	}
 }

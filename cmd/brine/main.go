@@ -72,6 +72,21 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// interruptedError is the error of a command a signal stopped: what was interrupted and how to go
+// on, in brine's words; the cause (context.Canceled) is kept for errors.Is, not printed.
+type interruptedError struct {
+	msg   string
+	cause error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.cause }
+
+// interrupted is the exit of a command a signal stopped, saying msg.
+func interrupted(ctx context.Context, format string, args ...any) error {
+	return &exitError{code: exitInterrupted, err: &interruptedError{msg: fmt.Sprintf(format, args...), cause: ctx.Err()}}
+}
+
 func commands() []command {
 	return []command{
 		{"demo", "salt a table of 1M monotonic time-series keys on the embedded store and scan it back", runDemo},

@@ -60,11 +60,14 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	st, err := migrate.Sync(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil && !*dryRun {
 		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.SyncCheckpointTable(target.table), nil); cerr != nil {
-			return &exitError{code: exitInterrupted, err: fmt.Errorf("sync interrupted before it began: %w", ctx.Err())}
+			return interrupted(ctx, "sync of %s interrupted before it changed anything: run it again", from.table)
 		}
 		fmt.Fprintf(env.stdout, "sync interrupted after %d changes; its checkpoint is kept on --to: resume with:\n  %s\n", st.Changes,
 			commandLine(fs, "brine sync", []string{"resume"}, "--resume", from.table))
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("sync interrupted: %w", ctx.Err())}
+		return interrupted(ctx, "sync of %s interrupted after %d changes: run the command above (the same flags, and --resume) to finish it", from.table, st.Changes)
+	}
+	if err != nil && ctx.Err() != nil {
+		return interrupted(ctx, "dry run of a sync of %s interrupted after %d changes listed: it wrote nothing; run it again", from.table, st.Changes)
 	}
 	if err != nil {
 		return err

@@ -57,6 +57,10 @@ func runVerify(ctx context.Context, env *cliEnv, args []string) error {
 	var st compare.Stats
 	opts := compare.Options{Chunk: *chunk, AllVersions: p.allVersions(), Stats: &st, Progress: verifyProgress(env, began)}
 	for d, err := range compare.Tables(ctx, a, b, r, opts) {
+		if err != nil && ctx.Err() != nil {
+			// A verify writes nothing and keeps no checkpoint: it is run again from the start.
+			return interrupted(ctx, "verify of %s interrupted after comparing %d rows (%d differences so far): it keeps no checkpoint; run it again", from.table, st.RowsA, st.Differences)
+		}
 		if err != nil {
 			return err
 		}
