@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -454,6 +455,20 @@ func TestZKRootFromClientOptions(t *testing.T) {
 				t.Errorf("zkRoot = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFlushIntervalZero: gohbase's region clients treat an interval of 0 as unset (their default,
+// 20 ms, then delays every lone call), so the driver's 0 must reach gohbase as a positive interval,
+// and any other as itself. Read from the client's field, as zkRoot is; it fails if gohbase renames it.
+func TestFlushIntervalZero(t *testing.T) {
+	for _, tc := range []struct{ give, want time.Duration }{{0, time.Nanosecond}, {5 * time.Millisecond, 5 * time.Millisecond}} {
+		c := gohbase.NewClient("h:1", FlushInterval(tc.give))
+		f := reflect.ValueOf(c).Elem().FieldByName("flushInterval")
+		if !f.IsValid() || time.Duration(f.Int()) != tc.want {
+			t.Errorf("FlushInterval(%v): the client's flushInterval is %v, want %v", tc.give, f, tc.want)
+		}
+		c.Close()
 	}
 }
 

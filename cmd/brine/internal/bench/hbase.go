@@ -34,7 +34,7 @@ func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
 		return nil, fmt.Errorf("bench: %w: negative flush interval", backends.ErrInvalidArgument)
 	}
 	opts := func(flush time.Duration) []gohbase.Option {
-		o := []gohbase.Option{gohbase.FlushInterval(flush)}
+		o := []gohbase.Option{hbase.FlushInterval(flush)}
 		if l := cmp.Or(cfg.GohbaseLogger, cfg.Logger); l != nil {
 			o = append(o, gohbase.Logger(l))
 		}
