@@ -38,15 +38,21 @@ func benchBackend(b *testing.B) (*hbase.Backend, []int) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = be.Close() })
-	var pids []int
-	if s := os.Getenv("BRINE_HBASE_PID"); s != "" {
-		pid, err := strconv.Atoi(s)
-		if err != nil {
-			b.Fatalf("BRINE_HBASE_PID=%q: %v", s, err)
-		}
-		pids = append(pids, pid)
+	return be, serverPIDs(b)
+}
+
+// serverPIDs is the server's pid from BRINE_HBASE_PID (make hbase-up's), none when unset.
+func serverPIDs(b *testing.B) []int {
+	b.Helper()
+	s := os.Getenv("BRINE_HBASE_PID")
+	if s == "" {
+		return nil
 	}
-	return be, pids
+	pid, err := strconv.Atoi(s)
+	if err != nil {
+		b.Fatalf("BRINE_HBASE_PID=%q: %v", s, err)
+	}
+	return []int{pid}
 }
 
 // measureRows runs op (rows per call) in a b.Loop and reports rows/s and the CPU per row of this

@@ -5,9 +5,7 @@ package hbase_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -32,14 +30,7 @@ func BenchmarkCheckAndMutateBatch(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer be.Close()
-	var pids []int
-	if s := os.Getenv("BRINE_HBASE_PID"); s != "" {
-		pid, err := strconv.Atoi(s)
-		if err != nil {
-			b.Fatalf("BRINE_HBASE_PID=%q: %v", s, err)
-		}
-		pids = append(pids, pid)
-	}
+	pids := serverPIDs(b)
 	table := hbasetest.Table("brine_bench_cam")
 	if err := be.CreateTable(ctx, table, backends.TableOptions{Families: []string{"d"}}); err != nil {
 		b.Fatal(err)
