@@ -44,7 +44,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	f.metrics.register(fs)
 	fs.StringVar(&f.salt, "salt", "", "salting spec; required with -create, else checked against the table's (empty: adopt it)")
 	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (default: the table's stored schema; required with --create)")
-	fs.StringVar(&f.format, "format", "", "csv, tsv or jsonl (default: from the file name, else csv)")
+	fs.StringVar(&f.format, "format", "", "csv, tsv, jsonl, or cells as scan --format cells writes them (default: from the file name, else csv)")
 	fs.StringVar(&f.family, "family", client.DefaultFamily, "column family of the imported cells")
 	fs.StringVar(&f.columns, "columns", "", "comma-separated columns to store (default: all but the key columns)")
 	fs.StringVar(&f.tsColumn, "ts-column", "", "column holding each row's cell timestamp in ms (default: the import's start time)")
@@ -78,6 +78,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	format, err := parseFormat(f.format, path)
 	if err != nil {
 		return err
+	}
+	if format == formatCells && (f.tsColumn != "" || f.columns != "" || f.family != client.DefaultFamily) {
+		return errors.New("--format cells holds each cell's family, qualifier and timestamp: --family, --columns and --ts-column do not apply")
 	}
 	in, size, closeIn, err := openInput(env, path)
 	if err != nil {
@@ -297,6 +300,9 @@ type rowConverter struct {
 }
 
 func (rc rowConverter) key(rec record) ([]byte, error) {
+	if rec.mutation != nil {
+		return rec.mutation.Key, nil
+	}
 	fields := rc.schema.Fields()
 	text := make([]string, len(fields))
 	for i, fld := range fields {
@@ -319,6 +325,10 @@ func (rc rowConverter) key(rec record) ([]byte, error) {
 
 func (rc rowConverter) row(rec record) (client.ImportRow, error) {
 	row := client.ImportRow{Source: rec}
+	if rec.mutation != nil { // the cells format: key and cells as scanned
+		row.Mutation = *rec.mutation
+		return row, nil
+	}
 	k, err := rc.key(rec)
 	if err != nil {
 		return row, err

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/brine-kv/brine/client"
 )
 
 // inputFormat reads one of the import formats and writes failed records back in the same format, so a
@@ -37,11 +39,15 @@ func parseFormat(name, path string) (inputFormat, error) {
 		}
 	}
 	switch f := inputFormat(strings.ToLower(name)); f {
-	case formatCSV, formatTSV, formatJSONL:
+	case formatCSV, formatTSV, formatJSONL, formatCells:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want csv, tsv or jsonl)", name)
+	return "", fmt.Errorf("unknown format %q (want csv, tsv, jsonl or cells)", name)
 }
+
+// hasHeader says whether the format is CSV or TSV, whose first line names the columns; the others
+// are lines of JSON.
+func (f inputFormat) hasHeader() bool { return f == formatCSV || f == formatTSV }
 
 // record is one input row: named string fields, plus what is needed to write it back verbatim.
 type record struct {
@@ -50,6 +56,8 @@ type record struct {
 	fields map[string]string // column name -> value
 	raw    []string          // CSV/TSV: the record's fields as parsed
 	input  []byte            // the record's bytes exactly as read (CSV/TSV: with its line end; JSONL: trimmed)
+	// mutation is the row of a cells-format record: its key and cells as they were scanned.
+	mutation *client.Mutation
 }
 
 // countingReader counts bytes read, for progress and ETA on inputs of known size; the progress
@@ -68,8 +76,11 @@ func (c countingReader) Read(p []byte) (int, error) {
 // readRecords streams the records of r. A record that cannot be parsed is yielded with its error (and
 // whatever of it could be kept), so the import reports it and goes on with the next one.
 func readRecords(r io.Reader, format inputFormat) (header []string, records iter.Seq2[record, error], err error) {
-	if format == formatJSONL {
+	switch format {
+	case formatJSONL:
 		return nil, readJSONL(r), nil
+	case formatCells:
+		return nil, readCells(r), nil
 	}
 	// The failure report must hold a failed record byte for byte as it was read (an unparsable one
 	// too, and quoted line ends unchanged), so the reader keeps what csv.Reader consumed and each
@@ -259,7 +270,7 @@ type failureWriter struct {
 
 func newFailureWriter(w io.Writer, format inputFormat, header []string) *failureWriter {
 	fw := &failureWriter{format: format, w: bufio.NewWriter(w)}
-	if format != formatJSONL && len(header) > 0 {
+	if format.hasHeader() && len(header) > 0 {
 		// Replaced by the header's own bytes when the first record brings them.
 		var b bytes.Buffer
 		cw := csv.NewWriter(&b)
@@ -274,7 +285,7 @@ func newFailureWriter(w io.Writer, format inputFormat, header []string) *failure
 }
 
 func (fw *failureWriter) write(rec record) error {
-	if fw.format != formatJSONL && !fw.wrote {
+	if fw.format.hasHeader() && !fw.wrote {
 		if rec.header != nil {
 			fw.header = rec.header
 		}
@@ -283,7 +294,7 @@ func (fw *failureWriter) write(rec record) error {
 		}
 		fw.wrote = true
 	}
-	if fw.format != formatJSONL && !bytes.HasSuffix(rec.input, []byte("\n")) && len(rec.input) > 0 {
+	if fw.format.hasHeader() && !bytes.HasSuffix(rec.input, []byte("\n")) && len(rec.input) > 0 {
 		// The input's last record, cut by the end of the file: a line end added to it could land
 		// inside an open quote and change it, so it goes last in the report, as it was in the input.
 		fw.last = rec.input
