@@ -275,6 +275,7 @@ func pbCells(r *hrpc.Result) []*pb.Cell {
 type regionSpan struct {
 	Start, End []byte
 	Server     string
+	Name       string // the region's name (its hbase:meta row), when read from hbase:meta
 }
 
 // spanFromMetaRow parses an hbase:meta row's info:regioninfo cell ("PBUF" + RegionInfo). ok is false

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -493,5 +494,37 @@ func TestOpenNoCluster(t *testing.T) {
 	}
 	if d := time.Since(began); d > 5*time.Second {
 		t.Errorf("Open took %v past its 1.5 s deadline", d)
+	}
+}
+
+func TestRegionsByServer(t *testing.T) {
+	load := func(names ...string) *pb.ServerLoad {
+		sl := &pb.ServerLoad{}
+		for _, n := range names {
+			sl.RegionLoads = append(sl.RegionLoads, &pb.RegionLoad{RegionSpecifier: &pb.RegionSpecifier{
+				Type: pb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(n)}})
+		}
+		return sl
+	}
+	server := func(host string, port uint32) *pb.ServerName {
+		return &pb.ServerName{HostName: proto.String(host), Port: proto.Uint32(port), StartCode: proto.Uint64(1)}
+	}
+	tests := []struct {
+		name string
+		st   *pb.ClusterStatus
+		want map[string]string
+	}{
+		{"none", &pb.ClusterStatus{}, map[string]string{}},
+		{"two servers", &pb.ClusterStatus{LiveServers: []*pb.LiveServerInfo{
+			{Server: server("rs1", 16020), ServerLoad: load("t,,1.a.", "t,b,2.b.")},
+			{Server: server("rs2", 16021), ServerLoad: load("t,c,3.c.")},
+		}}, map[string]string{"t,,1.a.": "rs1:16020", "t,b,2.b.": "rs1:16020", "t,c,3.c.": "rs2:16021"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := regionsByServer(tc.st); !maps.Equal(got, tc.want) {
+				t.Errorf("regionsByServer = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
