@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -31,31 +30,11 @@ type cellLine struct {
 
 // readCells reads the cells format; a line that is not one fails alone, with its line number.
 func readCells(r io.Reader) iter.Seq2[record, error] {
-	return func(yield func(record, error) bool) {
-		br := bufio.NewReaderSize(r, 64<<10)
-		for n := int64(1); ; n++ {
-			line, err := br.ReadBytes('\n')
-			if len(line) == 0 && err != nil {
-				if err != io.EOF {
-					yield(record{line: n}, lineErr(n, err))
-				}
-				return
-			}
-			trimmed := bytes.TrimSpace(line)
-			if len(trimmed) == 0 {
-				continue
-			}
-			rec := record{line: n, input: append([]byte(nil), trimmed...)}
-			m, perr := parseCellLine(trimmed)
-			if perr != nil {
-				perr = lineErr(n, perr)
-			}
-			rec.mutation = m
-			if !yield(rec, perr) {
-				return
-			}
-		}
-	}
+	return readLines(r, func(rec *record, line []byte) error {
+		m, err := parseCellLine(line)
+		rec.mutation = m
+		return err
+	})
 }
 
 func parseCellLine(b []byte) (*client.Mutation, error) {

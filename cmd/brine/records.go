@@ -159,7 +159,9 @@ func asParseError(err error, pe **csv.ParseError) bool {
 	return ok
 }
 
-func readJSONL(r io.Reader) iter.Seq2[record, error] {
+// readLines yields a record for each non-blank line of r (its bytes trimmed, its 1-based number)
+// as parse fills it, with parse's error for a line that fails alone; a read error ends the input.
+func readLines(r io.Reader, parse func(rec *record, line []byte) error) iter.Seq2[record, error] {
 	return func(yield func(record, error) bool) {
 		br := bufio.NewReaderSize(r, 64<<10)
 		for n := int64(1); ; n++ {
@@ -175,40 +177,44 @@ func readJSONL(r io.Reader) iter.Seq2[record, error] {
 				continue
 			}
 			rec := record{line: n, input: append([]byte(nil), trimmed...)}
-			// encoding/json would quietly turn invalid UTF-8 into U+FFFD, storing something that is
-			// not what the input says.
-			if !utf8.Valid(trimmed) {
-				if !yield(rec, lineErr(n, errors.New("invalid UTF-8"))) {
-					return
-				}
-				continue
+			perr := parse(&rec, trimmed)
+			if perr != nil {
+				perr = lineErr(n, perr)
 			}
-			var obj map[string]any
-			dec := json.NewDecoder(bytes.NewReader(trimmed))
-			dec.UseNumber()
-			if derr := dec.Decode(&obj); derr != nil {
-				if !yield(rec, lineErr(n, fmt.Errorf("not a JSON object: %w", derr))) {
-					return
-				}
-				continue
-			}
-			rec.fields = make(map[string]string, len(obj))
-			var ferr error
-			for k, v := range obj {
-				s, err := jsonScalar(v)
-				if err != nil && ferr == nil {
-					ferr = lineErr(n, fmt.Errorf("field %q: %w", k, err))
-				}
-				rec.fields[k] = s
-			}
-			if !yield(rec, ferr) {
-				return
-			}
-			if err != nil {
+			if !yield(rec, perr) || err != nil {
 				return
 			}
 		}
 	}
+}
+
+func readJSONL(r io.Reader) iter.Seq2[record, error] {
+	return readLines(r, parseJSONLine)
+}
+
+// parseJSONLine reads one JSONL line into rec's fields.
+func parseJSONLine(rec *record, line []byte) error {
+	// encoding/json would quietly turn invalid UTF-8 into U+FFFD, storing something that is not what
+	// the input says.
+	if !utf8.Valid(line) {
+		return errors.New("invalid UTF-8")
+	}
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	rec.fields = make(map[string]string, len(obj))
+	var ferr error
+	for k, v := range obj {
+		s, err := jsonScalar(v)
+		if err != nil && ferr == nil {
+			ferr = fmt.Errorf("field %q: %w", k, err)
+		}
+		rec.fields[k] = s
+	}
+	return ferr
 }
 
 // jsonScalar turns a JSON value into the string a cell stores; nested values keep their JSON text.
