@@ -71,6 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	b.owned = true
 	if b.opts.RefreshAfter > 0 {
 		b.refresh.dial = func() gohbase.Client { return gohbase.NewClient(cfg.ZKQuorum, opts...) }
+		b.watchStalls()
 	}
 	list, err := hrpc.NewListTableNames(ctx)
 	if err == nil {
@@ -120,7 +121,11 @@ func (b *Backend) AdminClient() gohbase.AdminClient { return b.admin }
 // open: this gohbase's admin client cannot be closed (its Close panics on a nil channel). Calling Close
 // again does nothing.
 func (b *Backend) Close() error {
-	if b.closed.Swap(true) || !b.owned {
+	if b.closed.Swap(true) {
+		return nil
+	}
+	b.stopStalls()
+	if !b.owned {
 		return nil
 	}
 	b.closeAll()

@@ -16,8 +16,10 @@ import (
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/hbase"
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/proccpu"
+	"github.com/brine-kv/brine/salting"
 )
 
 // The driver's own wire paths against gohbase's, on the running server, in one run (read the
@@ -59,8 +61,7 @@ func serverPIDs(b *testing.B) []int {
 // process and of the server's pids.
 func measureRows(b *testing.B, pids []int, rows int, op func() error) {
 	b.Helper()
-	self := os.Getpid()
-	c0, err := proccpu.Used(self)
+	c0, err := proccpu.Self()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func measureRows(b *testing.B, pids []int, rows int, op func() error) {
 		}
 	}
 	el := time.Since(start)
-	c1, _ := proccpu.Used(self)
+	c1, _ := proccpu.Self()
 	s1, _ := proccpu.Used(pids...)
 	b.ReportMetric(float64(rows*calls)/el.Seconds(), "rows/s")
 	b.ReportMetric(proccpu.PerRow(c1-c0, rows*calls), "client-µs/row")
@@ -221,6 +222,73 @@ func BenchmarkScanPaths(b *testing.B) {
 					}
 				}
 			}
+		})
+	})
+}
+
+// BenchmarkGetPaths prices a point read three ways on one table: gohbase's own Get, the driver's
+// Read of one key, and a salted client Table.Get (a second table, hash:4, the same rows), one call
+// at a time: the µs/op differences are what the driver and the client add to a get's latency.
+func BenchmarkGetPaths(b *testing.B) {
+	const rows = 4096
+	be, pids := benchBackend(b)
+	ctx := b.Context()
+	table := benchTable(b, be, "brine_bench_get")
+	value := make([]byte, benchValueSize)
+	keys := make([][]byte, rows)
+	muts := make([]backends.Mutation, rows)
+	for i := range muts {
+		keys[i] = benchKey(0, i)
+		muts[i] = backends.Mutation{Key: keys[i], Cells: []backends.Cell{{Family: "d", Qualifier: "v", Value: value}}}
+	}
+	if rowErrs, err := be.Apply(ctx, table, muts); err != nil || rowErrs != nil {
+		b.Fatalf("Apply: %v, %v", rowErrs, err)
+	}
+	s, err := salting.ParseSpec("hash:4")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := client.New(be)
+	salted, err := c.CreateTable(ctx, hbasetest.Table("brine_bench_get_salted"), client.TableConfig{Salter: s, Families: []string{"d"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.DeleteTable(context.Background(), salted.Name()) })
+	cmuts := make([]client.Mutation, rows)
+	for i := range cmuts {
+		cmuts[i] = client.Mutation{Key: keys[i], Cells: []client.Cell{{Family: "d", Qualifier: "v", Value: value}}}
+	}
+	if rowErrs, err := salted.Apply(ctx, cmuts); err != nil || rowErrs != nil {
+		b.Fatalf("Apply: %v, %v", rowErrs, err)
+	}
+	var i int
+	next := func() []byte { i++; return keys[i%rows] }
+	b.Run("gohbase", func(b *testing.B) {
+		measureRows(b, pids, 1, func() error {
+			g, err := hrpc.NewGet(ctx, []byte(table), next())
+			if err != nil {
+				return err
+			}
+			res, err := be.Client().Get(g)
+			if err == nil && len(res.Cells) == 0 {
+				err = errors.New("no row")
+			}
+			return err
+		})
+	})
+	b.Run("driver", func(b *testing.B) {
+		measureRows(b, pids, 1, func() error {
+			rs, err := be.Read(ctx, table, [][]byte{next()}, backends.ReadOptions{})
+			if err == nil && len(rs[0].Cells) == 0 {
+				err = errors.New("no row")
+			}
+			return err
+		})
+	})
+	b.Run("client-salted", func(b *testing.B) {
+		measureRows(b, pids, 1, func() error {
+			_, err := salted.Get(ctx, next())
+			return err
 		})
 	})
 }

@@ -144,13 +144,27 @@ func TestRefreshStalledRequest(t *testing.T) {
 	b, _, dialed := refreshBackend(t, 20*time.Millisecond)
 	b.refresh.now = time.Now
 	b.refresh.last = time.Now().Add(-time.Hour)
+	b.watchStalls()
+	defer b.Close()
+	// A request that ends at once is no stall, however long the watch runs after it.
+	_, _, quick := b.begin(context.Background())
+	quick()
+	time.Sleep(100 * time.Millisecond)
+	if b.Refreshes() != 0 {
+		t.Fatalf("requests that ended: %d refreshes, want 0", b.Refreshes())
+	}
+	began := time.Now()
 	_, _, done := b.begin(context.Background())
 	deadline := time.Now().Add(5 * time.Second)
 	for b.Refreshes() == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
+	waited := time.Since(began)
 	done()
 	if b.Refreshes() != 1 || len(*dialed) != 2 {
 		t.Fatalf("a request in flight for RefreshAfter: %d refreshes, want 1", b.Refreshes())
+	}
+	if waited < 20*time.Millisecond {
+		t.Errorf("refreshed after %v, before RefreshAfter (20ms)", waited)
 	}
 }

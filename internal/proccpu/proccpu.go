@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -106,4 +107,15 @@ func parseMachine(b []byte) (busy, all time.Duration, err error) {
 	b0 := ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
 	a0 := b0 + ticks[3] + ticks[4]
 	return time.Duration(b0) * tick, time.Duration(a0) * tick, nil
+}
+
+// Self is the CPU time (user and system) this process has used so far, from getrusage: to the
+// microsecond, where /proc/PID/stat counts in clock ticks of 10 ms, too coarse for a client that
+// spends a few µs per row over tens of thousands of rows.
+func Self() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, fmt.Errorf("proccpu: getrusage: %w", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }

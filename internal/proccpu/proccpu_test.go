@@ -3,7 +3,6 @@ package proccpu
 import (
 	"errors"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -47,14 +46,14 @@ func TestUsedOwnProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Busy until the kernel's own account (getrusage) says 100 ms of CPU went by, not 100 ms of wall
-	// time: on a loaded machine the loop may get a fraction of a core.
-	spent, err := rusageCPU()
+	// Busy until the kernel's own account (getrusage: Self) says 100 ms of CPU went by, not 100 ms
+	// of wall time: on a loaded machine the loop may get a fraction of a core.
+	spent, err := Self()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for start := time.Now(); time.Since(start) < 30*time.Second; {
-		now, err := rusageCPU()
+		now, err := Self()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,6 +68,23 @@ func TestUsedOwnProcess(t *testing.T) {
 	// /proc counts in clock ticks (10 ms): well above 50 ms after 100 ms of the process's CPU.
 	if d := after - before; d < 50*time.Millisecond {
 		t.Fatalf("100 ms of CPU by getrusage read as %v by /proc", d)
+	}
+	// Self counts finer than /proc, and the same CPU: 1 ms of CPU moves it by about 1 ms.
+	s0, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		s1, err := Self()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := s1 - s0; d >= time.Millisecond {
+			if d > 20*time.Millisecond {
+				t.Fatalf("Self moved by %v for a loop that stops at 1 ms of CPU", d)
+			}
+			break
+		}
 	}
 	if _, err := Used(-1); err == nil {
 		t.Fatal("no error for a pid that does not exist")
@@ -95,15 +111,6 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("negative CPU time %v", d)
 		}
 	})
-}
-
-// rusageCPU is this process's user and system CPU time by getrusage.
-func rusageCPU() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, err
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 func TestParseMachine(t *testing.T) {

@@ -3,14 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/brine-kv/brine/internal/proccpu"
 	"github.com/brine-kv/brine/internal/wait"
 )
 
-// cpuSample is the machine's CPU and this process's at one moment (Linux /proc); ok is false where
+// cpuSample is the machine's CPU (Linux /proc) and this process's (getrusage) at one moment; ok is false where
 // /proc cannot be read, and a window from it is left out of the figures.
 type cpuSample struct {
 	busy, all, self time.Duration
@@ -22,7 +21,7 @@ func sampleCPU() cpuSample {
 	if err != nil {
 		return cpuSample{}
 	}
-	self, err := proccpu.Used(os.Getpid())
+	self, err := proccpu.Self()
 	if err != nil {
 		return cpuSample{}
 	}
