@@ -94,7 +94,7 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 // checkTarget checks what the target store holds under the target's name: nothing, or a table the
 // rows can go into.
 func (j *job) checkTarget(ctx context.Context) error {
-	tcfg, err := j.to.Describe(ctx, j.as)
+	tcfg, err := j.describeTarget(ctx)
 	switch {
 	case errors.Is(err, client.ErrTableNotFound):
 		j.absent = true

@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -89,24 +88,30 @@ func shardPart(nb int, opts Options) (p shardplan.Part, r client.Range, ok bool)
 	return p, r, ok
 }
 
-// targetWait is how long a copy that lost the race to create its target waits for the winner's
-// creation to be visible whole: on Tablestore, the table's meta row follows the table.
+// targetWait is how long a copy waits for a target another process is creating to be visible
+// whole: on Tablestore, the table's meta row (its salting spec) follows the table.
 const targetWait = 30 * time.Second
 
-// awaitTarget waits until the target another process created has its salting spec stored, then
-// checks it as plan checked a target that was there: a shard started at the same time as others
-// takes the target one of them created, if it is the one it would have made.
-func (j *job) awaitTarget(ctx context.Context) error {
+// describeTarget describes the target; one there without a salting spec is waited for, up to
+// targetWait, as the creation of a shard started at the same time may not be whole yet (a table
+// brine did not create keeps none, and is then refused as before, once the wait is over).
+func (j *job) describeTarget(ctx context.Context) (client.TableConfig, error) {
 	deadline := time.Now().Add(targetWait)
 	for {
 		cfg, err := j.to.Describe(ctx, j.as)
-		if err == nil && cfg.Salter != nil || err != nil && !errors.Is(err, client.ErrTableNotFound) || time.Now().After(deadline) {
-			break
+		if err != nil || cfg.Salter != nil || time.Now().After(deadline) {
+			return cfg, err
 		}
 		if err := wait.Sleep(ctx, 50*time.Millisecond); err != nil {
-			return err
+			return cfg, err
 		}
 	}
+}
+
+// awaitTarget checks the target another copy created since plan found none there, as plan checks
+// a target that was there: a shard started at the same time as others takes the target one of
+// them created, if it is the one it would have made.
+func (j *job) awaitTarget(ctx context.Context) error {
 	if err := j.checkTarget(ctx); err != nil {
 		return fmt.Errorf("copy %s: the target another copy created: %w", j.table, err)
 	}
