@@ -77,6 +77,10 @@ type Options struct {
 	Progress func(a, b int64)
 	// Stats, when set, receives the comparison's counts once it has ended.
 	Stats *Stats
+	// Shard, when set, compares only that shard's rows of the plan a's buckets make (a must be a
+	// salted table, a client.Table or client.IndexedTable): Count comparisons, one per shard, find
+	// together what one of the whole range finds.
+	Shard Shard
 }
 
 // Stats count a comparison's work.
@@ -107,6 +111,17 @@ func Tables(ctx context.Context, a, b Source, r client.Range, opts Options) iter
 				*opts.Stats = st
 			}
 		}()
+		a, b, r := a, b, r // each run of the sequence restricts them anew
+		if opts.Shard.Sharded() {
+			var ok bool
+			var err error
+			if a, b, r, ok, err = shardSides(a, b, opts.Shard, r); err != nil {
+				yield(Difference{}, fmt.Errorf("compare: %w", err))
+				return
+			} else if !ok {
+				return // the shard holds no key of r
+			}
+		}
 		sd := newSeeds() // one set for both sides: they must choose the same bounds
 		var ca, cb []chunk
 		var progress func(side int, n int64)

@@ -3,7 +3,9 @@ package docs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/brine-kv/brine/internal/gomodtest"
 )
@@ -31,6 +35,8 @@ import (
 //	                    a script or package path must exist
 //	text                not code (diagrams, figures, sample output)
 //	text output         the exact standard output of the sh or go block just before it
+//	yaml                a YAML file (a Kubernetes manifest): every document must parse, and a
+//	                    command or args list that starts with brine is checked as sh noexec's are
 const (
 	kindGo      = "go"
 	kindGoNoRun = "go norun"
@@ -39,6 +45,7 @@ const (
 	kindNoExec  = "sh noexec"
 	kindText    = "text"
 	kindOutput  = "text output"
+	kindYAML    = "yaml"
 )
 
 // block is one fenced code block.
@@ -171,7 +178,7 @@ func TestCodeBlocks(t *testing.T) {
 	root := repoRoot(t)
 	var programs, runnable []block
 	shell := map[string][]block{} // runnable sh blocks and their outputs, per page
-	var noexec []block
+	var noexec, yamls []block
 	outputs := map[string]block{} // a program's expected output, by the program's position
 	for _, p := range pages(t) {
 		text, err := os.ReadFile(filepath.Join(root, p))
@@ -202,9 +209,11 @@ func TestCodeBlocks(t *testing.T) {
 				shell[p] = append(shell[p], b)
 			case b.info == kindNoExec:
 				noexec = append(noexec, b)
+			case b.info == kindYAML:
+				yamls = append(yamls, b)
 			case b.info == kindText:
 			default:
-				t.Errorf("%s: fence info %q is none of go, go norun, go excerpt=PATH, sh, sh noexec, text, text output", b, b.info)
+				t.Errorf("%s: fence info %q is none of go, go norun, go excerpt=PATH, sh, sh noexec, text, text output, yaml", b, b.info)
 			}
 		}
 	}
@@ -257,6 +266,65 @@ func TestCodeBlocks(t *testing.T) {
 
 	for _, b := range noexec {
 		checkNoExec(t, root, brine, b)
+	}
+	for _, b := range yamls {
+		checkYAML(t, brine, b)
+	}
+}
+
+// checkYAML parses every document of a YAML block and checks the brine command lines in it: a
+// command or args list whose first word is brine (a container's command, as Kubernetes runs it).
+func checkYAML(t *testing.T, brine *brineHelp, b block) {
+	t.Helper()
+	dec := yaml.NewDecoder(strings.NewReader(b.body))
+	found := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if list, ok := x.([]any); ok && (k == "command" || k == "args") && len(list) > 0 {
+					var words []string
+					for _, a := range list {
+						words = append(words, fmt.Sprint(a))
+					}
+					if words[0] == "brine" {
+						checkBrine(t, brine, brine.commands(), b, words[1:])
+						found++
+					} else if k == "args" { // a script's lines (command: [sh, -c])
+						for _, line := range commandLines(strings.Join(words, "\n")) {
+							for len(line) > 1 && (line[0] == "if" || line[0] == "then" || line[0] == "exec") {
+								line = line[1:]
+							}
+							if line[0] == "brine" {
+								checkBrine(t, brine, brine.commands(), b, line[1:])
+								found++
+							}
+						}
+					}
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	for {
+		var doc any
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Errorf("%s: not YAML: %v", b, err)
+			return
+		}
+		walk(doc)
+	}
+	if found == 0 && strings.Contains(b.body, "brine ") {
+		t.Errorf("%s: a brine command in it that is no command or args list", b)
 	}
 }
 

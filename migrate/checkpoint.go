@@ -30,9 +30,12 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 	if opts.ChunkRows <= 0 {
 		opts.ChunkRows = 8000
 	}
-	j := &job{from: from, to: to, table: table, as: opts.As, opts: opts}
+	j := &job{from: from, to: to, table: table, as: opts.As, opts: opts, asked: opts.Range}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("copy %s: "+format, append([]any{table}, args...)...)
+	}
+	if err := opts.Shard.Check(); err != nil {
+		return nil, fail("shard %s: %w", opts.Shard, err)
 	}
 	if main, ix, err := from.IndexTableOf(ctx, table); err != nil {
 		return nil, fail("%w", err)
@@ -57,21 +60,33 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
 		}
 	}
+	var salter salting.Salter
 	if len(cfg.Indexes) > 0 {
 		it, err := from.OpenIndexedTable(ctx, table, nil)
 		if err != nil {
 			return nil, fail("%w", err)
 		}
-		j.src, j.buckets = it, it.Salter().Buckets()
+		j.src, salter = it, it.Salter()
 	} else {
 		t, err := from.OpenTable(ctx, table, nil)
 		if err != nil {
 			return nil, fail("%w", err)
 		}
-		j.src, j.buckets = t, t.Salter().Buckets()
+		j.src, salter = t, t.Salter()
 	}
+	part, r, ok := shardPart(salter.Buckets(), opts)
+	if !ok {
+		part.Buckets = nil // the shard holds no key of the range: nothing to read
+	}
+	j.part, j.buckets, j.opts.Range = part, len(part.Buckets), r
 	if err := j.checkTarget(ctx); err != nil {
 		return nil, fail("%w", err)
+	}
+	if opts.Shard.Sharded() && len(cfg.Indexes) > 0 && j.absent {
+		return nil, fail("%w: shard %s: an indexed table's copy is written under one exclusive fence, which one process holds "+
+			"and whose release builds the indexes once every row is in: copy it without a shard, or create the target "+
+			"with its indexes first (a copy into a target that is there writes through its indexes, and may be sharded)",
+			client.ErrInvalidArgument, opts.Shard)
 	}
 	return j, nil
 }
@@ -79,9 +94,10 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 // checkTarget checks what the target store holds under the target's name: nothing, or a table the
 // rows can go into.
 func (j *job) checkTarget(ctx context.Context) error {
-	tcfg, err := j.to.Describe(ctx, j.as)
+	tcfg, err := j.describeTarget(ctx)
 	switch {
 	case errors.Is(err, client.ErrTableNotFound):
+		j.absent = true
 		return nil
 	case err != nil:
 		return fmt.Errorf("target %s: %w", j.as, err)
@@ -115,7 +131,7 @@ func (j *job) start(ctx context.Context) error {
 	if fresh {
 		// Before the target: a copy killed at any point after it has a checkpoint to resume, and
 		// a target it created and fenced is never left without one.
-		if cp, err = j.newCheckpoint(ctx, CheckpointTable(j.as)); err != nil {
+		if cp, err = j.newCheckpoint(ctx, ShardCheckpoint(CheckpointTable(j.as), j.opts.Shard)); err != nil {
 			return err
 		}
 	}
@@ -134,7 +150,10 @@ func (j *job) start(ctx context.Context) error {
 // openCheckpoint returns the interrupted copy's checkpoint when resuming (its options must be
 // these), and nil for a new copy, which finds none there.
 func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
-	name := CheckpointTable(j.as)
+	if err := checkShardCheckpoints(ctx, j.to, "copy", CheckpointTable(j.as), j.opts.Shard, j.opts.Resume); err != nil {
+		return nil, err
+	}
+	name := ShardCheckpoint(CheckpointTable(j.as), j.opts.Shard)
 	cp, err := j.to.OpenTable(ctx, name, nil)
 	switch {
 	case err == nil && !j.opts.Resume:
@@ -211,6 +230,11 @@ func (j *job) openTarget(ctx context.Context) error {
 	if !errors.Is(err, client.ErrTableExists) {
 		return fmt.Errorf("copy %s: create target %s: %w", j.table, j.as, err)
 	}
+	if j.absent { // another copy (a shard started at once) created it since plan looked
+		if err := j.awaitTarget(ctx); err != nil {
+			return err
+		}
+	}
 	if t, err := j.to.OpenTable(ctx, j.as, nil); err == nil {
 		j.target = t
 		return nil
@@ -220,7 +244,7 @@ func (j *job) openTarget(ctx context.Context) error {
 	if it, err = j.to.OpenIndexedTable(ctx, j.as, nil); err != nil {
 		return fmt.Errorf("copy %s: open target %s: %w", j.table, j.as, err)
 	}
-	if j.opts.Resume && len(j.cfg.Indexes) > 0 {
+	if j.opts.Resume && len(j.cfg.Indexes) > 0 && !j.opts.Shard.Sharded() {
 		return j.fence(ctx, it, true) // the interrupted copy's fence, its holder gone
 	}
 	j.target = it
@@ -255,8 +279,12 @@ func (j *job) fingerprint() string {
 	if !j.opts.Since.IsZero() {
 		since = j.opts.Since.UTC().Format("2006-01-02T15:04:05.000Z")
 	}
-	return fmt.Sprintf("table=%s as=%s salt=%s start=%x end=%x since=%s all-versions=%t",
-		j.table, j.as, spec, j.opts.Range.Start, j.opts.Range.End, since, j.opts.AllVersions)
+	fp := fmt.Sprintf("table=%s as=%s salt=%s start=%x end=%x since=%s all-versions=%t",
+		j.table, j.as, spec, j.asked.Start, j.asked.End, since, j.opts.AllVersions)
+	if j.opts.Shard.Sharded() { // an unsharded checkpoint's words stay as they were
+		fp += " shard=" + j.opts.Shard.String()
+	}
+	return fp
 }
 
 // showOptions is a checkpoint's options (fingerprint) as a user reads them, the range's keys
@@ -288,11 +316,11 @@ type bucketState struct {
 
 func bucketKey(b int) []byte { return fmt.Appendf(nil, "bucket/%06d", b) }
 
-// readCheckpoint returns every source bucket's state.
+// readCheckpoint returns the state of each source bucket the copy reads, in j.part.Buckets' order.
 func (j *job) readCheckpoint(ctx context.Context) ([]bucketState, error) {
 	keys := make([][]byte, j.buckets)
-	for b := range keys {
-		keys[b] = bucketKey(b)
+	for i, b := range j.part.Buckets {
+		keys[i] = bucketKey(b)
 	}
 	rows, err := j.cp.GetMany(ctx, keys)
 	if err != nil {

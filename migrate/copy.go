@@ -19,6 +19,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/compare"
+	"github.com/brine-kv/brine/internal/shardplan"
 	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
@@ -55,6 +57,13 @@ type Options struct {
 	// DefaultClockSkew): Stats.Since is the copy's first start less it, as cells are stamped by the
 	// store's clock.
 	ClockSkew time.Duration
+	// Shard, when set, copies only that shard of the source's rows (compare.Shard: by its buckets,
+	// then key ranges), so that Count processes, started at once on as many machines with the same
+	// options, each copy 1/Count of the table. Each shard keeps a checkpoint of its own
+	// (ShardCheckpoint) and resumes alone; the first to start creates the target and the others
+	// take it. A source with indexes is refused unless the target is there already: its copy is
+	// written under one exclusive fence, which one process holds.
+	Shard compare.Shard
 }
 
 // DefaultClockSkew is Options.ClockSkew's default.
@@ -63,7 +72,7 @@ const DefaultClockSkew = time.Minute
 // Progress is a copy's progress.
 type Progress struct {
 	Rows           int64 // rows written by this call
-	Buckets, Total int   // source buckets done (resumed ones included), of Total
+	Buckets, Total int   // source buckets done (resumed ones included), of Total (the shard's, with Options.Shard)
 	// Phase is what the copy does once its rows are written, reported when it begins and then about
 	// every second until it ends: PhaseIndexes, then PhaseVerifyIndex for each index ("" while rows
 	// are copied). An indexed copy spends a while there, writing nothing more.
@@ -82,7 +91,7 @@ const (
 type Stats struct {
 	Rows    int64    // rows written by this call
 	Cells   int64    // their cells
-	Buckets int      // source buckets (periods, for a period table)
+	Buckets int      // source buckets (periods, for a period table; the shard's, with Options.Shard)
 	Created bool     // Copy created the target
 	Indexes []string // the target's indexes, verified exact after the copy
 	Elapsed time.Duration
@@ -117,13 +126,17 @@ func CheckpointTable(target string) string { return target + "__copy" }
 //
 // Bad input fails before anything is written: the table onto itself (ErrSameTable), an index's own
 // table, a source brine did not create, a target with another key schema or without a source
-// family, an interrupted copy not resumed (ErrInterrupted) or resumed with other options
-// (ErrResumeMismatch).
+// family, an interrupted copy not resumed (ErrInterrupted) or resumed with other options or another
+// shard count (ErrResumeMismatch), a Shard that names none, or a sharded copy of a period table or
+// of an indexed source into a new target (client.ErrInvalidArgument).
 func Copy(ctx context.Context, from, to *client.Client, table string, opts Options) (Stats, error) {
 	if (from == to || from.Backend() == to.Backend()) && (opts.As == "" || opts.As == table) {
 		return Stats{}, fmt.Errorf("copy %s: %w (give the copy another name, As)", table, ErrSameTable)
 	}
 	if meta, err := from.Backend().TableMeta(ctx, table); err == nil && periods.IsTable(meta) {
+		if opts.Shard.Sharded() {
+			return Stats{}, fmt.Errorf("copy %s: %w: Shard: a period table is copied period by period; copy each period's table, sharded if you like", table, client.ErrInvalidArgument)
+		}
 		return copyPeriods(ctx, from, to, table, opts)
 	}
 	began := time.Now()
@@ -178,6 +191,11 @@ type job struct {
 	done       atomic.Int64 // buckets done
 	progressMu sync.Mutex
 	built      []string
+
+	// The plan: buckets is len(part.Buckets), all of the source's or its shard's.
+	part   shardplan.Part
+	asked  client.Range // Options.Range as given; opts.Range is its part in the shard's range
+	absent bool         // the target was not there when the copy was planned
 }
 
 func (j *job) stats(began time.Time) Stats {
@@ -202,7 +220,7 @@ func (j *job) progress() {
 	j.opts.Progress(Progress{Rows: j.rows.Load(), Buckets: int(j.done.Load()), Total: j.buckets})
 }
 
-// copyRows copies every bucket not done yet, Workers at once.
+// copyRows copies every bucket of the part not done yet, Workers at once.
 func (j *job) copyRows(ctx context.Context) error {
 	states, err := j.readCheckpoint(ctx)
 	if err != nil {
@@ -216,10 +234,11 @@ func (j *job) copyRows(ctx context.Context) error {
 	j.progress()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.opts.Workers)
-	for b, s := range states {
+	for i, s := range states {
 		if s.done {
 			continue
 		}
+		b := j.part.Buckets[i]
 		g.Go(func() error { return j.copyBucket(gctx, b, s.cursor) })
 	}
 	return g.Wait()

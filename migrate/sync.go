@@ -36,6 +36,10 @@ type SyncOptions struct {
 	Resume bool
 	// Chunk is compare.Options.Chunk: the mean rows per hashed chunk.
 	Chunk int
+	// Shard, when set, repairs only that shard of the source's rows (compare.Options.Shard): Count
+	// syncs, started at once on as many machines with the same options, repair the whole table
+	// together. Each keeps a checkpoint of its own (ShardCheckpoint) and resumes alone.
+	Shard compare.Shard
 	// OnChange, when set, is told of each change once it is written (DryRun: once found), in key
 	// order, from one goroutine.
 	OnChange func(Change)
@@ -94,6 +98,9 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	if (from == to || from.Backend() == to.Backend()) && as == table {
 		return SyncStats{}, fail(fmt.Errorf("%w (give the target another name, As)", ErrSameTable))
 	}
+	if err := opts.Shard.Check(); err != nil {
+		return SyncStats{}, fail(fmt.Errorf("shard %s: %w", opts.Shard, err))
+	}
 	src, scfg, err := openSynced(ctx, from, table)
 	if err != nil {
 		return SyncStats{}, fail(err)
@@ -111,7 +118,7 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	}
 	r := opts.Range
 	if !opts.DryRun {
-		j := &job{to: to, table: table, as: as, cfg: scfg, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume}}
+		j := &job{to: to, table: table, as: as, cfg: scfg, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume, Shard: opts.Shard}}
 		s.cp, s.cursor, err = j.syncCheckpoint(ctx, SyncCheckpointTable(as))
 		if err != nil {
 			return SyncStats{}, fail(err)
@@ -121,7 +128,7 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 		}
 	}
 	var cst compare.Stats
-	copts := compare.Options{Chunk: opts.Chunk, AllVersions: opts.AllVersions, Stats: &cst, Progress: s.hashed}
+	copts := compare.Options{Chunk: opts.Chunk, AllVersions: opts.AllVersions, Stats: &cst, Progress: s.hashed, Shard: opts.Shard}
 	err = s.run(ctx, compare.Tables(ctx, src, dst, r, copts))
 	s.st.Compared, s.st.Elapsed = cst.RowsA, time.Since(began)
 	if err != nil {
@@ -385,11 +392,18 @@ func (s *syncer) report(batch []Change) {
 	}
 }
 
-// syncCheckpoint opens the checkpoint of a sync into j.as: the interrupted sync's when resuming
-// (with its cursor, the last key repaired), else a new one; a new sync over an interrupted one is
-// refused (ErrInterrupted).
-func (j *job) syncCheckpoint(ctx context.Context, name string) (*client.Table, []byte, error) {
+// syncCheckpoint opens the checkpoint of a sync (of its shard) into j.as, base its unsharded name:
+// the interrupted sync's when resuming (with its cursor, the last key repaired), else a new one; a
+// new sync over an interrupted one is refused (ErrInterrupted).
+func (j *job) syncCheckpoint(ctx context.Context, base string) (*client.Table, []byte, error) {
 	fp := fmt.Sprintf("sync table=%s as=%s start=%x end=%x all-versions=%t", j.table, j.as, j.opts.Range.Start, j.opts.Range.End, j.opts.AllVersions)
+	if j.opts.Shard.Sharded() { // an unsharded checkpoint's words stay as they were
+		fp += " shard=" + j.opts.Shard.String()
+	}
+	if err := checkShardCheckpoints(ctx, j.to, "sync", base, j.opts.Shard, j.opts.Resume); err != nil {
+		return nil, nil, err
+	}
+	name := ShardCheckpoint(base, j.opts.Shard)
 	cp, err := j.to.OpenTable(ctx, name, nil)
 	switch {
 	case err == nil && !j.opts.Resume:

@@ -14,7 +14,7 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-const copyUsage = "usage: brine copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--start K] [--end K | --prefix P] [--since TIME] [--versions latest|all] [--resume]"
+const copyUsage = "usage: brine copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--start K] [--end K | --prefix P] [--since TIME] [--versions latest|all] [--shard I/N] [--resume]"
 
 // runCopy copies a table to another store (or name, or salting): migrate.Copy, with its progress on
 // stderr, and on an interrupt the command that resumes it.
@@ -31,7 +31,7 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	from, target := p.from, p.to
-	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers, ClockSkew: *skew}
+	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers, ClockSkew: *skew, Shard: p.shard.Shard}
 	if *skew < 0 {
 		return fmt.Errorf("--clock-skew %v: want a duration of 0 or more", *skew)
 	}
@@ -82,12 +82,13 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	st, err := migrate.Copy(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil {
-		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.CheckpointTable(target.table), nil); cerr != nil {
-			return interrupted(ctx, "copy of %s interrupted before it wrote anything: run it again", from.table)
+		cp := migrate.ShardCheckpoint(migrate.CheckpointTable(target.table), p.shard.Shard)
+		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), cp, nil); cerr != nil {
+			return interrupted(ctx, "copy of %s%s interrupted before it wrote anything: run it again", from.table, p.shard.of())
 		}
-		fmt.Fprintf(env.stdout, "copy interrupted after %d rows; its checkpoint is kept on --to: resume with:\n  %s\n", st.Rows,
+		fmt.Fprintf(env.stdout, "copy%s interrupted after %d rows; its checkpoint is kept on --to: resume with:\n  %s\n", p.shard.of(), st.Rows,
 			commandLine(fs, "brine copy", []string{"resume"}, "--resume", from.table))
-		return interrupted(ctx, "copy of %s interrupted after %d rows: run the command above (the same flags, and --resume) to finish it", from.table, st.Rows)
+		return interrupted(ctx, "copy of %s%s interrupted after %d rows: run the command above (the same flags, and --resume) to finish it", from.table, p.shard.of(), st.Rows)
 	}
 	if err != nil {
 		if names, terr := cb.Tables(context.WithoutCancel(ctx)); newFile != "" && terr == nil && len(names) == 0 {
@@ -96,12 +97,17 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		return err
 	}
-	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s to %s in %v", st.Rows, st.Cells, from.table, target.table, st.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(env.stderr, "copied %d rows (%d cells) of %s%s to %s in %v", st.Rows, st.Cells, from.table, p.shard.of(), target.table, st.Elapsed.Round(time.Millisecond))
 	if len(st.Indexes) > 0 {
 		fmt.Fprintf(env.stderr, "; built and verified indexes %s", strings.Join(st.Indexes, ", "))
 	}
 	if st.Since.IsZero() {
 		fmt.Fprintf(env.stderr, "\nthe next catch-up pass: unknown (the resumed checkpoint did not record when its copy began): give the --since of that copy's start, less %v\n", *skew)
+		return nil
+	}
+	if p.shard.Sharded() {
+		fmt.Fprintf(env.stderr, "\nthis shard's --since: %s (the start of its first run, less %v for the stores' clocks): the next catch-up pass takes the earliest of all the shards'\n",
+			st.Since.UTC().Format("2006-01-02T15:04:05.000Z"), *skew)
 		return nil
 	}
 	fmt.Fprintf(env.stderr, "\nthe next catch-up pass: --since %s (the start of this copy's first run, less %v for the stores' clocks)\n",

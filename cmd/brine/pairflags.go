@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/compare"
 )
 
 // pairFlags are the flags of a command on two tables, one per store (verify, copy): --from, --to
@@ -18,6 +19,7 @@ type pairFlags struct {
 	from, to                   storeFlags
 	toStore, as                *string
 	start, end, prefix, verStr *string
+	shard                      shardFlag
 }
 
 // register adds the flags; verb says what the command does with the --from table's rows.
@@ -31,6 +33,31 @@ func (p *pairFlags) register(fs *flag.FlagSet, verb, toHelp string) {
 	p.end = fs.String("end", "", "end key (exclusive), as scan takes it")
 	p.prefix = fs.String("prefix", "", "only keys with this prefix, as scan takes it")
 	p.verStr = fs.String("versions", "latest", "latest: the newest version of each cell; all: every version the table keeps")
+	fs.Var(&p.shard, "shard", "I/N: only shard I (0 to N-1) of N of the --from table's rows, by its buckets then key ranges; "+
+		"N processes with the same flags and I = 0 to N-1 do it all (a Kubernetes Indexed Job: --shard $JOB_COMPLETION_INDEX/N)")
+}
+
+// shardFlag is --shard I/N. brine reads no environment variable for it: a job runner's index comes
+// in through the shell, as --shard $JOB_COMPLETION_INDEX/N, where the command line shows it.
+type shardFlag struct{ compare.Shard }
+
+func (f *shardFlag) String() string { return f.Shard.String() }
+
+func (f *shardFlag) Set(s string) error {
+	sh, err := compare.ParseShard(s)
+	if err != nil {
+		return err
+	}
+	f.Shard = sh
+	return nil
+}
+
+// of is " (shard I/N)" for a sharded command's messages, "" otherwise.
+func (f *shardFlag) of() string {
+	if !f.Sharded() {
+		return ""
+	}
+	return " (shard " + f.String() + ")"
 }
 
 // parse reads the arguments (one table) and checks the flags that need no store.

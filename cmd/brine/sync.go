@@ -12,7 +12,7 @@ import (
 	"github.com/brine-kv/brine/migrate"
 )
 
-const syncUsage = "usage: brine sync --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all] [--dry-run] [--resume]"
+const syncUsage = "usage: brine sync --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all] [--shard I/N] [--dry-run] [--resume]"
 
 // runSync makes a table on --to equal to the table on --from: migrate.Sync, each change printed as
 // it is made (or, with --dry-run, as it would be), with its progress on stderr, and on an interrupt
@@ -50,7 +50,7 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := migrate.SyncOptions{As: target.table, AllVersions: p.allVersions(), DryRun: *dryRun, Resume: *resume, Chunk: *chunk}
+	opts := migrate.SyncOptions{As: target.table, AllVersions: p.allVersions(), DryRun: *dryRun, Resume: *resume, Chunk: *chunk, Shard: p.shard.Shard}
 	if opts.Range, err = scanRange(kf, *p.start, *p.end, *p.prefix); err != nil {
 		return err
 	}
@@ -59,12 +59,13 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	opts.OnChange = func(ch migrate.Change) { fmt.Fprintln(env.stdout, describeChange(kf, ch)) }
 	st, err := migrate.Sync(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil && !*dryRun {
-		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), migrate.SyncCheckpointTable(target.table), nil); cerr != nil {
-			return interrupted(ctx, "sync of %s interrupted before it changed anything: run it again", from.table)
+		cp := migrate.ShardCheckpoint(migrate.SyncCheckpointTable(target.table), p.shard.Shard)
+		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), cp, nil); cerr != nil {
+			return interrupted(ctx, "sync of %s%s interrupted before it changed anything: run it again", from.table, p.shard.of())
 		}
-		fmt.Fprintf(env.stdout, "sync interrupted after %d changes; its checkpoint is kept on --to: resume with:\n  %s\n", st.Changes,
+		fmt.Fprintf(env.stdout, "sync%s interrupted after %d changes; its checkpoint is kept on --to: resume with:\n  %s\n", p.shard.of(), st.Changes,
 			commandLine(fs, "brine sync", []string{"resume"}, "--resume", from.table))
-		return interrupted(ctx, "sync of %s interrupted after %d changes: run the command above (the same flags, and --resume) to finish it", from.table, st.Changes)
+		return interrupted(ctx, "sync of %s%s interrupted after %d changes: run the command above (the same flags, and --resume) to finish it", from.table, p.shard.of(), st.Changes)
 	}
 	if err != nil && ctx.Err() != nil {
 		return interrupted(ctx, "dry run of a sync of %s interrupted after %d changes listed: it wrote nothing; run it again", from.table, st.Changes)
@@ -76,8 +77,8 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if *dryRun {
 		verb = "would change (a dry run: nothing written)"
 	}
-	fmt.Fprintf(env.stderr, "synced %s to %s: %d rows compared, %d %s, %d cells put, %d columns and rows deleted, in %v\n",
-		from.table, target.table, st.Compared, st.Changes, verb, st.Puts, st.Deletes, st.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(env.stderr, "synced %s%s to %s: %d rows compared, %d %s, %d cells put, %d columns and rows deleted, in %v\n",
+		from.table, p.shard.of(), target.table, st.Compared, st.Changes, verb, st.Puts, st.Deletes, st.Elapsed.Round(time.Millisecond))
 	return nil
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/brine-kv/brine/keys"
 )
 
-const verifyUsage = "usage: brine verify --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all]"
+const verifyUsage = "usage: brine verify --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all] [--shard I/N]"
 
 // runVerify compares a table on one store with a table on another (or the same), whatever their
 // salting: it prints each key whose rows differ, as get prints it, and exits 3 when any does.
@@ -55,19 +55,19 @@ func runVerify(ctx context.Context, env *cliEnv, args []string) error {
 
 	began := time.Now()
 	var st compare.Stats
-	opts := compare.Options{Chunk: *chunk, AllVersions: p.allVersions(), Stats: &st, Progress: verifyProgress(env, began)}
+	opts := compare.Options{Chunk: *chunk, AllVersions: p.allVersions(), Stats: &st, Progress: verifyProgress(env, began), Shard: p.shard.Shard}
 	for d, err := range compare.Tables(ctx, a, b, r, opts) {
 		if err != nil && ctx.Err() != nil {
 			// A verify writes nothing and keeps no checkpoint: it is run again from the start.
-			return interrupted(ctx, "verify of %s interrupted after comparing %d rows (%d differences so far): it keeps no checkpoint; run it again", from.table, st.RowsA, st.Differences)
+			return interrupted(ctx, "verify of %s%s interrupted after comparing %d rows (%d differences so far): it keeps no checkpoint; run it again", from.table, p.shard.of(), st.RowsA, st.Differences)
 		}
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(env.stdout, describeDifference(kf, d))
 	}
-	fmt.Fprintf(env.stderr, "compared %d rows of %s with %d rows of %s in %v: %d differences\n",
-		st.RowsA, from.table, st.RowsB, target.table, time.Since(began).Round(time.Millisecond), st.Differences)
+	fmt.Fprintf(env.stderr, "compared %d rows of %s%s with %d rows of %s in %v: %d differences\n",
+		st.RowsA, from.table, p.shard.of(), st.RowsB, target.table, time.Since(began).Round(time.Millisecond), st.Differences)
 	if st.Differences > 0 {
 		return &exitError{code: 3, err: fmt.Errorf("the tables differ at %d keys", st.Differences)}
 	}
