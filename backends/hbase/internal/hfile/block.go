@@ -63,24 +63,36 @@ func (c Compression) String() string {
 	return fmt.Sprintf("Compression(%d)", int(c))
 }
 
+// compressor returns data as a codec stores it, reusing its buffers from block to block (a
+// gzip.Writer costs hundreds of KiB to set up). The result is valid until the next call.
+type compressor struct {
+	codec Compression
+	buf   bytes.Buffer
+	zw    *gzip.Writer
+}
+
 // compress returns data as the codec stores it. GZ is a whole gzip stream per block: HBase's
 // ReusableStreamGzipCodec writes one and Hadoop's built-in gzip decompressor reads it.
-func (c Compression) compress(data []byte) ([]byte, error) {
-	switch c {
+func (c *compressor) compress(data []byte) ([]byte, error) {
+	switch c.codec {
 	case CompressionNone:
 		return data, nil
 	case CompressionGzip:
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		if _, err := zw.Write(data); err != nil {
+		c.buf.Reset()
+		if c.zw == nil {
+			c.zw = gzip.NewWriter(&c.buf)
+		} else {
+			c.zw.Reset(&c.buf)
+		}
+		if _, err := c.zw.Write(data); err != nil {
 			return nil, err
 		}
-		if err := zw.Close(); err != nil {
+		if err := c.zw.Close(); err != nil {
 			return nil, err
 		}
-		return buf.Bytes(), nil
+		return c.buf.Bytes(), nil
 	}
-	return nil, fmt.Errorf("%w: %v", errUnknownCodec, c)
+	return nil, fmt.Errorf("%w: %v", errUnknownCodec, c.codec)
 }
 
 func (c Compression) decompress(data []byte, size int) ([]byte, error) {
@@ -95,9 +107,13 @@ func (c Compression) decompress(data []byte, size int) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("hfile: gzip block: %w", err)
 		}
-		out := make([]byte, size)
-		if _, err := io.ReadFull(zr, out); err != nil {
-			return nil, fmt.Errorf("hfile: gzip block of %d bytes: %w", size, err)
+		// Grown as it is read, not sized by the header: a corrupt size must not allocate.
+		out, err := io.ReadAll(io.LimitReader(zr, int64(size)+1))
+		if err != nil {
+			return nil, fmt.Errorf("hfile: gzip block: %w", err)
+		}
+		if len(out) != size {
+			return nil, fmt.Errorf("hfile: gzip block of %d bytes, header says %d", len(out), size)
 		}
 		return out, nil
 	}
@@ -109,7 +125,7 @@ func (c Compression) decompress(data []byte, size int) ([]byte, error) {
 type blockWriter struct {
 	w                io.Writer
 	off              int64
-	codec            Compression
+	codec            compressor
 	bytesPerChecksum int
 	prev             map[blockType]int64
 	buf              []byte

@@ -89,6 +89,9 @@ func (c *indexChunk) midKeyMetadata() []byte {
 	return binary.BigEndian.AppendUint32(b, uint32(mid-before))
 }
 
+// maxIndexLevels bounds the levels of a data index, as BlockIndexWriter does.
+const maxIndexLevels = 16
+
 // indexWriter builds the data block index as BlockIndexWriter does: entries for data blocks
 // gather in a leaf chunk, written inline among the data blocks once it reaches maxChunk bytes;
 // at close, the root holds the leaf blocks (or the data blocks themselves if no leaf block was
@@ -147,7 +150,7 @@ func (iw *indexWriter) finish(bw *blockWriter) (rootOffset int64, rootEntries, l
 		// Taken before intermediate levels replace the root: it points into the leaf level.
 		mid = iw.root.midKeyMetadata()
 	}
-	for iw.levels > 1 && iw.root.rootSize() > iw.maxChunk && len(iw.root.entries) > iw.minEntries && iw.levels < 16 {
+	for iw.levels > 1 && iw.root.rootSize() > iw.maxChunk && len(iw.root.entries) > iw.minEntries && iw.levels < maxIndexLevels {
 		if err := iw.writeIntermediate(bw); err != nil {
 			return 0, 0, 0, err
 		}

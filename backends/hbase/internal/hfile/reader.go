@@ -29,8 +29,17 @@ func Open(r io.ReaderAt, size int64) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader{r: r, size: size, Trailer: t}
+	if t.NumDataIndexLevels < 1 || t.NumDataIndexLevels > maxIndexLevels {
+		return nil, fmt.Errorf("hfile: trailer says %d data index levels (1 to %d)", t.NumDataIndexLevels, maxIndexLevels)
+	}
 	end := size - trailerSize
+	// The sections' offsets bound every read below: a corrupt one must not size a buffer.
+	if t.LoadOnOpenOffset < 0 || t.LoadOnOpenOffset > end || t.FirstDataBlockOffset > t.LoadOnOpenOffset ||
+		t.LastDataBlockOffset > t.LoadOnOpenOffset {
+		return nil, fmt.Errorf("hfile: trailer offsets (data %d-%d, load-on-open %d) outside the %d bytes before it",
+			t.FirstDataBlockOffset, t.LastDataBlockOffset, t.LoadOnOpenOffset, end)
+	}
+	rd := &Reader{r: r, size: size, Trailer: t}
 	root, err := rd.readBlockOf(t.LoadOnOpenOffset, end, magicRootIndex)
 	if err != nil {
 		return nil, fmt.Errorf("hfile: root data index: %w", err)

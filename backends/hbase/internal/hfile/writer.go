@@ -123,7 +123,7 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 	opts = opts.withDefaults()
 	return &Writer{
 		opts:      opts,
-		bw:        blockWriter{w: w, codec: opts.Compression, bytesPerChecksum: opts.BytesPerChecksum, prev: map[blockType]int64{}},
+		bw:        blockWriter{w: w, codec: compressor{codec: opts.Compression}, bytesPerChecksum: opts.BytesPerChecksum, prev: map[blockType]int64{}},
 		index:     indexWriter{maxChunk: opts.IndexBlockSize, minEntries: opts.MinIndexEntries},
 		minTS:     math.MaxInt64, // TimeRangeTracker's initial range, kept for an empty file
 		maxTS:     -1,
