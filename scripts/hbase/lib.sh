@@ -33,6 +33,10 @@ pick_java() {
 # ensure_classpath resolves the jars with Maven unless the cached classpath is newer than the pom: a
 # warm start costs no JVM for mvn.
 ensure_classpath() {
+  # One resolution at a time: make test fetches the jars in the background while the unit tests run,
+  # and the HFile tests (hfile.sh) may ask for them meanwhile; both write $cpfile.tmp.
+  exec {cplock}> "$cache/classpath.lock"
+  flock "$cplock"
   if [ ! -s "$cpfile" ] || [ "$here/pom.xml" -nt "$cpfile" ]; then
     command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
     say "resolving HBase $HBASE_VERSION jars with Maven (first run downloads ~200 MB into ~/.m2)"
@@ -43,6 +47,7 @@ ensure_classpath() {
     fi
     mv "$cpfile.tmp" "$cpfile"
   fi
+  exec {cplock}>&-
 }
 
 # build_waitmeta builds the readiness probe (Go, gohbase) from this repo, so it uses the tests' client.
