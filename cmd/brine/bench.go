@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/cmd/brine/internal/bench"
 )
 
@@ -64,8 +65,8 @@ func runBench(ctx context.Context, env *cliEnv, args []string) (err error) {
 	fs.IntVar(&cfg.ImportWorkers, "import-workers", cfg.ImportWorkers, "Table.Import workers (0: the client's default)")
 	fs.IntVar(&cfg.TuneRows, "tune-rows", cfg.TuneRows, "rows per point of the raw concurrency sweep (0: min(rows, 20000))")
 	fs.DurationVar(&cfg.Settle, "settle", cfg.Settle, "longest wait, before each measure of the copy and exclusive sections, for the machine to be quiet (0: none)")
-	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import and of the rebucket copy (0: min(rows, 20000))")
-	fs.Var((*intList)(&cfg.ServerPIDs), "server-pid", "pids of the store's server processes on this machine, comma-separated: the indexed import and the rebucket copy then report their CPU per row (Linux /proc)")
+	fs.IntVar(&cfg.BulkRows, "bulk-rows", cfg.BulkRows, "rows per repeat of the indexed import, the rebucket copy, and the verify, sync, copy and shards tables (0: min(rows, 20000))")
+	fs.Var((*intList)(&cfg.ServerPIDs), "server-pid", "pids of the store's server processes on this machine, comma-separated: the indexed import, the rebucket copy, the sync and the shards then report their CPU per row (Linux /proc)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (this process: the client side) to this file, for go tool pprof")
 	fs.BoolVar(&cfg.Cluster, "cluster", cfg.Cluster, "run the multi-server section even when every region is on one server (it runs by itself when they are on several)")
 	var metrics metricsFlags
@@ -162,5 +163,11 @@ func openBenchStore(ctx context.Context, env *cliEnv, raw string, flush time.Dur
 	if err != nil {
 		return nil, err
 	}
-	return bench.BackendStore(raw, b), nil
+	st := bench.BackendStore(raw, b)
+	// The embedded stores are one process's alone: a second handle to a local:// file waits for the
+	// first's lock, and a second memory:// is another store.
+	if scheme, _, _ := strings.Cut(raw, "://"); scheme != "local" && scheme != "memory" {
+		st.Connect = func(ctx context.Context) (backends.Backend, error) { return openStore(ctx, env, raw, false) }
+	}
+	return st, nil
 }

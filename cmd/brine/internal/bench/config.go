@@ -34,10 +34,15 @@ const (
 	// SectionCopy: migrate.Copy of BulkRows rows, re-salted, against Import of the same rows, into
 	// the store and into an embedded store.
 	SectionCopy = "copy"
+	// SectionSync: migrate.Sync of two tables of BulkRows rows that differ in 1% of them against
+	// compare.Tables over the same two tables.
+	SectionSync = "sync"
+	// SectionShards: migrate.Copy of BulkRows rows by 2 shards at once against one unsharded copy.
+	SectionShards = "shards"
 )
 
 // AllSections is every section, in the order they run.
-var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionVerify, SectionCopy, SectionFilter, SectionCluster}
+var AllSections = []string{SectionWrite, SectionSpread, SectionGet, SectionScan, SectionLimit, SectionIndex, SectionRebucket, SectionVerify, SectionSync, SectionCopy, SectionShards, SectionFilter, SectionCluster}
 
 // Config sizes a run. Zero values take the defaults of DefaultConfig where noted.
 type Config struct {
@@ -78,13 +83,14 @@ type Config struct {
 	ImportWorkers int `json:"import_workers"`
 	// TuneRows is how many rows each point of that sweep writes (0: min(Rows, 20000)).
 	TuneRows int `json:"tune_rows"`
-	// BulkRows is how many rows each repeat of the conditional bulk paths writes: the indexed Import
-	// (and the plain Import it is held against) and the rebucket copy (0: min(Rows, 20000)).
+	// BulkRows is how many rows each repeat of the bulk paths writes: the indexed Import (and the
+	// plain Import it is held against), the rebucket copy, and the verify, sync, copy and shards
+	// sections' tables (0: min(Rows, 20000)).
 	BulkRows int `json:"bulk_rows"`
 
 	// ServerPIDs are the store's server processes on this machine (read from Linux's /proc). When
-	// given, the indexed Import and the rebucket copy also report the CPU those processes spent per
-	// row, beside the same figure for the plain Import they are held against.
+	// given, the indexed Import, the rebucket copy, the sync and the shards sections also report the
+	// CPU those processes spent per row, beside the same figure for what they are held against.
 	ServerPIDs []int `json:"server_pids,omitempty"`
 
 	// Settle is the longest the copy and exclusive sections wait, before each measure, for the

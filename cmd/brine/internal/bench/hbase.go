@@ -84,6 +84,9 @@ func OpenHBase(ctx context.Context, cfg hbase.Config) (*Store, error) {
 		Raw:     raw,
 		Wire:    wire,
 		Close:   closeAll,
+		// A connection of the driver's own, as another process opens it: gohbase clients of its own,
+		// so separate region connections and RPC queues.
+		Connect: func(ctx context.Context) (backends.Backend, error) { return hbase.Open(ctx, cfg) },
 	}, nil
 }
 

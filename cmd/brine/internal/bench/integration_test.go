@@ -68,6 +68,9 @@ func TestRunHBase(t *testing.T) {
 	}
 	checkIndex(t, rep.Index, cfg)
 	checkRebucket(t, rep.Rebucket, cfg)
+	// HBase keeps delete markers: the planted differences and the sync's repairs must write above them.
+	checkSync(t, rep.Sync, cfg)
+	checkShards(t, rep.Shards, cfg, "separate")
 	// The filter runs on the region servers: they send the matching rows only, and every row when the
 	// client filters.
 	checkFilter(t, rep.Filter, cfg, int64(min(cfg.Rows, filterRows)))

@@ -25,7 +25,9 @@ type Report struct {
 	Index    *IndexResult    `json:"index,omitempty"`
 	Rebucket *RebucketResult `json:"rebucket,omitempty"`
 	Verify   *VerifyResult   `json:"verify,omitempty"`
+	Sync     *SyncResult     `json:"sync,omitempty"`
 	Copy     *CopyResult     `json:"copy,omitempty"`
+	Shards   *ShardsResult   `json:"shards,omitempty"`
 	Filter   *FilterResult   `json:"filter,omitempty"`
 	// Cluster is the multi-server section; nil when the regions were all on one server.
 	Cluster *ClusterResult `json:"cluster,omitempty"`
@@ -293,6 +295,9 @@ func Evaluate(r *Report) []GoalResult {
 	if v := r.Verify; v != nil {
 		goals = append(goals, v.goal())
 	}
+	if s := r.Sync; s != nil {
+		goals = append(goals, s.goal())
+	}
 	if c := r.Copy; c != nil {
 		goals = append(goals, c.goals()...)
 	}
@@ -427,8 +432,14 @@ func (r *Report) Markdown(w io.Writer) error {
 	if v := r.Verify; v != nil {
 		v.markdown(p)
 	}
+	if s := r.Sync; s != nil {
+		s.markdown(p)
+	}
 	if c := r.Copy; c != nil {
 		c.markdown(p)
+	}
+	if s := r.Shards; s != nil {
+		s.markdown(p)
 	}
 	if f := r.Filter; f != nil {
 		f.markdown(p)

@@ -38,6 +38,14 @@ func sample() *Report {
 		},
 		Rebucket: &RebucketResult{Rows: 100, From: "hash:8", To: "hash:16", CopyRowsPerS: 500, ImportRowsPerS: 1000, CopyOverImport: 0.5, CallsPerRow: 0.2,
 			ImportServerCPU: 5, CopyServerCPU: 20},
+		Sync: &SyncResult{Rows: 2000, From: "hash:8", To: "hash:16", Differences: 20, Changed: 5, Missing: 5, Extra: 5, DeletedColumn: 5, Reread: 3900,
+			VerifyMs: 100, SyncMs: 150, VerifyRowsPerS: 20000, SyncRowsPerS: 2000 / 0.15, SyncOverVerify: 1.5,
+			VerifyCPU: CPUUse{MachinePerRow: 10, ClientPerRow: 5, Busy: 1}, SyncCPU: CPUUse{MachinePerRow: 12, ClientPerRow: 6.5, Busy: 0.98},
+			VerifyServerCPU: 4, SyncServerCPU: 6},
+		Shards: &ShardsResult{Rows: 2000, From: "hash:8", To: "hash:16", Shards: 2, Cores: 2, Connections: "separate",
+			OneMs: 100, ShardedMs: 125, OneRowsPerS: 20000, ShardedRowsPerS: 16000, ShardedOverOne: 0.8, OneCopyRowsPerS: 25000, ShardedCopyRowsPerS: 20000,
+			OneCPU: CPUUse{MachinePerRow: 8, ClientPerRow: 3, Busy: 1}, ShardedCPU: CPUUse{MachinePerRow: 9, ClientPerRow: 3.5, Busy: 1},
+			OneServerCPU: 5, ShardedServerCPU: 5.5},
 		Get: &GetResult{
 			Gets: 10, RawP50us: 100, RawP99us: 300, BrineP50us: 102, BrineP99us: 310, P50Ratio: 1.02, P99Ratio: 310.0 / 300,
 			BackendReadsPerGet: 1, BackendKeysPerGet: 1, DriverRPCsPerGet: 1,
@@ -63,9 +71,10 @@ func goal(t *testing.T, goals []GoalResult, prefix string) GoalResult {
 func TestEvaluate(t *testing.T) {
 	all := Evaluate(sample())
 	// Spread 2, writes 3, per scan of 8 and 32 buckets its time to first row and first row vs the
-	// floor, fan-out vs both raw scanners, gets 2, indexed Import and Put, rebucket copy, limit.
-	if len(all) != 17 {
-		t.Fatalf("got %d goals, want 17: %+v", len(all), all)
+	// floor, fan-out vs both raw scanners, gets 2, indexed Import and Put, rebucket copy, sync, limit
+	// (the shards have none).
+	if len(all) != 18 {
+		t.Fatalf("got %d goals, want 18: %+v", len(all), all)
 	}
 	for _, g := range all {
 		if !g.Met {
@@ -87,6 +96,8 @@ func TestEvaluate(t *testing.T) {
 		{"indexed import under 10% of plain", "indexed Import", func(r *Report) { r.Index.Import.IndexOverPlain = 0.099 }},
 		{"indexed put too slow", "indexed Put, 1 index", func(r *Report) { r.Index.Puts[1].OverNoIndex = 0.49 }},
 		{"rebucket copy too slow", "rebucket copy", func(r *Report) { r.Rebucket.CopyOverImport = 0.49 }},
+		{"sync too slow", "sync of a 1% difference", func(r *Report) { r.Sync.SyncOverVerify = 1.51 }},
+		{"sync not measured", "sync of a 1% difference", func(r *Report) { r.Sync.SyncOverVerify = 0 }},
 		{"first row over the floor", "first row, 32-bucket", func(r *Report) { r.Scans[2].FirstRowOverParallel = 1.11 }},
 		{"first row over the floor, 8 buckets", "first row, 8-bucket", func(r *Report) { r.Scans[1].FirstRowOverParallel = 1.11 }},
 		{"first row over raw", "time to first row, 32 buckets", func(r *Report) { r.Scans[2].FirstRowRatio = 2.01 }},
@@ -130,6 +141,8 @@ func TestMarkdownNoServerCPU(t *testing.T) {
 	r := sample()
 	r.Index.Import.PlainServerCPU, r.Index.Import.IndexServerCPU = 0, 0
 	r.Rebucket.ImportServerCPU, r.Rebucket.CopyServerCPU = 0, 0
+	r.Sync.VerifyServerCPU, r.Sync.SyncServerCPU = 0, 0
+	r.Shards.OneServerCPU, r.Shards.ShardedServerCPU = 0, 0
 	var b bytes.Buffer
 	if err := r.Markdown(&b); err != nil {
 		t.Fatal(err)
@@ -172,6 +185,16 @@ func TestMarkdown(t *testing.T) {
 		"| brine/raw | 1.020x | 1.033x |",
 		"1.00 driver RPC(s)",
 		"| 10 | 32 | 100 | 1 | 10 | 320 | 41 | 32.0 | 3210 |",
+		"| sync of a 1% difference (20 of 2000 rows) vs verify | <= 1.5x verify's time | 1.50x (150.0 ms vs 100.0 ms) | yes |",
+		"| `compare.Tables` (`brine verify`), counting the differences | 100.0 | 20000 | 1.00x | 10.0 | 5.0 | 100% |",
+		"| `migrate.Sync` (`brine sync`), repairing them | 150.0 | 13333 | 1.50x | 12.0 | 6.5 | 98% |",
+		"5 changed values, 5 rows missing from the target, 5 extra rows in it, 5 deleted columns.",
+		"read the differing ranges again (3900 rows of the two)",
+		"The server processes spent 4.0 µs of CPU per row on the verify and 6.0 µs on the sync (1.50x).",
+		"| one process, unsharded (`brine copy`) | 100.0 | 20000 | 1.00x | 25000 | 8.0 | 3.0 | 100% |",
+		"| 2 shards at once (`brine copy --shard I/2`) | 125.0 | 16000 | 0.80x | 20000 | 9.0 | 3.5 | 100% |",
+		"from a client of its own, each over a connection of its own to the store",
+		"The server processes spent 5.0 µs of CPU per row on the copy by one process and 5.5 µs on the shards' (1.10x).",
 		"- a note",
 	} {
 		if !strings.Contains(md, want) {
@@ -225,7 +248,7 @@ func TestWriteJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"spread", "write", "scans", "get", "limit_scans", "index", "rebucket", "goals", "config", "raw_tuning"} {
+	for _, key := range []string{"spread", "write", "scans", "get", "limit_scans", "index", "rebucket", "sync", "shards", "goals", "config", "raw_tuning"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("bench.json lacks %q", key)
 		}

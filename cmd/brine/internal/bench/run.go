@@ -95,33 +95,18 @@ func Run(ctx context.Context, store *Store, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
-	if cfg.has(SectionIndex) {
-		if err := r.index(ctx); err != nil {
-			return nil, err
+	// The other sections, in AllSections' order.
+	for _, sec := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{SectionIndex, r.index}, {SectionRebucket, r.rebucket}, {SectionVerify, r.verify}, {SectionSync, r.syncs},
+		{SectionCopy, r.copies}, {SectionShards, r.shards}, {SectionFilter, r.filter}, {SectionCluster, r.cluster},
+	} {
+		if !cfg.has(sec.name) {
+			continue
 		}
-	}
-	if cfg.has(SectionRebucket) {
-		if err := r.rebucket(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.has(SectionVerify) {
-		if err := r.verify(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.has(SectionCopy) {
-		if err := r.copies(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.has(SectionFilter) {
-		if err := r.filter(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.has(SectionCluster) {
-		if err := r.cluster(ctx); err != nil {
+		if err := sec.run(ctx); err != nil {
 			return nil, err
 		}
 	}

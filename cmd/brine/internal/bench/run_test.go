@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/local"
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 )
@@ -140,8 +143,10 @@ func TestRunMemory(t *testing.T) {
 	// table, its new table and an import table, the rebucket directory, the verify section's 2
 	// tables, the filter table, per repeat the exclusive measures' 3 tables with their 4 index
 	// tables, and the copy section's source with, per repeat, an import table, a copy and its
-	// checkpoint (the embedded store's tables are another store's).
-	if want := 18 + 13*cfg.Repeat; len(rec.created) != want {
+	// checkpoint (the embedded store's tables are another store's); the sync section's 2 tables and,
+	// per repeat, its checkpoint; the shards section's source and, per repeat, the one process's
+	// target and checkpoint and the shards' target and 2 checkpoints.
+	if want := 21 + 19*cfg.Repeat; len(rec.created) != want {
 		t.Errorf("created %v, want %d tables", rec.created, want)
 	}
 	checkIndex(t, rep.Index, cfg)
@@ -150,6 +155,8 @@ func TestRunMemory(t *testing.T) {
 		t.Errorf("copy section: %+v, want every rate measured", c)
 	}
 	checkFilter(t, rep.Filter, cfg, -1)
+	checkSync(t, rep.Sync, cfg)
+	checkShards(t, rep.Shards, cfg, "shared")
 	if v := rep.Verify; v == nil || v.Rows != cfg.bulkRows() || v.VerifyMs <= 0 || v.ScanBothMs <= 0 {
 		t.Errorf("verify: %+v", v)
 	}
@@ -258,6 +265,27 @@ func checkIndex(t *testing.T, x *IndexResult, cfg Config) {
 	}
 }
 
+// checkSync: 1% of the rows planted, of every kind alike, and both calls timed (Run has checked
+// that the verify found exactly them and the sync repaired them all).
+func checkSync(t *testing.T, s *SyncResult, cfg Config) {
+	t.Helper()
+	n := cfg.bulkRows()
+	if s == nil || s.Rows != n || s.Differences != n/syncShare || s.Changed+s.Missing+s.Extra+s.DeletedColumn != s.Differences ||
+		s.Changed != s.Missing || s.Extra != s.DeletedColumn || s.VerifyMs <= 0 || s.SyncMs <= 0 || s.VerifyRowsPerS <= 0 ||
+		s.SyncOverVerify != Ratio(s.SyncMs, s.VerifyMs) {
+		t.Errorf("sync: %+v", s)
+	}
+}
+
+// checkShards: both copies timed, over the connections expected.
+func checkShards(t *testing.T, s *ShardsResult, cfg Config, conns string) {
+	t.Helper()
+	if s == nil || s.Rows != cfg.bulkRows() || s.Shards != shardCount || s.Connections != conns || s.OneMs <= 0 || s.ShardedMs <= 0 ||
+		s.OneCopyRowsPerS <= 0 || s.ShardedCopyRowsPerS <= 0 || s.ShardedOverOne != Ratio(s.ShardedRowsPerS, s.OneRowsPerS) {
+		t.Errorf("shards: %+v", s)
+	}
+}
+
 // checkRebucket: each repeat copied every row (Run fails otherwise), and both rates are figures.
 func checkRebucket(t *testing.T, b *RebucketResult, cfg Config) {
 	t.Helper()
@@ -329,5 +357,100 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 	if len(rec.created) != 0 {
 		t.Errorf("tables created before the input was checked: %v", rec.created)
+	}
+}
+
+// conn is another connection to a store held in this process: closing it leaves the store open.
+type conn struct {
+	backends.Backend
+	closed *atomic.Int32
+}
+
+func (c conn) Close() error {
+	c.closed.Add(1)
+	return nil
+}
+
+// TestRunSyncShards runs the sync and shards sections alone on both embedded stores, and once with
+// connections of their own for the shards: every planted difference found and repaired (Run checks
+// it), each connection closed, every table deleted.
+func TestRunSyncShards(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	tests := []struct {
+		name    string
+		open    func(t *testing.T) backends.Backend
+		connect bool
+	}{
+		{"memory", func(*testing.T) backends.Backend { return memory.New() }, false},
+		{"memory, connections", func(*testing.T) backends.Backend { return memory.New() }, true},
+		{"local", func(t *testing.T) backends.Backend {
+			b, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{Backend: tt.open(t)}
+			st := BackendStore("test://", rec)
+			var opened, closed atomic.Int32
+			if tt.connect {
+				st.Connect = func(context.Context) (backends.Backend, error) {
+					opened.Add(1)
+					return conn{rec, &closed}, nil
+				}
+			}
+			cfg := smallConfig()
+			cfg.Sections = []string{SectionSync, SectionShards}
+			cfg.BulkRows = 1000
+			rep, err := Run(context.Background(), st, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCleanedUp(t, rec)
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			checkSync(t, rep.Sync, cfg)
+			conns := "shared"
+			if tt.connect {
+				conns = "separate"
+			}
+			checkShards(t, rep.Shards, cfg, conns)
+			if tt.connect && (opened.Load() != shardCount || closed.Load() != shardCount) {
+				t.Errorf("opened %d connections and closed %d, want %d each", opened.Load(), closed.Load(), shardCount)
+			}
+			if g := goal(t, rep.Goals, "sync of a 1% difference"); g.Want != "<= 1.5x verify's time" {
+				t.Errorf("sync goal: %+v", g)
+			}
+			var md bytes.Buffer
+			if err := rep.Markdown(&md); err != nil || !strings.Contains(md.String(), "## Sync: two tables of 1000 rows") ||
+				!strings.Contains(md.String(), "## Shards: a copy of 1000 rows") {
+				t.Errorf("markdown: %v\n%s", err, md.String())
+			}
+		})
+	}
+}
+
+// TestPlan: 1 row in syncShare differs, of each kind in turn, the same rows for the same seed, and
+// the verify is told one distinct key per row.
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		n, want int
+	}{{20000, 200}, {1000, 10}, {100, plantKinds}, {3, 3}}
+	for _, tt := range tests {
+		p := newPlan(tt.n, 1)
+		if len(p.rows) != tt.want || !slices.IsSorted(p.rows) || len(p.want()) != tt.want {
+			t.Errorf("n %d: %d rows planted (sorted %v), %d keys; want %d", tt.n, len(p.rows), slices.IsSorted(p.rows), len(p.want()), tt.want)
+		}
+		if q := newPlan(tt.n, 1); !slices.Equal(p.rows, q.rows) {
+			t.Errorf("n %d: two plans of one seed differ", tt.n)
+		}
+		src, dst := p.mutations(100, []byte("value"))
+		if got := p.count(plantExtra); len(src) != len(p.rows)-got || len(dst) != len(p.rows) {
+			t.Errorf("n %d: %d source and %d target mutations for %d rows, %d extra", tt.n, len(src), len(dst), len(p.rows), got)
+		}
 	}
 }

@@ -53,6 +53,10 @@ type Store struct {
 	Wire WireCounter
 	// Close releases everything; it may be nil.
 	Close func() error
+	// Connect, when set, opens another connection to the same store, as another process would: the
+	// shards section gives each shard's client one, and closes it. Nil where a store is one
+	// process's own (the embedded stores), whose shards then share Backend.
+	Connect func(ctx context.Context) (backends.Backend, error)
 }
 
 // WireCounter counts what a driver sent and received below the backends API.
