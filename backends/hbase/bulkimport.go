@@ -1,0 +1,250 @@
+package hbase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/brine-kv/brine/backends"
+	"github.com/brine-kv/brine/backends/hbase/internal/hfile"
+)
+
+// Errors of BulkImport a caller branches on.
+var (
+	// ErrRowsFailed is returned by BulkImport when rows were refused; they went to OnFailure and
+	// the others were loaded.
+	ErrRowsFailed = errors.New("hbase: bulk import: some rows were not loaded")
+	// ErrBulkMismatch is returned when the staging directory holds an unfinished bulk import of
+	// another table or of other rows: resume it with its own table and input, or remove its work
+	// directory (BulkWorkDir) to abandon it. What it loaded stays loaded.
+	ErrBulkMismatch = errors.New("hbase: bulk import: the staging directory holds an unfinished import of another table or input")
+)
+
+// BulkOptions tune BulkImport. Zero values take the defaults in parentheses.
+type BulkOptions struct {
+	// Staging is a directory of this machine that every region server reads at the same path
+	// (a shared mount, or the server's own disk). Required. The import keeps its work, one
+	// import at a time, in BulkWorkDir(Staging).
+	Staging string
+	// MemoryBytes bounds the cells buffered before they are spilled to sorted runs on disk
+	// (64 MiB); a cell counts its row, qualifier and value bytes plus its 112-byte struct.
+	MemoryBytes int
+	// Workers is how many regions are loaded at once (4).
+	Workers int
+	// Timestamp is given to cells without one (the import's start time), so that a resumed
+	// import writes the versions the first attempt would have. A resume without it takes the
+	// first attempt's.
+	Timestamp time.Time
+	// PutsWinTies loads files without assign_seq_num: a put made before the load, of the same row,
+	// column and timestamp as a loaded cell, then wins over it. By default the loaded cell wins,
+	// as a put made at the time of the load would (TestBulkLoadSeqNum).
+	PutsWinTies bool
+	// OnFailure receives every refused row, in input order, before anything is loaded.
+	OnFailure func(BulkFailure)
+
+	// Test hooks: written is called once every file is written and recorded, before the first
+	// load; sent after each unit's load, before it is recorded, with how many this call loaded.
+	written func(ctx context.Context) error
+	sent    func(n int)
+}
+
+// BulkFailure is a refused row: its position in the input, from 0, the row and why.
+type BulkFailure struct {
+	Index    int64
+	Mutation backends.Mutation
+	Err      error
+}
+
+// BulkStats are a bulk import's counters.
+type BulkStats struct {
+	Rows, Cells int64 // valid rows and their cells (after merging equal keys: Cells counts what was written)
+	Failed      int64 // rows refused, reported to OnFailure
+	Files       int64 // store files loaded, one per region and family (and per part of a split region)
+	Bytes       int64 // bytes of those files
+	Regions     int64 // loads (BulkLoadHFile calls that loaded)
+	Runs        int64 // sorted runs spilled
+	// PeakBuffered is the most cell bytes held in memory at once, as MemoryBytes counts them.
+	PeakBuffered int64
+	Splits       int64 // files cut because their region had split since partitioning
+	Retries      int64 // loads sent again (region closing, busy, moved)
+	// Resumed is set when the import found its own unfinished work and finished it; Skipped are
+	// the regions that work had loaded already.
+	Resumed bool
+	Skipped int64
+	Elapsed time.Duration
+}
+
+// BulkWorkDir is the directory BulkImport keeps its work in under staging.
+func BulkWorkDir(staging string) string { return filepath.Join(staging, "brine-bulk") }
+
+func (o *BulkOptions) withDefaults() {
+	if o.MemoryBytes <= 0 {
+		o.MemoryBytes = 64 << 20
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+}
+
+// BulkImport writes rows (physical puts: the client salts them before) into table as HBase store
+// files and hands them to the regions with BulkLoadHFile, without the WAL and the memstore:
+//
+//  1. Every row is checked first (key, cells, families of the table, no delete): a refused row
+//     goes to OnFailure and is left out; the others are partitioned by the table's regions as
+//     hbase:meta lists them, and buffered, spilling sorted runs past MemoryBytes (bulkrun.go).
+//     An error yielded by rows itself ends the import with nothing loaded.
+//  2. Each region's runs are merged into one store file per family, recorded in a manifest
+//     (bulkmanifest.go).
+//  3. Each region's files are loaded in one call, all families or none. A region that split
+//     since step 1 refuses them; they are cut at its new boundaries and the parts loaded
+//     (bulksplit.go), as HBase's BulkLoadHFilesTool does.
+//
+// Cells of the same row, column and timestamp: the last in the input is kept. A killed import
+// is resumed by calling BulkImport again with the same table, Staging and rows: it finds its
+// manifest, checks that table and input are the same (ErrBulkMismatch if not), and loads only
+// what was not loaded. On success the work directory is removed; on an error it stays for the
+// resume. It returns ErrRowsFailed when rows were refused, and the rest was loaded.
+func (b *Backend) BulkImport(ctx context.Context, table string, rows iter.Seq2[backends.Mutation, error], opts BulkOptions) (stats BulkStats, err error) {
+	began := time.Now()
+	defer func() { stats.Elapsed = time.Since(began) }()
+	opts.withDefaults()
+	if opts.Staging == "" {
+		return stats, fmt.Errorf("hbase: bulk import %q: %w: no staging directory", table, backends.ErrInvalidArgument)
+	}
+	staging, err := filepath.Abs(opts.Staging)
+	if err != nil {
+		return stats, fmt.Errorf("hbase: bulk import %q: staging directory: %w", table, err)
+	}
+	if st, err := os.Stat(staging); err != nil || !st.IsDir() {
+		return stats, fmt.Errorf("hbase: bulk import %q: %w: staging directory %s: not a directory (%v)", table, backends.ErrInvalidArgument, staging, err)
+	}
+	families, err := b.tableFamilies(ctx, table)
+	if err != nil {
+		return stats, err
+	}
+	job := &bulkJob{b: b, table: table, dir: BulkWorkDir(staging), opts: opts, families: families, stats: &stats}
+	m, err := readManifest(job.dir)
+	if err != nil {
+		return stats, err
+	}
+	if m != nil {
+		if err := job.verify(ctx, m, rows); err != nil {
+			return stats, err
+		}
+		stats.Resumed = true
+	} else {
+		if m, err = job.prepare(ctx, rows); err != nil {
+			return stats, err
+		}
+		if m != nil && opts.written != nil {
+			if err := opts.written(ctx); err != nil {
+				return stats, err
+			}
+		}
+	}
+	if m != nil {
+		if err := job.load(ctx, m); err != nil {
+			return stats, err
+		}
+	}
+	if err := os.RemoveAll(job.dir); err != nil {
+		return stats, fmt.Errorf("hbase: bulk import %q: loaded, but the work directory stays: %w", table, err)
+	}
+	if stats.Failed > 0 {
+		return stats, fmt.Errorf("hbase: bulk import %q: %d rows refused: %w", table, stats.Failed, ErrRowsFailed)
+	}
+	return stats, nil
+}
+
+// bulkJob is one BulkImport's state.
+type bulkJob struct {
+	b        *Backend
+	table    string
+	dir      string
+	opts     BulkOptions
+	families map[string][]byte // the table's families, each name's bytes shared by its cells
+	stats    *BulkStats
+	ts       int64 // Timestamp in ms
+}
+
+// tableFamilies asks the master for table's families.
+func (b *Backend) tableFamilies(ctx context.Context, table string) (map[string][]byte, error) {
+	s, err := b.descriptor(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	fams := map[string][]byte{}
+	for _, cf := range s.GetColumnFamilies() {
+		fams[string(cf.GetName())] = cf.GetName()
+	}
+	return fams, nil
+}
+
+// check refuses a row BulkImport cannot load: Apply's checks, a delete, an unknown family.
+func (j *bulkJob) check(m backends.Mutation) error {
+	if m.Delete {
+		return fmt.Errorf("hbase: %w: bulk import takes puts only, not a delete", backends.ErrInvalidArgument)
+	}
+	if err := checkMutation(m); err != nil {
+		return err
+	}
+	for _, c := range m.Cells {
+		if _, ok := j.families[c.Family]; !ok {
+			return fmt.Errorf("hbase: %w: column family %q is not in table %q", backends.ErrInvalidArgument, c.Family, j.table)
+		}
+	}
+	return nil
+}
+
+// eachValid runs the input through check, reporting refused rows, and calls fn with the valid
+// ones and their index. An error of the input ends it with that error.
+func (j *bulkJob) eachValid(ctx context.Context, rows iter.Seq2[backends.Mutation, error], fn func(i int64, m backends.Mutation) error) error {
+	var i int64
+	for m, err := range rows {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("hbase: bulk import %q: %w (nothing loaded)", j.table, ctx.Err())
+		}
+		if err != nil {
+			return fmt.Errorf("hbase: bulk import %q: input row %d: %w (nothing loaded)", j.table, i, err)
+		}
+		if err := j.check(m); err != nil {
+			j.stats.Failed++
+			if j.opts.OnFailure != nil {
+				j.opts.OnFailure(BulkFailure{Index: i, Mutation: m, Err: err})
+			}
+		} else if err := fn(i, m); err != nil {
+			return err
+		}
+		i++
+	}
+	return nil
+}
+
+// cells turns m's cells into store file cells, stamped with the import's timestamp where they
+// have none. Row, qualifiers and values are copied into one allocation: the input may reuse them.
+func (j *bulkJob) cells(m backends.Mutation, out []hfile.Cell) []hfile.Cell {
+	n := len(m.Key)
+	for _, c := range m.Cells {
+		n += len(c.Qualifier) + len(c.Value)
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, m.Key...)
+	row := buf[:len(m.Key):len(m.Key)]
+	for _, c := range m.Cells {
+		at := len(buf)
+		buf = append(buf, c.Qualifier...)
+		q := buf[at:len(buf):len(buf)]
+		at = len(buf)
+		buf = append(buf, c.Value...)
+		ts := c.Timestamp
+		if ts == 0 {
+			ts = j.ts
+		}
+		out = append(out, hfile.Cell{Row: row, Family: j.families[c.Family], Qualifier: q, Timestamp: ts, Type: hfile.TypePut, Value: buf[at:len(buf):len(buf)]})
+	}
+	return out
+}
