@@ -2,7 +2,6 @@ package hbase
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -13,75 +12,22 @@ import (
 	"github.com/brine-kv/brine/backends/hbase/internal/hfile"
 )
 
-// Errors of BulkImport a caller branches on.
-var (
-	// ErrRowsFailed is returned by BulkImport when rows were refused; they went to OnFailure and
-	// the others were loaded.
-	ErrRowsFailed = errors.New("hbase: bulk import: some rows were not loaded")
-	// ErrBulkMismatch is returned when the staging directory holds an unfinished bulk import of
-	// another table or of other rows: resume it with its own table and input, or remove its work
-	// directory (BulkWorkDir) to abandon it. What it loaded stays loaded.
-	ErrBulkMismatch = errors.New("hbase: bulk import: the staging directory holds an unfinished import of another table or input")
-)
-
-// BulkOptions tune BulkImport. Zero values take the defaults in parentheses.
-type BulkOptions struct {
-	// Staging is a directory of this machine that every region server reads at the same path
-	// (a shared mount, or the server's own disk). Required. The import keeps its work, one
-	// import at a time, in BulkWorkDir(Staging).
-	Staging string
-	// MemoryBytes bounds the cells buffered before they are spilled to sorted runs on disk
-	// (64 MiB); a cell counts its row, qualifier and value bytes plus its 112-byte struct.
-	MemoryBytes int
-	// Workers is how many regions are loaded at once (4).
-	Workers int
-	// Timestamp is given to cells without one (the import's start time), so that a resumed
-	// import writes the versions the first attempt would have. A resume without it takes the
-	// first attempt's.
-	Timestamp time.Time
-	// PutsWinTies loads files without assign_seq_num: a put made before the load, of the same row,
-	// column and timestamp as a loaded cell, then wins over it. By default the loaded cell wins,
-	// as a put made at the time of the load would (TestBulkLoadSeqNum).
-	PutsWinTies bool
-	// OnFailure receives every refused row, in input order, before anything is loaded.
-	OnFailure func(BulkFailure)
-
-	// Test hooks: written is called once every file is written and recorded, before the first
-	// load; sent after each unit's load, before it is recorded, with how many this call loaded.
+// bulkHooks are the tests' hooks into BulkImport: written is called once every file is written
+// and recorded, before the first load; sent after each unit's load, before it is recorded, with
+// how many the call loaded.
+type bulkHooks struct {
 	written func(ctx context.Context) error
 	sent    func(n int)
-}
-
-// BulkFailure is a refused row: its position in the input, from 0, the row and why.
-type BulkFailure struct {
-	Index    int64
-	Mutation backends.Mutation
-	Err      error
-}
-
-// BulkStats are a bulk import's counters.
-type BulkStats struct {
-	Rows, Cells int64 // valid rows and their cells (after merging equal keys: Cells counts what was written)
-	Failed      int64 // rows refused, reported to OnFailure
-	Files       int64 // store files loaded, one per region and family (and per part of a split region)
-	Bytes       int64 // bytes of those files
-	Regions     int64 // loads (BulkLoadHFile calls that loaded)
-	Runs        int64 // sorted runs spilled
-	// PeakBuffered is the most cell bytes held in memory at once, as MemoryBytes counts them.
-	PeakBuffered int64
-	Splits       int64 // files cut because their region had split since partitioning
-	Retries      int64 // loads sent again (region closing, busy, moved)
-	// Resumed is set when the import found its own unfinished work and finished it; Skipped are
-	// the regions that work had loaded already.
-	Resumed bool
-	Skipped int64
-	Elapsed time.Duration
 }
 
 // BulkWorkDir is the directory BulkImport keeps its work in under staging.
 func BulkWorkDir(staging string) string { return filepath.Join(staging, "brine-bulk") }
 
-func (o *BulkOptions) withDefaults() {
+// bulkDefaults: how this driver reads backends.BulkOptions. MemoryBytes defaults to 64 MiB, a
+// cell counting its row, qualifier and value bytes plus its 112-byte struct; Workers (regions
+// loaded at once) to 4. The work is kept, one import at a time, in BulkWorkDir(Staging).
+// PutsWinTies sends assign_seq_num false (TestBulkLoadSeqNum).
+func bulkDefaults(o *backends.BulkOptions) {
 	if o.MemoryBytes <= 0 {
 		o.MemoryBytes = 64 << 20
 	}
@@ -90,7 +36,7 @@ func (o *BulkOptions) withDefaults() {
 	}
 }
 
-// BulkImport writes rows (physical puts: the client salts them before) into table as HBase store
+// BulkImport is backends.BulkImporter's: it writes rows (physical puts: the client salts them before) into table as HBase store
 // files and hands them to the regions with BulkLoadHFile, without the WAL and the memstore:
 //
 //  1. Every row is checked first (key, cells, families of the table, no delete): a refused row
@@ -103,15 +49,16 @@ func (o *BulkOptions) withDefaults() {
 //     since step 1 refuses them; they are cut at its new boundaries and the parts loaded
 //     (bulksplit.go), as HBase's BulkLoadHFilesTool does.
 //
-// Cells of the same row, column and timestamp: the last in the input is kept. A killed import
-// is resumed by calling BulkImport again with the same table, Staging and rows: it finds its
-// manifest, checks that table and input are the same (ErrBulkMismatch if not), and loads only
-// what was not loaded. On success the work directory is removed; on an error it stays for the
-// resume. It returns ErrRowsFailed when rows were refused, and the rest was loaded.
-func (b *Backend) BulkImport(ctx context.Context, table string, rows iter.Seq2[backends.Mutation, error], opts BulkOptions) (stats BulkStats, err error) {
+// Options are read as bulkDefaults says. Cells of the same row, column and timestamp: the last
+// in the input is kept. A killed import is resumed by calling BulkImport again with the same
+// table, Staging and rows: it finds its manifest, checks that table and input are the same
+// (backends.ErrBulkMismatch if not), and loads only what was not loaded. On success the work
+// directory is removed; on an error it stays for the resume. It returns backends.ErrRowsFailed
+// when rows were refused, and the rest was loaded.
+func (b *Backend) BulkImport(ctx context.Context, table string, rows iter.Seq2[backends.Mutation, error], opts backends.BulkOptions) (stats backends.BulkStats, err error) {
 	began := time.Now()
 	defer func() { stats.Elapsed = time.Since(began) }()
-	opts.withDefaults()
+	bulkDefaults(&opts)
 	if opts.Staging == "" {
 		return stats, fmt.Errorf("hbase: bulk import %q: %w: no staging directory", table, backends.ErrInvalidArgument)
 	}
@@ -140,8 +87,8 @@ func (b *Backend) BulkImport(ctx context.Context, table string, rows iter.Seq2[b
 		if m, err = job.prepare(ctx, rows); err != nil {
 			return stats, err
 		}
-		if m != nil && opts.written != nil {
-			if err := opts.written(ctx); err != nil {
+		if m != nil && b.bulkHooks.written != nil {
+			if err := b.bulkHooks.written(ctx); err != nil {
 				return stats, err
 			}
 		}
@@ -155,7 +102,7 @@ func (b *Backend) BulkImport(ctx context.Context, table string, rows iter.Seq2[b
 		return stats, fmt.Errorf("hbase: bulk import %q: loaded, but the work directory stays: %w", table, err)
 	}
 	if stats.Failed > 0 {
-		return stats, fmt.Errorf("hbase: bulk import %q: %d rows refused: %w", table, stats.Failed, ErrRowsFailed)
+		return stats, fmt.Errorf("hbase: bulk import %q: %d rows refused: %w", table, stats.Failed, backends.ErrRowsFailed)
 	}
 	return stats, nil
 }
@@ -165,9 +112,9 @@ type bulkJob struct {
 	b        *Backend
 	table    string
 	dir      string
-	opts     BulkOptions
+	opts     backends.BulkOptions
 	families map[string][]byte // the table's families, each name's bytes shared by its cells
-	stats    *BulkStats
+	stats    *backends.BulkStats
 	ts       int64 // Timestamp in ms
 }
 
@@ -214,7 +161,7 @@ func (j *bulkJob) eachValid(ctx context.Context, rows iter.Seq2[backends.Mutatio
 		if err := j.check(m); err != nil {
 			j.stats.Failed++
 			if j.opts.OnFailure != nil {
-				j.opts.OnFailure(BulkFailure{Index: i, Mutation: m, Err: err})
+				j.opts.OnFailure(backends.BulkFailure{Index: i, Mutation: m, Err: err})
 			}
 		} else if err := fn(i, m); err != nil {
 			return err

@@ -44,7 +44,7 @@ func BenchmarkBulkImport(b *testing.B) {
 		for b.Loop() {
 			table := fresh()
 			start := time.Now()
-			if _, err := be.BulkImport(b.Context(), table, seqOf(rows), BulkOptions{Staging: hbasetest.Staging(b)}); err != nil {
+			if _, err := be.BulkImport(b.Context(), table, seqOf(rows), backends.BulkOptions{Staging: hbasetest.Staging(b)}); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(n/time.Since(start).Seconds(), "rows/s")

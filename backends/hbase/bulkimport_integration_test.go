@@ -191,16 +191,16 @@ func TestBulkImport(t *testing.T) {
 	got := map[int64]error{}
 	ts := time.UnixMilli(1_700_000_000_000)
 	const memory = 256 << 10
-	stats, err := b.BulkImport(t.Context(), table, seqOf(input), BulkOptions{
+	stats, err := b.BulkImport(t.Context(), table, seqOf(input), backends.BulkOptions{
 		Staging: staging, MemoryBytes: memory, Timestamp: ts,
-		OnFailure: func(f BulkFailure) {
+		OnFailure: func(f backends.BulkFailure) {
 			if !errors.Is(f.Err, backends.ErrInvalidArgument) && !errors.Is(f.Err, backends.ErrInvalidKey) {
 				t.Errorf("row %d refused with %v, want ErrInvalidArgument", f.Index, f.Err)
 			}
 			got[f.Index] = f.Err
 		},
 	})
-	if !errors.Is(err, ErrRowsFailed) {
+	if !errors.Is(err, backends.ErrRowsFailed) {
 		t.Fatalf("BulkImport: %v, want ErrRowsFailed", err)
 	}
 	if _, err := hbasetest.FindLeaks(before); err != nil {
@@ -233,13 +233,13 @@ func TestBulkImportOptions(t *testing.T) {
 	table := bulkImportTable(t, b, []string{"d"}, "8")
 	staging := hbasetest.Staging(t)
 	rows := seqOf(bulkInput(2, 10, []string{"d"}))
-	if _, err := b.BulkImport(t.Context(), table, rows, BulkOptions{}); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := b.BulkImport(t.Context(), table, rows, backends.BulkOptions{}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("no staging: %v", err)
 	}
-	if _, err := b.BulkImport(t.Context(), table, rows, BulkOptions{Staging: staging + "/none"}); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := b.BulkImport(t.Context(), table, rows, backends.BulkOptions{Staging: staging + "/none"}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("missing staging: %v", err)
 	}
-	if _, err := b.BulkImport(t.Context(), table+"_none", rows, BulkOptions{Staging: staging}); !errors.Is(err, backends.ErrTableNotFound) {
+	if _, err := b.BulkImport(t.Context(), table+"_none", rows, backends.BulkOptions{Staging: staging}); !errors.Is(err, backends.ErrTableNotFound) {
 		t.Fatalf("missing table: %v", err)
 	}
 	boom := errors.New("boom")
@@ -251,7 +251,7 @@ func TestBulkImportOptions(t *testing.T) {
 		}
 		yield(backends.Mutation{}, boom)
 	}
-	if _, err := b.BulkImport(t.Context(), table, failing, BulkOptions{Staging: staging}); !errors.Is(err, boom) {
+	if _, err := b.BulkImport(t.Context(), table, failing, backends.BulkOptions{Staging: staging}); !errors.Is(err, boom) {
 		t.Fatalf("failing input: %v", err)
 	}
 	checkBulkTable(t, b, table, nil)
@@ -271,16 +271,16 @@ func TestBulkImportSplit(t *testing.T) {
 	staging := hbasetest.Staging(t)
 	rows := bulkInput(3, 4000, fams)
 	ts := time.UnixMilli(1_700_000_000_000)
-	stats, err := b.BulkImport(t.Context(), table, seqOf(rows), BulkOptions{
-		Staging: staging, Timestamp: ts,
-		written: func(ctx context.Context) error {
-			for _, key := range []string{"2", "a/0005"} {
-				if err := admin.Split(ctx, table, []byte(key)); err != nil {
-					return err
-				}
+	b.bulkHooks.written = func(ctx context.Context) error {
+		for _, key := range []string{"2", "a/0005"} {
+			if err := admin.Split(ctx, table, []byte(key)); err != nil {
+				return err
 			}
-			return nil
-		},
+		}
+		return nil
+	}
+	stats, err := b.BulkImport(t.Context(), table, seqOf(rows), backends.BulkOptions{
+		Staging: staging, Timestamp: ts,
 	})
 	if err != nil {
 		t.Fatal(err)

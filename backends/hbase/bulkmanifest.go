@@ -39,7 +39,7 @@ import (
 // value at the same timestamp, cells past the family's VERSIONS), is loaded again: same cells,
 // same timestamps, so nothing visible changes (with assign_seq_num the file is again newest), and
 // the cost is one more store file in the region until its next compaction. The check reads the
-// unit's rows once, for the few units (at most BulkOptions.Workers) in flight when it was killed.
+// unit's rows once, for the few units (at most backends.BulkOptions.Workers) in flight when it was killed.
 
 const (
 	manifestVersion = 1
@@ -150,11 +150,11 @@ func writeSynced(path string, data []byte) error {
 // timestamp if one is given.
 func (j *bulkJob) verify(ctx context.Context, m *manifest, rows iter.Seq2[backends.Mutation, error]) error {
 	if m.Table != j.table {
-		return fmt.Errorf("hbase: bulk import %q: %s holds an import into %q: %w", j.table, j.dir, m.Table, ErrBulkMismatch)
+		return fmt.Errorf("hbase: bulk import %q: %s holds an import into %q: %w", j.table, j.dir, m.Table, backends.ErrBulkMismatch)
 	}
 	if !j.opts.Timestamp.IsZero() && j.opts.Timestamp.UnixMilli() != m.Timestamp {
 		return fmt.Errorf("hbase: bulk import %q: %s holds an import stamped %s, not %s: %w", j.table, j.dir,
-			time.UnixMilli(m.Timestamp).UTC().Format(time.RFC3339Nano), j.opts.Timestamp.UTC().Format(time.RFC3339Nano), ErrBulkMismatch)
+			time.UnixMilli(m.Timestamp).UTC().Format(time.RFC3339Nano), j.opts.Timestamp.UTC().Format(time.RFC3339Nano), backends.ErrBulkMismatch)
 	}
 	j.ts = m.Timestamp
 	fp := newFingerprint()
@@ -167,7 +167,7 @@ func (j *bulkJob) verify(ctx context.Context, m *manifest, rows iter.Seq2[backen
 		return err
 	}
 	if fp.sum() != m.Input || j.stats.Rows != m.Rows {
-		return fmt.Errorf("hbase: bulk import %q: %s holds an import of other rows (%d valid rows then, %d now): %w", j.table, j.dir, m.Rows, j.stats.Rows, ErrBulkMismatch)
+		return fmt.Errorf("hbase: bulk import %q: %s holds an import of other rows (%d valid rows then, %d now): %w", j.table, j.dir, m.Rows, j.stats.Rows, backends.ErrBulkMismatch)
 	}
 	j.stats.Cells = m.Cells
 	return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/hbasetest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
@@ -29,7 +30,9 @@ var bulkResumeFamilies = []string{"a", "b"}
 
 // bulkResumeInput is the input of the child and of its resume: no Timestamp is given to either,
 // so the resume must take the first attempt's.
-func bulkResumeInput() BulkOptions { return BulkOptions{MemoryBytes: 512 << 10, Workers: 1} }
+func bulkResumeInput() backends.BulkOptions {
+	return backends.BulkOptions{MemoryBytes: 512 << 10, Workers: 1}
+}
 
 // TestBulkImportChild is the import TestBulkImportResume kills: it prints "stopped" where told to
 // stop, then waits to be killed.
@@ -51,9 +54,9 @@ func TestBulkImportChild(t *testing.T) {
 	opts.Staging = job.Staging
 	switch job.StopAt {
 	case "written":
-		opts.written = func(context.Context) error { stop(); return nil }
+		b.bulkHooks.written = func(context.Context) error { stop(); return nil }
 	case "sent":
-		opts.sent = func(n int) {
+		b.bulkHooks.sent = func(n int) {
 			if n == 3 {
 				stop()
 			}
@@ -121,15 +124,15 @@ func TestBulkImportResume(t *testing.T) {
 			input := bulkInput(4, 6000, bulkResumeFamilies)
 			opts := bulkResumeInput()
 			opts.Staging = staging
-			if _, err := b.BulkImport(t.Context(), other, seqOf(input), opts); !errors.Is(err, ErrBulkMismatch) {
+			if _, err := b.BulkImport(t.Context(), other, seqOf(input), opts); !errors.Is(err, backends.ErrBulkMismatch) {
 				t.Fatalf("resume into another table: %v, want ErrBulkMismatch", err)
 			}
-			if _, err := b.BulkImport(t.Context(), table, seqOf(bulkInput(5, 6000, bulkResumeFamilies)), opts); !errors.Is(err, ErrBulkMismatch) {
+			if _, err := b.BulkImport(t.Context(), table, seqOf(bulkInput(5, 6000, bulkResumeFamilies)), opts); !errors.Is(err, backends.ErrBulkMismatch) {
 				t.Fatalf("resume with other rows: %v, want ErrBulkMismatch", err)
 			}
 			stamped := opts
 			stamped.Timestamp = time.UnixMilli(m.Timestamp + 1)
-			if _, err := b.BulkImport(t.Context(), table, seqOf(input), stamped); !errors.Is(err, ErrBulkMismatch) {
+			if _, err := b.BulkImport(t.Context(), table, seqOf(input), stamped); !errors.Is(err, backends.ErrBulkMismatch) {
 				t.Fatalf("resume with another timestamp: %v, want ErrBulkMismatch", err)
 			}
 

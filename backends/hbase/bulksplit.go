@@ -106,12 +106,12 @@ func (ld *loader) loadUnit(ctx context.Context, u *loadUnit, attempt int) error 
 		}
 		err := j.b.loadStoreFiles(ctx, j.table, u.First, files, !j.opts.PutsWinTies)
 		if err == nil {
-			if j.opts.sent != nil {
+			if j.b.bulkHooks.sent != nil {
 				ld.mu.Lock()
 				ld.sent++
 				n := ld.sent
 				ld.mu.Unlock()
-				j.opts.sent(n)
+				j.b.bulkHooks.sent(n)
 			}
 			return ld.done(u, false)
 		}
