@@ -34,7 +34,8 @@
 //     its load gets its files cut at the new boundaries (bulksplit.go); a manifest in the staging
 //     directory lets a killed import resume without loading a file twice (bulkmanifest.go).
 //     Measured against the dev server (BenchmarkBulkImport, 100,000 rows of 100 bytes, 16
-//     regions, 2026-12-02): 178,000 rows/s, 2.8 times Apply in batches of 1,000 (63,000).
+//     regions, 2026-12-02, two runs on the 2 cores a full test suite shared): 74,000-178,000
+//     rows/s, 2.0-2.8 times Apply of the same rows in batches of 1,000 (38,000-63,000).
 //   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound (and
 //     gohbase.TableNotFound, so code written against gohbase matches it too), existing table ->
 //     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
