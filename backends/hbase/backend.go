@@ -34,11 +34,14 @@ type Backend struct {
 	regions map[string][]regionSpan // per table, for routing reverse scans; refreshed when stale
 
 	syncFamilies sync.Map // table → the family of its conditional batches' WAL sync barriers (condsync.go)
+
+	bulkHooks bulkHooks // tests only
 }
 
 var (
 	_ backends.Backend      = (*Backend)(nil)
 	_ backends.RegionLister = (*Backend)(nil)
+	_ backends.BulkImporter = (*Backend)(nil)
 )
 
 // Open connects to the cluster whose ZooKeeper quorum is cfg.ZKQuorum. It asks the master for its

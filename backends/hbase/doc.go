@@ -28,6 +28,14 @@
 //     between that and the region's start key. Here a reverse scan opens each region's scanner at the
 //     region's own end key, so no key is skipped, and the range's Start is enforced server-side with an
 //     InclusiveStopFilter. Each RPC asks for min(rows still wanted, batch) rows.
+//   - BulkImport (bulkimport.go) writes physical puts as HFiles (internal/hfile), one per region and
+//     family, and hands each region its files in one BulkLoadHFile call (bulkload.go): no WAL, no
+//     memstore. Memory is bounded by spilling sorted runs (bulkrun.go); a region that split before
+//     its load gets its files cut at the new boundaries (bulksplit.go); a manifest in the staging
+//     directory lets a killed import resume without loading a file twice (bulkmanifest.go).
+//     Measured against the dev server (BenchmarkBulkImport, 100,000 rows of 100 bytes, 16
+//     regions, 2026-12-02, two runs on the 2 cores a full test suite shared): 74,000-178,000
+//     rows/s, 2.0-2.8 times Apply of the same rows in batches of 1,000 (38,000-63,000).
 //   - Errors wrap the sentinels of package backends: missing table -> ErrTableNotFound (and
 //     gohbase.TableNotFound, so code written against gohbase matches it too), existing table ->
 //     ErrTableExists, bad key (empty, or longer than MaxKeyLen) -> ErrInvalidKey before anything is
