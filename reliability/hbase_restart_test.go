@@ -78,8 +78,12 @@ func TestHBaseRestartResume(t *testing.T) {
 		leakOptions = append(leakOptions, goleak.IgnoreCurrent())
 		t.Logf("gohbase region connections the pre-restart client left open after Close: %d", left)
 	})
+	// c1 is checked while c2 is open (close1, below): c2's stall watch, one goroutine per Backend for
+	// its whole life, runs then. That a Backend's Close ends its own watch, TestRefreshStalledRequest
+	// checks (goleak.VerifyNone).
 	c1, close1 := openHBaseWith(t, zk, hbase.Options{RequestTimeout: 2 * time.Second, Concurrency: 256},
-		5*time.Second, goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs))
+		5*time.Second, goleak.IgnoreAnyFunction(receiveRPCs), goleak.IgnoreAnyFunction(processRPCs),
+		goleak.IgnoreAnyFunction(stallWatch))
 	name := hbasetest.Table("brine_rel_restart")
 	tbl, err := c1.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, hbaseSpec)})
 	if err != nil {
@@ -276,11 +280,13 @@ func TestHBaseRestartResume(t *testing.T) {
 // loaded 2-core machine.
 const recoveryBound = 25 * time.Second
 
-// The pinned gohbase's goroutines the restart test waits for or ignores by name.
+// The goroutines the restart test waits for or ignores by name: the pinned gohbase's, and the
+// driver's stall watch.
 const (
 	establishRegion = "github.com/tsuna/gohbase.(*client).establishRegion"
 	receiveRPCs     = "github.com/tsuna/gohbase/region.(*client).receiveRPCs"
 	processRPCs     = "github.com/tsuna/gohbase/region.(*client).processRPCs"
+	stallWatch      = "github.com/brine-kv/brine/backends/hbase.(*Backend).watchStalls.func1"
 )
 
 // goroutinesWith counts the goroutines that have fn on their stack.

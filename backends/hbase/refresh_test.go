@@ -10,6 +10,7 @@ import (
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
 	"github.com/tsuna/gohbase/region"
+	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/brine-kv/brine/backends/driverkit"
@@ -141,6 +142,7 @@ func TestRefreshRetiresTheOldClient(t *testing.T) {
 }
 
 func TestRefreshStalledRequest(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // Close ends the stall watch
 	b, _, dialed := refreshBackend(t, 20*time.Millisecond)
 	b.refresh.now = time.Now
 	b.refresh.last = time.Now().Add(-time.Hour)
