@@ -12,7 +12,7 @@ import (
 const (
 	maxBuckets   = 65536   // a 2-byte prefix; BucketRanges lists every bucket, so more would not pay
 	maxPrefixLen = 1 << 16 // prefix=L, offset=O
-	maxFields    = 255     // fields=K, and field=kK's K+1 (keys allows 255 fields)
+	maxFields    = 255     // fields=K; field=kF takes F < maxFields (keys allows 255 fields)
 )
 
 // ParseSpec parses a salting spec as a user writes it: a flag, a Go program's configuration. Spec()
