@@ -46,7 +46,7 @@ func (c *Client) Describe(ctx context.Context, name string) (TableConfig, error)
 	}
 	var cfg TableConfig
 	if spec := meta[MetaSaltSpec]; spec != "" {
-		if cfg.Salter, err = salting.ParseSpec(spec); err != nil {
+		if cfg.Salter, err = salting.ParseStoredSpec(spec); err != nil {
 			return TableConfig{}, fmt.Errorf("describe %q: stored salting spec: %w", name, err)
 		}
 	}

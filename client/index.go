@@ -42,7 +42,8 @@ var (
 // IndexPart is one field of an index key: a field of the main row's logical key (which must be
 // built with package keys), or the value of a column, encoded as a keys Bytes field.
 type IndexPart struct {
-	// KeyField is the index of the logical key's field copied, encoded as it is, when Column is zero.
+	// KeyField is the index of the logical key's field copied (counted from 0, kN in a spec),
+	// encoded as it is, when Column is zero.
 	KeyField int
 	// Column, when its Family is set, is the column whose newest value is the part.
 	Column Column
@@ -107,21 +108,35 @@ func (cfg IndexConfig) spec() string { return cfg.def().Spec() }
 // metaSpec is the definition as the table's meta stores it: spec and the entries' format.
 func (cfg IndexConfig) metaSpec() string { return cfg.def().MetaSpec() }
 
-// ParseIndexConfig reads an index definition in the form Index.Spec shows:
+// ParseIndexConfig reads an index definition as a user declares it, in the form Index.Spec shows:
 // "salt=SPEC|key=PART,...|cover=FAMILY:QUALIFIER,...|unique", a PART being kN (field N of the row
-// key) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are optional. It takes the
-// form a table's meta stores too, whose entry format it leaves out: an index declared by it gets the
-// newest.
+// key, counted from 0) or c:FAMILY:QUALIFIER[:desc] (a column's value); cover and unique are
+// optional. SPEC is read by salting.ParseSpec. It takes the form a table's meta stores too, whose
+// entry format it leaves out: an index declared by it gets the newest.
 func ParseIndexConfig(name, s string) (IndexConfig, error) {
-	cfg, err := storedIndexConfig(name, s)
+	cfg, err := parseIndexConfig(name, s, indexproto.Parse)
 	cfg.keyCell = false
 	return cfg, err
 }
 
 // storedIndexConfig reads an index definition from a table's meta (IndexConfig.metaSpec), format
-// included.
+// included, its salt spec in any spelling a brine stored (salting.ParseStoredSpec).
 func storedIndexConfig(name, s string) (IndexConfig, error) {
-	d, err := indexproto.Parse(name, s)
+	return parseIndexConfig(name, s, indexproto.ParseStored)
+}
+
+// storedMetaSpec is a stored definition as metaSpec spells it now (s when it does not parse), for
+// comparing it with a definition's: two spellings of one salt spec are one definition.
+func storedMetaSpec(name, s string) string {
+	cfg, err := storedIndexConfig(name, s)
+	if err != nil {
+		return s
+	}
+	return cfg.metaSpec()
+}
+
+func parseIndexConfig(name, s string, parse func(name, s string) (indexproto.Def, error)) (IndexConfig, error) {
+	d, err := parse(name, s)
 	if err != nil {
 		return IndexConfig{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/wait"
+	"github.com/brine-kv/brine/salting"
 )
 
 // AddIndexOptions control AddIndex.
@@ -92,7 +93,7 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 		}
 	}
 	err = route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
-		if meta[metaIndexPrefix+cfg.Name] != ix.cfg.metaSpec() || ix.cfg.spec() != cfg.spec() || indexState(meta, cfg.Name) != IndexBuilding {
+		if storedMetaSpec(cfg.Name, meta[metaIndexPrefix+cfg.Name]) != ix.cfg.metaSpec() || ix.cfg.spec() != cfg.spec() || indexState(meta, cfg.Name) != IndexBuilding {
 			return false, fmt.Errorf("%w: the index changed while it was built", ErrIndexMismatch)
 		}
 		delete(meta, metaIndexStatePrefix+cfg.Name)
@@ -182,7 +183,7 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 		}
 		if spec, ok := meta[metaIndexPrefix+cfg.Name]; ok {
 			// The declarations must match; the entries' format is the stored index's.
-			if stored, err := ParseIndexConfig(cfg.Name, spec); err != nil || stored.spec() != cfg.spec() {
+			if stored, err := storedIndexConfig(cfg.Name, spec); err != nil || stored.spec() != cfg.spec() {
 				return false, fmt.Errorf("%w: index %q is %q, not %q", ErrIndexMismatch, cfg.Name, spec, cfg.spec())
 			}
 			if st = indexState(meta, cfg.Name); st == IndexDropping {
@@ -267,7 +268,7 @@ func (c *Client) createIndexTable(ctx context.Context, table string, cfg IndexCo
 	if err != nil {
 		return err
 	}
-	if want := cfg.salter().Spec(); meta[MetaSaltSpec] != want {
+	if want := cfg.salter().Spec(); salting.CanonicalSpec(meta[MetaSaltSpec]) != want {
 		return fmt.Errorf("%w: table %q exists with spec %q, the index's is %q", ErrSpecMismatch, IndexTableName(table, cfg.Name), meta[MetaSaltSpec], want)
 	}
 	return nil

@@ -43,9 +43,9 @@ type RebucketOptions struct {
 type RebucketProgress struct {
 	State       string // pause, migrate, copied, switched, or "" once the new table serves
 	Table       string // the physical table serving (the old one until the switch)
-	Spec        string // its spec
+	Spec        string // its spec, as Salter.Spec spells it (the stored string may be an earlier brine's)
 	Target      string // the new physical table, during a rebucket
-	TargetSpec  string // its spec
+	TargetSpec  string // its spec, as Spec
 	Buckets     int    // old buckets to copy
 	BucketsDone int
 	RowsCopied  int64 // rows copied by this call (a resumed call counts from 0)

@@ -47,7 +47,7 @@ func (c *Client) openRebucketed(ctx context.Context, name string, s salting.Salt
 	if err != nil || !found {
 		return nil, false, err
 	}
-	if s != nil && s.Spec() != row.Spec() && (row.Serving() || s.Spec() != row.TargetSpec()) {
+	if s != nil && s.Spec() != salting.CanonicalSpec(row.Spec()) && (row.Serving() || s.Spec() != salting.CanonicalSpec(row.TargetSpec())) {
 		return nil, true, fmt.Errorf("open table %q: %w: stored %q, given %q", name, ErrSpecMismatch, row.Spec(), s.Spec())
 	}
 	rt, err := route.NewRouter(c.core, name, row, nil)

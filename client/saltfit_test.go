@@ -30,7 +30,7 @@ func TestCreateTableSaltFitsKey(t *testing.T) {
 		name string
 		cfg  client.TableConfig
 	}{
-		{"KeySchema", client.TableConfig{Salter: spec("mod:8:field=2"), KeySchema: ks}},
+		{"KeySchema", client.TableConfig{Salter: spec("mod:8:field=k1"), KeySchema: ks}},
 		{"Meta", client.TableConfig{Salter: spec("hash:16:fields=3"), Meta: map[string]string{client.MetaKeySchema: "id:int64"}}},
 		{"offset", client.TableConfig{Salter: spec("mod:8:offset=100,width=8"), KeySchema: ks}},
 	} {
@@ -48,7 +48,7 @@ func TestCreateTableSaltFitsKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"mod:8:field=2", "reverse"} {
+	for _, s := range []string{"mod:8:field=k1", "reverse"} {
 		if err := tb.Rebucket(ctx, spec(s), client.RebucketOptions{}); !errors.Is(err, client.ErrInvalidArgument) {
 			t.Errorf("Rebucket to %s: %v, want a refusal", s, err)
 		}

@@ -163,7 +163,7 @@ func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
 		if err != nil && !errors.Is(err, client.ErrNotFound) {
 			return nil, fmt.Errorf("read the checkpoint: %w", err)
 		}
-		if have, want := string(cellValue(got.Cells, qualOptions)), j.fingerprint(); have != want {
+		if have, want := storedFingerprint(string(cellValue(got.Cells, qualOptions))), j.fingerprint(); have != want {
 			return nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, j.showOptions(have), j.showOptions(want))
 		}
 		j.firstRun = time.Time{} // unknown, unless the checkpoint recorded it
@@ -285,6 +285,19 @@ func (j *job) fingerprint() string {
 		fp += " shard=" + j.opts.Shard.String()
 	}
 	return fp
+}
+
+// storedFingerprint is a checkpoint's fingerprint with its salting spec as Salter.Spec spells it now,
+// so that a copy an earlier brine checkpointed under another spelling of the same spec (mod:N:field=K)
+// resumes. Nothing else in a fingerprint changed its spelling.
+func storedFingerprint(fp string) string {
+	words := strings.Split(fp, " ")
+	for i, w := range words {
+		if spec, ok := strings.CutPrefix(w, "salt="); ok {
+			words[i] = "salt=" + salting.CanonicalSpec(spec)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // showOptions is a checkpoint's options (fingerprint) as a user reads them, the range's keys

@@ -63,7 +63,7 @@ func copyPeriods(ctx context.Context, from, to *client.Client, table string, opt
 		}
 		pcfg := cfg.Table
 		if opts.Salter == nil {
-			if pcfg.Salter, err = salting.ParseSpec(p.Spec); err != nil {
+			if pcfg.Salter, err = salting.ParseStoredSpec(p.Spec); err != nil {
 				return fail(fmt.Errorf("period %s: %w", p.Table, err))
 			}
 		}

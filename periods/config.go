@@ -165,7 +165,7 @@ func configFromMeta(meta map[string]string, timeOf func([]byte) (time.Time, erro
 	if cfg.Interval, err = ParseInterval(ps); err != nil {
 		return cfg, fmt.Errorf("stored interval: %w", err)
 	}
-	if cfg.Table.Salter, err = salting.ParseSpec(meta[metaSalt]); err != nil {
+	if cfg.Table.Salter, err = salting.ParseStoredSpec(meta[metaSalt]); err != nil {
 		return cfg, fmt.Errorf("stored salting spec: %w", err)
 	}
 	if cfg.Retention, err = ParseRetention(meta[metaRetain]); err != nil {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/salting"
 )
 
 // createWidth is how many period tables CreateAhead and Drop create or drop at once: a store may take
@@ -42,13 +43,14 @@ func (t *Table) CreatePeriod(ctx context.Context, at time.Time, cfg *client.Tabl
 	tc.Meta[metaPeriodOf] = t.name
 	tc.Meta[metaPeriodAt] = info.Start.Format(periodRowTime)
 	_, err := t.c.CreateTable(ctx, info.Table, tc)
+	recorded := info // the period list's row: the spec spelled as the period's table stores it
 	if errors.Is(err, client.ErrTableExists) {
-		err = t.adoptPeriod(ctx, info)
+		recorded.Spec, err = t.adoptPeriod(ctx, info)
 	}
 	if err != nil {
 		return info, t.errorf("create period: %w", err)
 	}
-	if err := t.list.Put(ctx, periodRowKey(info.Start), periodRow(info)...); err != nil {
+	if err := t.list.Put(ctx, periodRowKey(info.Start), periodRow(recorded)...); err != nil {
 		return info, t.errorf("record period %q: %w", info.Table, err)
 	}
 	p, err := t.openPeriod(ctx, info)
@@ -63,20 +65,22 @@ func (t *Table) CreatePeriod(ctx context.Context, at time.Time, cfg *client.Tabl
 	return info, nil
 }
 
-// adoptPeriod accepts an existing table as the period's only if it was created as that period.
-func (t *Table) adoptPeriod(ctx context.Context, info Info) error {
+// adoptPeriod accepts an existing table as the period's only if it was created as that period, and
+// returns the spec as that table stores it (an earlier brine's spelling, for one it created).
+func (t *Table) adoptPeriod(ctx context.Context, info Info) (string, error) {
 	meta, err := t.c.Backend().TableMeta(ctx, info.Table)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if meta[metaPeriodOf] != t.name || meta[metaPeriodAt] != info.Start.Format(periodRowTime) {
-		return fmt.Errorf("table %q exists and is not period %s of %q: %w", info.Table,
+		return "", fmt.Errorf("table %q exists and is not period %s of %q: %w", info.Table,
 			info.Start.Format(periodRowTime), t.name, client.ErrTableExists)
 	}
-	if meta[client.MetaSaltSpec] != info.Spec {
-		return fmt.Errorf("table %q: configured %q, table has %q: %w", info.Table, info.Spec, meta[client.MetaSaltSpec], client.ErrSpecMismatch)
+	stored := meta[client.MetaSaltSpec]
+	if salting.CanonicalSpec(stored) != info.Spec {
+		return "", fmt.Errorf("table %q: configured %q, table has %q: %w", info.Table, info.Spec, stored, client.ErrSpecMismatch)
 	}
-	return nil
+	return stored, nil
 }
 
 // CreateAhead makes sure the period holding now and the ahead periods after it exist, so writers

@@ -20,7 +20,7 @@ type Info struct {
 	Table string    // the period's table
 	Start time.Time // inclusive, UTC
 	End   time.Time // exclusive, UTC
-	Spec  string    // the period's salting spec
+	Spec  string    // the period's salting spec, as Salter.Spec spells it (the period list may hold an earlier brine's spelling)
 }
 
 type period struct {
@@ -171,7 +171,7 @@ func (t *Table) openPeriod(ctx context.Context, info Info) (period, error) {
 		}
 	}
 	t.mu.RUnlock()
-	s, err := salting.ParseSpec(info.Spec)
+	s, err := salting.ParseStoredSpec(info.Spec)
 	if err != nil {
 		return period{}, t.errorf("period %q: %w", info.Table, err)
 	}
@@ -230,7 +230,7 @@ func periodFromRow(row client.Row) (Info, error) {
 				return info, err
 			}
 		case "spec":
-			info.Spec = string(cell.Value)
+			info.Spec = salting.CanonicalSpec(string(cell.Value))
 		case "table":
 			info.Table = string(cell.Value)
 		}

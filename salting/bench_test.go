@@ -37,7 +37,7 @@ func benchCases(tb testing.TB) []struct {
 		{"md5hex:4:prefix=11", plain},
 		{"md5hex:2:fields=1", enc},
 		{"mod:16:offset=0,width=8", ts},
-		{"mod:16:field=3", enc},
+		{"mod:16:field=k2", enc},
 		{"reverse", plain},
 		{"reverse:prefix=11", plain},
 		{"reverse:fields=1", enc},

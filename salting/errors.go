@@ -5,7 +5,7 @@ import "errors"
 // Sentinel errors; every error of this package wraps one of them. They are the salting package's own
 // (it does not depend on the backends); the client maps ErrInvalidKey to backends.ErrInvalidKey.
 var (
-	// ErrInvalidSpec: ParseSpec could not parse a spec, or a parameter is out of range.
+	// ErrInvalidSpec: ParseSpec or ParseStoredSpec could not parse a spec, or a parameter is out of range.
 	ErrInvalidSpec = errors.New("salting: invalid spec")
 	// ErrInvalidKey: a logical key the salter cannot place (empty, too short for the bytes the
 	// strategy reads, or not a keys-encoded key with the fields it reads).

@@ -66,17 +66,17 @@ func (l lead) fits(ks *keys.Schema) error {
 }
 
 func (m modStrategy) fits(ks *keys.Schema) error {
-	if m.field == 0 {
+	if !m.byField {
 		if n := minKeyLen(ks); m.offset+m.width > n {
 			return fmt.Errorf("mod reads bytes %d..%d, but its keys are as short as %d bytes", m.offset, m.offset+m.width-1, n)
 		}
 		return nil
 	}
-	if m.field > ks.Len() {
-		return fmt.Errorf("field=%d, but the key has %d field(s)", m.field, ks.Len())
+	if m.field >= ks.Len() {
+		return fmt.Errorf("field=k%d, but the key has %d field(s), k0 to k%d", m.field, ks.Len(), ks.Len()-1)
 	}
-	if f := ks.Fields()[m.field-1]; f.Kind != keys.KindInt64 && f.Kind != keys.KindUint64 {
-		return fmt.Errorf("field=%d is %s (%s), not an int64 or uint64", m.field, f.Name, f.Kind)
+	if f := ks.Fields()[m.field]; f.Kind != keys.KindInt64 && f.Kind != keys.KindUint64 {
+		return fmt.Errorf("field=k%d is %s (%s), not an int64 or uint64", m.field, f.Name, f.Kind)
 	}
 	return nil
 }

@@ -19,10 +19,10 @@ func TestCheckSchema(t *testing.T) {
 		{"hash:16:fields=3", "id:int64", "fields=3, but the key has 1 field"},
 		{"md5hex:2:fields=2", "id:int64", "fields=2, but the key has 1 field"},
 		{"reverse:fields=2", "id:int64", "fields=2"},
-		{"mod:8:field=1", "id:int64", ""},
-		{"mod:8:field=2", "id:int64", "field=2, but the key has 1 field"},
-		{"mod:8:field=1", "user,ts:int64", "field=1 is user (string), not an int64 or uint64"},
-		{"mod:8:field=2", "user,ts:int64", ""},
+		{"mod:8:field=k0", "id:int64", ""},
+		{"mod:8:field=k1", "id:int64", "field=k1, but the key has 1 field"},
+		{"mod:8:field=k0", "user,ts:int64", "field=k0 is user (string), not an int64 or uint64"},
+		{"mod:8:field=k1", "user,ts:int64", ""},
 		{"mod:8:offset=1,width=8", "id:int64", ""},
 		{"mod:8:offset=100,width=8", "id:int64", "mod reads bytes 100..107, but its keys are as short as 9 bytes"},
 		{"opentsdb:8", "id:uint64", ""},
@@ -50,7 +50,7 @@ func TestCheckSchema(t *testing.T) {
 			t.Errorf("%s on %s: got %v, want ErrSchemaMismatch naming the spec, the schema and %q", tc.spec, tc.schema, err, tc.bad)
 		}
 	}
-	s, _ := salting.ParseSpec("mod:8:field=9")
+	s, _ := salting.ParseSpec("mod:8:field=k8")
 	if err := salting.CheckSchema(s, nil); err != nil {
 		t.Errorf("no schema: %v", err)
 	}
@@ -60,7 +60,7 @@ func TestCheckScannable(t *testing.T) {
 	for _, tc := range []struct {
 		spec string
 		ok   bool
-	}{{"hash:8", true}, {"none", true}, {"mod:4:field=1", true}, {"reverse", false}, {"reverse:fields=1", false}} {
+	}{{"hash:8", true}, {"none", true}, {"mod:4:field=k0", true}, {"reverse", false}, {"reverse:fields=1", false}} {
 		s, _ := salting.ParseSpec(tc.spec)
 		err := salting.CheckScannable(s)
 		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, salting.ErrUnorderedRange)) {

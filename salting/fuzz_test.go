@@ -13,7 +13,7 @@ import (
 var fuzzSpecs = []string{
 	"hash:16", "hash:300", "hash:8:prefix=3", "hash:12:digits=2", "mod:300:offset=0,width=8,digits=3", "hash:16:fields=1", "hash:5:fields=2", "hash:4:sep=0x2c",
 	"md5hex:1", "md5hex:2:prefix=2", "md5hex:2:fields=2", "md5hex:1:sep=0x2c",
-	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=2",
+	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=k1",
 	"reverse", "reverse:prefix=3", "reverse:fields=1", "reverse:fields=2", "reverse:sep=0x2c",
 	"phoenix:8", "phoenix:256", "opentsdb:20:width=1", "opentsdb:300:width=2,metric=2", "none",
 }
@@ -189,23 +189,52 @@ func checkSalter(t *testing.T, s Salter, k1, k2, start, end []byte) {
 	}
 }
 
-// FuzzParseSpec: ParseSpec never panics, rejects with ErrInvalidSpec, and Spec() round-trips.
+// FuzzParseSpec: ParseSpec and ParseStoredSpec never panic, reject with ErrInvalidSpec, and Spec()
+// round-trips through both; ParseStoredSpec reads every spec ParseSpec reads as the same salter, and a
+// spelling only storage reads (an earlier brine's field=K) has a Spec() that ParseSpec reads, placing
+// keys alike.
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range fuzzSpecs {
 		f.Add(s)
 	}
-	for _, s := range []string{"hash:16:prefix=4", "mod:16:width=4:offset=2", "opentsdb:20:metric=4,width=1", "hash:16,sep=_", "hash::", ":", "md5hex:4:sep=0xff"} {
+	for _, s := range []string{"hash:16:prefix=4", "mod:16:width=4:offset=2", "opentsdb:20:metric=4,width=1", "hash:16,sep=_", "hash::", ":", "md5hex:4:sep=0xff",
+		"mod:8:field=2", "mod:16:field=1,digits=2", "mod:8:field=255", "mod:8:field=0", "mod:8:field=k", "mod:8:field=k01", "mod:8:field=k254",
+		"mod:8:field=k255", "mod:8:field=kk1", "mod:8:field=2,width=1"} {
 		f.Add(s)
 	}
+	key := encoded([]byte{2, 'h', 'x', 9, 1, 2}, 1700000000123)
 	f.Fuzz(func(t *testing.T, spec string) {
-		s, err := ParseSpec(spec)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidSpec) {
-				t.Fatalf("ParseSpec(%q): %v is not ErrInvalidSpec", spec, err)
+		stored, serr := ParseStoredSpec(spec)
+		if serr != nil && !errors.Is(serr, ErrInvalidSpec) {
+			t.Fatalf("ParseStoredSpec(%q): %v is not ErrInvalidSpec", spec, serr)
+		}
+		s, uerr := ParseSpec(spec)
+		if uerr != nil {
+			if !errors.Is(uerr, ErrInvalidSpec) {
+				t.Fatalf("ParseSpec(%q): %v is not ErrInvalidSpec", spec, uerr)
 			}
-			return
+			if serr != nil {
+				return
+			}
+			// Only storage reads it: its current spelling is one a user may write, with the same
+			// buckets, and the user's error says to write it.
+			var err error
+			if s, err = ParseSpec(stored.Spec()); err != nil || s.Spec() != stored.Spec() {
+				t.Fatalf("ParseStoredSpec(%q).Spec() = %q, which ParseSpec reads as %v, %v", spec, stored.Spec(), s, err)
+			}
+			b1, err1 := stored.Bucket(key)
+			b2, err2 := s.Bucket(key)
+			if b1 != b2 || (err1 == nil) != (err2 == nil) {
+				t.Fatalf("%q and %q place a key apart: %d, %v and %d, %v", spec, s.Spec(), b1, err1, b2, err2)
+			}
+			if !strings.Contains(uerr.Error(), "; write "+s.Spec()+": ") {
+				t.Fatalf("ParseSpec(%q) = %v: it does not say to write %q", spec, uerr, s.Spec())
+			}
 		}
 		canon := s.Spec()
+		if serr != nil || stored.Spec() != canon || CanonicalSpec(spec) != canon {
+			t.Fatalf("ParseStoredSpec(%q) = %v, %v; CanonicalSpec %q; ParseSpec's Spec %q", spec, stored, serr, CanonicalSpec(spec), canon)
+		}
 		again, err := ParseSpec(canon)
 		if err != nil || again.Spec() != canon {
 			t.Fatalf("ParseSpec(%q).Spec() = %q does not round-trip: %v", spec, canon, err)

@@ -15,12 +15,12 @@ const MetaKey = "brine.salt"
 func Resolve(meta map[string]string, given Salter, unsalted bool) (Salter, error) {
 	stored, ok := meta[MetaKey]
 	switch {
-	case given != nil && ok && given.Spec() != stored:
+	case given != nil && ok && given.Spec() != CanonicalSpec(stored):
 		return nil, fmt.Errorf("configured %q, table has %q: %w", given.Spec(), stored, ErrSpecMismatch)
 	case given != nil:
 		return given, nil
 	case ok:
-		s, err := ParseSpec(stored)
+		s, err := ParseStoredSpec(stored)
 		if err != nil {
 			return nil, fmt.Errorf("stored salting spec %q: %w", stored, err)
 		}

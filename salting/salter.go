@@ -8,7 +8,8 @@ package salting
 // the fan-out merge per-bucket scans back into logical order.
 type Salter interface {
 	// Spec is the canonical spec string that ParseSpec turns back into an equal Salter
-	// (e.g. "hash:16", "md5hex:4", "none"). It is stored with the table.
+	// (e.g. "hash:16", "md5hex:4", "none"). It is stored with the table. Two salters place every
+	// key alike exactly when their Specs are equal.
 	Spec() string
 	// Buckets is the number of buckets (1 for salters that do not spread keys).
 	Buckets() int

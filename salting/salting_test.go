@@ -48,14 +48,14 @@ func TestParseSpec(t *testing.T) {
 		{"hash:16:sep=0x00:digits=3", "hash:16:digits=3:sep=0x00", 16},
 		{"hash:100,digits=2", "hash:100:digits=2", 100},
 		{"mod:10:width=8,digits=1", "mod:10:offset=0,width=8,digits=1", 10},
-		{"mod:16:digits=2:field=1", "mod:16:field=1,digits=2", 16},
+		{"mod:16:digits=2:field=k0", "mod:16:field=k0,digits=2", 16},
 		{"md5hex:4", "md5hex:4", 65536},
 		{"md5hex:1:prefix=6", "md5hex:1:prefix=6", 16},
 		{"md5hex:2:fields=1", "md5hex:2:fields=1", 256},
 		{"mod:16:offset=0,width=8", "mod:16:offset=0,width=8", 16},
 		{"mod:16:width=8", "mod:16:offset=0,width=8", 16},
 		{"mod:16:width=4:offset=2", "mod:16:offset=2,width=4", 16},
-		{"mod:1000:field=3", "mod:1000:field=3", 1000},
+		{"mod:1000:field=k2", "mod:1000:field=k2", 1000},
 		{"reverse", "reverse", 1},
 		{"reverse:prefix=8", "reverse:prefix=8", 1},
 		{"reverse:fields=1", "reverse:fields=1", 1},
@@ -85,7 +85,7 @@ func TestParseSpec(t *testing.T) {
 		"hash:16:", "hash:16,", "hash:16:prefix=0", "hash:16:prefix=4:fields=1", "hash:16:prefix=4:prefix=4",
 		"hash:16:bogus=1", "hash:16:prefix", "hash:16:sep=", "hash:16:sep=ab", "hash:16:sep=,", "HASH:16",
 		"md5hex:0", "md5hex:5", "mod:16", "mod:16:offset=0", "mod:16:width=9", "mod:16:width=0",
-		"mod:16:field=0", "mod:16:field=1,width=2", "mod:16:offset=01,width=2", "reverse:16", "reverse:",
+		"mod:16:field=0", "mod:16:field=k0,width=2", "mod:16:offset=01,width=2", "reverse:16", "reverse:",
 		"phoenix:257", "phoenix:8:prefix=1", "opentsdb:257:width=1", "opentsdb:20:width=5", "opentsdb:20:metric=0",
 		"none:", "none:1", "hash:16:digits=1", "hash:101:digits=2", "hash:16:digits=0", "hash:16:digits=6",
 		"md5hex:2:digits=3", "mod:100:width=1,digits=1", "hash:16:digits=02", "hash 16", "hash:16 ", "hash:1e3", "hash:99999999999999999999"}
@@ -110,9 +110,9 @@ func TestPrefixWidth(t *testing.T) {
 }
 
 var roundTripSpecs = []string{"hash:16", "hash:1", "hash:300", "hash:16:digits=2", "hash:300:digits=3:prefix=2",
-	"mod:7:offset=1,width=2,digits=1", "mod:300:field=2,digits=4", "hash:8:prefix=3", "hash:16:fields=1", "hash:4:sep=0x2c",
+	"mod:7:offset=1,width=2,digits=1", "mod:300:field=k1,digits=4", "hash:8:prefix=3", "hash:16:fields=1", "hash:4:sep=0x2c",
 	"md5hex:1", "md5hex:4", "md5hex:2:prefix=3", "md5hex:2:fields=2", "md5hex:2:sep=_",
-	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=2",
+	"mod:7:offset=1,width=2", "mod:300:offset=0,width=8", "mod:5:field=k1",
 	"reverse", "reverse:prefix=3", "reverse:fields=1", "reverse:sep=0x2c",
 	"phoenix:8", "phoenix:256", "opentsdb:20:width=1", "opentsdb:300:width=2,metric=2", "none"}
 
@@ -277,7 +277,7 @@ func TestBucketRangesPruning(t *testing.T) {
 	sch2, _ := keys.ParseSchema("h,ts:int64:desc")
 	lo, _ := sch2.Encode("h", int64(1))
 	hi, _ := sch2.Encode("h", int64(-2)) // descending: -2 sorts after 1
-	rs, err := mustParse(t, "mod:5:field=2").BucketRanges(lo, hi)
+	rs, err := mustParse(t, "mod:5:field=k1").BucketRanges(lo, hi)
 	if err != nil || !slices.Equal(bucketsOf(rs), []int{0, 1, 3, 4}) { // -2..1 -> 3 4 0 1
 		t.Errorf("mod field residues %v, %v", bucketsOf(rs), err)
 	}
@@ -467,5 +467,122 @@ func TestErrorsAreSentinels(t *testing.T) {
 	_, err := mustParse(t, "hash:4:fields=2").AppendPhysical(nil, k)
 	if !errors.Is(err, ErrInvalidKey) || !errors.Is(err, keys.ErrMalformedKey) {
 		t.Errorf("fields=2 on a 1-field key: %v", err)
+	}
+}
+
+// TestFieldNumbering: mod's field=kF counts fields from 0; the earlier brines' field=K, K counted from
+// 1, is refused from a user with the spec to write instead, and read from storage with its meaning.
+func TestFieldNumbering(t *testing.T) {
+	for _, tc := range []struct {
+		spec      string
+		canon     string // "" when ParseSpec refuses it
+		userErr   string // ParseSpec's whole error, when it refuses
+		storedErr bool   // ParseStoredSpec refuses it too
+	}{
+		{spec: "mod:8:field=k1", canon: "mod:8:field=k1"},
+		{spec: "mod:8:field=k0", canon: "mod:8:field=k0"},
+		{spec: "mod:8:field=k254", canon: "mod:8:field=k254"},
+		{spec: "mod:16:digits=2:field=k0", canon: "mod:16:field=k0,digits=2"},
+		{spec: "mod:8:field=2", userErr: `salting: invalid spec: "mod:8:field=2": field=2 counts fields from 1, brine's old spelling; write mod:8:field=k1: fields count from 0 (k0 is the first)`},
+		{spec: "mod:16:digits=2:field=1", userErr: `salting: invalid spec: "mod:16:digits=2:field=1": field=1 counts fields from 1, brine's old spelling; write mod:16:field=k0,digits=2: fields count from 0 (k0 is the first)`},
+		{spec: "mod:8:field=255", userErr: `salting: invalid spec: "mod:8:field=255": field=255 counts fields from 1, brine's old spelling; write mod:8:field=k254: fields count from 0 (k0 is the first)`},
+		{spec: "mod:8:field=0", storedErr: true, userErr: `salting: invalid spec: "mod:8:field=0": field=0: want field=kF, F the key field counted from 0 (k0 to k254)`},
+		{spec: "mod:8:field=k255", storedErr: true, userErr: `salting: invalid spec: "mod:8:field=k255": field=k255: want field=kF, F the key field counted from 0 (k0 to k254)`},
+		{spec: "mod:8:field=k", storedErr: true, userErr: `salting: invalid spec: "mod:8:field=k": field=k: want field=kF, F the key field counted from 0 (k0 to k254)`},
+		{spec: "mod:8:field=k01", storedErr: true, userErr: `salting: invalid spec: "mod:8:field=k01": field=k01: want field=kF, F the key field counted from 0 (k0 to k254)`},
+		{spec: "mod:8:field=k1,width=2", storedErr: true, userErr: `salting: invalid spec: "mod:8:field=k1,width=2": mod: field= excludes offset and width`},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			s, err := ParseSpec(tc.spec)
+			switch {
+			case tc.canon != "" && (err != nil || s.Spec() != tc.canon):
+				t.Fatalf("ParseSpec = %v, %v; want %s", s, err, tc.canon)
+			case tc.canon == "" && (err == nil || err.Error() != tc.userErr || !errors.Is(err, ErrInvalidSpec)):
+				t.Fatalf("ParseSpec = %v, %v; want the error\n%s", s, err, tc.userErr)
+			}
+			stored, err := ParseStoredSpec(tc.spec)
+			if tc.storedErr {
+				if !errors.Is(err, ErrInvalidSpec) {
+					t.Fatalf("ParseStoredSpec = %v, %v; want ErrInvalidSpec", stored, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseStoredSpec: %v", err)
+			}
+			if s == nil { // the old spelling: the user's error names the spec that is this salter
+				if s, err = ParseSpec(stored.Spec()); err != nil {
+					t.Fatalf("ParseSpec(%q), the spec the error gives: %v", stored.Spec(), err)
+				}
+			}
+			if stored.Spec() != s.Spec() || CanonicalSpec(tc.spec) != s.Spec() {
+				t.Fatalf("ParseStoredSpec(%q).Spec() = %q, CanonicalSpec %q; want %q", tc.spec, stored.Spec(), CanonicalSpec(tc.spec), s.Spec())
+			}
+		})
+	}
+}
+
+// TestStoredFieldSpecKeepsBuckets: a table created by an earlier brine with mod:8:field=2 salted its
+// keys by field 2 counted from 1, the int64 ts of [host][ts]; read from storage, the spec places
+// every key where that brine did (the expected buckets are ts % 8, worked out by hand).
+func TestStoredFieldSpecKeepsBuckets(t *testing.T) {
+	sch, err := keys.ParseSchema("host,ts:int64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := ParseStoredSpec("mod:8:field=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := mustParse(t, "mod:8:field=k1")
+	for _, tc := range []struct {
+		host   string
+		ts     int64
+		bucket int
+	}{{"web1", 1700000000123, 3}, {"web2", 1700000000128, 0}, {"db", -1, 7}, {"", 15, 7}} {
+		k, err := sch.Encode(tc.host, tc.ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := legacy.Bucket(k)
+		if err != nil || b != tc.bucket {
+			t.Errorf("stored mod:8:field=2: bucket of (%q, %d) = %d, %v; want %d", tc.host, tc.ts, b, err, tc.bucket)
+		}
+		if p1, p2 := physical(t, legacy, k), physical(t, now, k); !bytes.Equal(p1, p2) || p1[0] != byte(tc.bucket) {
+			t.Errorf("(%q, %d): physical %x (stored spelling), %x (mod:8:field=k1); want bucket %d first", tc.host, tc.ts, p1, p2, tc.bucket)
+		}
+	}
+	// The same for ranges: a one-value range of ts prunes to its bucket under both spellings.
+	lo, _ := sch.Encode("web1", int64(1700000000123))
+	hi, _ := sch.Encode("web1", int64(1700000000124))
+	r1, err1 := legacy.BucketRanges(lo, hi)
+	r2, err2 := now.BucketRanges(lo, hi)
+	if err1 != nil || err2 != nil || len(r1) != 2 || fmt.Sprint(r1) != fmt.Sprint(r2) {
+		t.Errorf("BucketRanges: %v, %v and %v, %v; want the same two buckets", r1, err1, r2, err2)
+	}
+}
+
+// TestResolveStoredSpelling: a table whose meta holds the earlier spelling opens with a salter given in
+// the current one (one salting), and refuses one that reads another field.
+func TestResolveStoredSpelling(t *testing.T) {
+	meta := map[string]string{MetaKey: "mod:8:field=2"}
+	for _, tc := range []struct {
+		given string // "": none given
+		want  string // the resolved spec, or "" for ErrSpecMismatch
+	}{{"", "mod:8:field=k1"}, {"mod:8:field=k1", "mod:8:field=k1"}, {"mod:8:field=k0", ""}, {"mod:8:field=k2", ""}} {
+		var given Salter
+		if tc.given != "" {
+			given = mustParse(t, tc.given)
+		}
+		s, err := Resolve(meta, given, false)
+		switch {
+		case tc.want == "" && !errors.Is(err, ErrSpecMismatch):
+			t.Errorf("given %q: %v, %v; want ErrSpecMismatch", tc.given, s, err)
+		case tc.want != "" && (err != nil || s.Spec() != tc.want):
+			t.Errorf("given %q: %v, %v; want %s", tc.given, s, err, tc.want)
+		}
+	}
+	if meta[MetaKey] != "mod:8:field=2" {
+		t.Errorf("Resolve changed the meta: %v", meta)
 	}
 }

@@ -12,21 +12,23 @@ import (
 const (
 	maxBuckets   = 65536   // a 2-byte prefix; BucketRanges lists every bucket, so more would not pay
 	maxPrefixLen = 1 << 16 // prefix=L, offset=O
-	maxFields    = 255     // fields=K, field=K (keys allows 255 fields)
+	maxFields    = 255     // fields=K; field=kF takes F < maxFields (keys allows 255 fields)
 )
 
-// ParseSpec parses a salting spec, the form stored with a table and given on the command line.
-// Spec() of the result is the canonical form of the same salter.
+// ParseSpec parses a salting spec as a user writes it: a flag, a Go program's configuration. Spec()
+// of the result is the canonical form of the same salter, which both ParseSpec and ParseStoredSpec
+// read back. A spec read from a store (a table's meta, a rebucket's directory, a checkpoint) goes to
+// ParseStoredSpec instead, which also reads the spellings earlier brines stored.
 //
 //	spec     = "hash:" N [":digits=" D] [":" lead]    N in 1..65536; bucket = fmix32(fnv1a32(part)) % N
 //	         | "md5hex:" C [":" lead]                 C in 1..4; prefix = first C hex digits of md5(part)
-//	         | "mod:" N ":" ("offset=" O "," "width=" W | "field=" K) [",digits=" D]
+//	         | "mod:" N ":" ("offset=" O "," "width=" W | "field=k" F) [",digits=" D]
 //	         | "reverse" [":" lead]
 //	         | "phoenix:" N                           N in 1..256 (Apache Phoenix SALT_BUCKETS)
 //	         | "opentsdb:" N [":width=" W] [",metric=" M]   W in 1..4 (default 1), M in 1..8 (default 3)
 //	         | "none"
 //	lead     = "prefix=" L     the first L bytes of the key (all of it if shorter)
-//	         | "fields=" K     the first K fields of a key encoded with package keys
+//	         | "fields=" K     the first K fields of a key encoded with package keys (a count)
 //	         | "sep=" B        the bytes before the first B (all of the key if there is none);
 //	                           B is a character or 0xHH ("sep=0x2c" for ',')
 //
@@ -35,9 +37,14 @@ const (
 // digits=D as D decimal digits, zero-padded (D in 1..5, 10^D >= N: "hash:16:digits=2" writes "00" to
 // "15"); md5hex writes C lower-case hex digits (16^C buckets); opentsdb writes W bytes. The text
 // prefixes (md5hex, digits=D) suit STRING key columns, such as Tablestore partition keys. mod reads an unsigned
-// big-endian integer of W (1..8) bytes at offset O, or the Int64/Uint64 field K (1-based) of a
-// keys-encoded key, and takes it modulo N. Examples: "hash:16", "hash:64:fields=1", "md5hex:4:prefix=6",
-// "mod:16:offset=0,width=8", "reverse:sep=0x2c", "phoenix:8", "opentsdb:20:width=1", "none".
+// big-endian integer of W (1..8) bytes at offset O, or the Int64/Uint64 field kF of a keys-encoded
+// key, and takes it modulo N. Examples: "hash:16", "hash:64:fields=1", "md5hex:4:prefix=6",
+// "mod:16:offset=0,width=8", "mod:8:field=k1", "reverse:sep=0x2c", "phoenix:8", "opentsdb:20:width=1", "none".
+//
+// Fields are numbered from 0, as everywhere in brine (keys.FieldSpan, an index's key parts, a
+// period table's time field): kF is the key's field F, k0 the first. Brines before this one wrote
+// "mod:N:field=K", K counted from 1; ParseSpec refuses that spelling, with the spec to write instead
+// ("mod:8:field=2" is "mod:8:field=k1"), so that no K is read with the other meaning.
 //
 // Bucket pruning in BucketRanges: a range holding a single key ([k, k+"\x00")) touches one bucket
 // under every strategy; a range within one leading value (start holds the whole leading part and end
@@ -45,16 +52,36 @@ const (
 // md5hex with a lead; mod touches only the residues of the integers a range can hold when there are
 // fewer than N. reverse has one bucket and keeps key order only within one leading value: every other
 // range, the full table included, is ErrUnorderedRange.
-func ParseSpec(spec string) (Salter, error) {
-	s, err := parseSpec(spec)
+func ParseSpec(spec string) (Salter, error) { return parse(spec, false) }
+
+// ParseStoredSpec parses a spec that brine stored: ParseSpec's form, and every spelling an earlier
+// brine stored, with the meaning it had then. The one such spelling is "mod:N:field=K", which reads
+// the key's field K counted from 1 (its Spec() is "mod:N:field=kF", F = K-1): a table created with
+// it keeps its buckets. Spec() gives the current spelling; the stored string is left as it was.
+func ParseStoredSpec(spec string) (Salter, error) { return parse(spec, true) }
+
+// CanonicalSpec is the spelling Spec() gives for a stored spec, or stored itself when it does not
+// parse. Compare a stored spec with a salter's as CanonicalSpec(stored) == s.Spec(): two spellings
+// of one salting are then equal.
+func CanonicalSpec(stored string) string {
+	s, err := ParseStoredSpec(stored)
+	if err != nil {
+		return stored
+	}
+	return s.Spec()
+}
+
+func parse(spec string, stored bool) (Salter, error) {
+	s, err := parseSpec(spec, stored)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q: %w", ErrInvalidSpec, spec, err)
 	}
 	return s, nil
 }
 
-// parser builds a salter from the spec's tokens after "name:" (none when the spec is the bare name).
-type parser func(tokens []string) (Salter, error)
+// parser builds a salter from the spec's tokens after "name:" (none when the spec is the bare name);
+// stored says the spec comes from a store, so an earlier brine's spelling is read (ParseStoredSpec).
+type parser func(tokens []string, stored bool) (Salter, error)
 
 // parsers is the registry of strategies by spec name: a new strategy is its parser here and its
 // salter in a file of its own. Read-only after initialisation.
@@ -71,7 +98,7 @@ var parsers = map[string]parser{
 // strategyNames lists the registry's names for error messages, in the order the docs give them.
 const strategyNames = "hash, md5hex, mod, reverse, phoenix, opentsdb or none"
 
-func parseSpec(spec string) (Salter, error) {
+func parseSpec(spec string, stored bool) (Salter, error) {
 	name, rest, hasRest := strings.Cut(spec, ":")
 	var tokens []string
 	if hasRest {
@@ -85,28 +112,28 @@ func parseSpec(spec string) (Salter, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown strategy %q (want %s)", name, strategyNames)
 	}
-	return parse(tokens)
+	return parse(tokens, stored)
 }
 
 // numbered wraps the parser of a strategy whose spec starts with a number ("hash:16"), refusing a
 // spec without one.
 func numbered(name string, parse parser) parser {
-	return func(tokens []string) (Salter, error) {
+	return func(tokens []string, stored bool) (Salter, error) {
 		if len(tokens) == 0 {
 			return nil, fmt.Errorf("%s needs a number: %s:N", name, name)
 		}
-		return parse(tokens)
+		return parse(tokens, stored)
 	}
 }
 
-func parseNone(tokens []string) (Salter, error) {
+func parseNone(tokens []string, _ bool) (Salter, error) {
 	if len(tokens) > 0 {
 		return nil, fmt.Errorf("none takes no options")
 	}
 	return identity{}, nil
 }
 
-func parseReverse(tokens []string) (Salter, error) {
+func parseReverse(tokens []string, _ bool) (Salter, error) {
 	opts, err := parseOptions(tokens, "prefix", "fields", "sep")
 	if err != nil {
 		return nil, err
@@ -118,7 +145,7 @@ func parseReverse(tokens []string) (Salter, error) {
 	return reverser{lead: l}, nil
 }
 
-func parseHash(tokens []string) (Salter, error) {
+func parseHash(tokens []string, _ bool) (Salter, error) {
 	n, l, extra, err := parseCountAndLead("bucket count", tokens, maxBuckets, "digits")
 	if err != nil {
 		return nil, err
@@ -131,7 +158,7 @@ func parseHash(tokens []string) (Salter, error) {
 		width: prefixWidth(n), st: hashStrategy{n: uint32(n), lead: l}}, nil
 }
 
-func parseMD5Hex(tokens []string) (Salter, error) {
+func parseMD5Hex(tokens []string, _ bool) (Salter, error) {
 	c, l, _, err := parseCountAndLead("hex digit count", tokens, 4)
 	if err != nil {
 		return nil, err
@@ -140,7 +167,7 @@ func parseMD5Hex(tokens []string) (Salter, error) {
 		st: md5Strategy{digits: c, lead: l}}, nil
 }
 
-func parseMod(tokens []string) (Salter, error) {
+func parseMod(tokens []string, stored bool) (Salter, error) {
 	n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
 	if err != nil {
 		return nil, err
@@ -157,17 +184,22 @@ func parseMod(tokens []string) (Salter, error) {
 	m := modStrategy{n: n}
 	if f, ok := opts["field"]; ok {
 		if len(opts) != 1 {
-			return nil, fmt.Errorf("mod: field=K excludes offset and width")
+			return nil, fmt.Errorf("mod: field= excludes offset and width")
 		}
-		if m.field, err = parseNum("field", f, 1, maxFields); err != nil {
+		m.byField = true
+		legacy := !strings.HasPrefix(f, "k")
+		if m.field, err = parseField(f, legacy); err != nil {
 			return nil, err
 		}
-		return &prefixed{spec: fmt.Sprintf("mod:%d:field=%d%s", n, m.field, digitsSuffix(",", d)), n: n, decLen: d,
-			width: prefixWidth(n), st: m}, nil
+		spec := fmt.Sprintf("mod:%d:field=k%d%s", n, m.field, digitsSuffix(",", d))
+		if legacy && !stored {
+			return nil, fmt.Errorf("field=%s counts fields from 1, brine's old spelling; write %s: fields count from 0 (k0 is the first)", f, spec)
+		}
+		return &prefixed{spec: spec, n: n, decLen: d, width: prefixWidth(n), st: m}, nil
 	}
 	w, ok := opts["width"]
 	if !ok {
-		return nil, fmt.Errorf("mod needs width=W (and offset=O, default 0) or field=K")
+		return nil, fmt.Errorf("mod needs width=W (and offset=O, default 0) or field=kF")
 	}
 	if m.width, err = parseNum("width", w, 1, 8); err != nil {
 		return nil, err
@@ -181,7 +213,24 @@ func parseMod(tokens []string) (Salter, error) {
 		decLen: d, width: prefixWidth(n), st: m}, nil
 }
 
-func parsePhoenix(tokens []string) (Salter, error) {
+// parseField reads mod's field=kF, F counted from 0, or with legacy the earlier brines' field=K, K
+// counted from 1; it returns the field counted from 0.
+func parseField(v string, legacy bool) (int, error) {
+	var f int
+	var err error
+	if legacy {
+		f, err = parseNum("field", v, 1, maxFields)
+		f--
+	} else {
+		f, err = parseNum("field", v[1:], 0, maxFields-1)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("field=%s: want field=kF, F the key field counted from 0 (k0 to k%d)", v, maxFields-1)
+	}
+	return f, nil
+}
+
+func parsePhoenix(tokens []string, _ bool) (Salter, error) {
 	n, err := parseNum("bucket count", tokens[0], 1, 256)
 	if err != nil {
 		return nil, err
@@ -192,7 +241,7 @@ func parsePhoenix(tokens []string) (Salter, error) {
 	return &prefixed{spec: fmt.Sprintf("phoenix:%d", n), n: n, width: 1, st: phoenixStrategy{n: int32(n)}}, nil
 }
 
-func parseOpenTSDB(tokens []string) (Salter, error) {
+func parseOpenTSDB(tokens []string, _ bool) (Salter, error) {
 	n, err := parseNum("bucket count", tokens[0], 1, maxBuckets)
 	if err != nil {
 		return nil, err

@@ -96,30 +96,31 @@ func (m md5Strategy) prune(start, end []byte) ([]int, bool) {
 // ---- mod:N ----
 
 // modStrategy is the guides' "bucket = timestamp % numBuckets": the bucket is an unsigned big-endian
-// integer read from the key (offset/width), or an Int64/Uint64 field of a keys-encoded key (field, 1-based),
-// modulo N. A negative Int64 uses the mathematical modulo (always 0..N-1), which keeps consecutive values
+// integer read from the key (offset/width), or an Int64/Uint64 field of a keys-encoded key (field,
+// counted from 0), modulo N. A negative Int64 uses the mathematical modulo (always 0..N-1), which keeps consecutive values
 // in consecutive buckets across zero.
 type modStrategy struct {
-	n      int
-	offset int
-	width  int // 1..8 (offset mode)
-	field  int // > 0: field mode, 1-based
+	n       int
+	offset  int
+	width   int  // 1..8 (offset mode)
+	byField bool // field mode
+	field   int  // field mode: the field read, counted from 0 (spec field=kF)
 }
 
 func (m modStrategy) bucket(logical []byte) (int, error) {
-	if m.field == 0 {
+	if !m.byField {
 		if len(logical) < m.offset+m.width {
 			return 0, fmt.Errorf("%w: %d bytes, mod reads bytes %d..%d", ErrInvalidKey, len(logical), m.offset, m.offset+m.width-1)
 		}
 		return int(beUint(logical[m.offset:m.offset+m.width]) % uint64(m.n)), nil
 	}
 	// One scan of the key for an Int64 field (the usual timestamp), a second for a Uint64 one.
-	if v, err := keys.Int64At(logical, m.field-1); err == nil {
+	if v, err := keys.Int64At(logical, m.field); err == nil {
 		return m.signedBucket(v), nil
 	}
-	v, err := keys.Uint64At(logical, m.field-1)
+	v, err := keys.Uint64At(logical, m.field)
 	if err != nil {
-		return 0, fmt.Errorf("%w: mod reads field %d as an integer: %w", ErrInvalidKey, m.field, err)
+		return 0, fmt.Errorf("%w: mod reads field k%d as an integer: %w", ErrInvalidKey, m.field, err)
 	}
 	return int(v % uint64(m.n)), nil
 }
@@ -147,7 +148,7 @@ func (m modStrategy) prune(start, end []byte) ([]int, bool) {
 	if len(end) == 0 {
 		return nil, true
 	}
-	if m.field == 0 {
+	if !m.byField {
 		hi := m.offset + m.width
 		if len(start) < hi || len(end) < hi || !bytes.Equal(start[:m.offset], end[:m.offset]) {
 			return nil, true
@@ -165,8 +166,8 @@ func (m modStrategy) prune(start, end []byte) ([]int, bool) {
 			}
 		}), false
 	}
-	s, err1 := keys.FieldSpan(start, m.field-1)
-	e, err2 := keys.FieldSpan(end, m.field-1)
+	s, err1 := keys.FieldSpan(start, m.field)
+	e, err2 := keys.FieldSpan(end, m.field)
 	if err1 != nil || err2 != nil || s.Kind != e.Kind || s.Desc != e.Desc || s.Start != e.Start ||
 		!bytes.Equal(start[:s.Start], end[:e.Start]) {
 		return nil, true
@@ -174,8 +175,8 @@ func (m modStrategy) prune(start, end []byte) ([]int, bool) {
 	// Values, not bytes, so a descending field works too: take them in numeric order.
 	switch s.Kind {
 	case keys.KindInt64:
-		a, _ := keys.Int64At(start, m.field-1)
-		b, _ := keys.Int64At(end, m.field-1)
+		a, _ := keys.Int64At(start, m.field)
+		b, _ := keys.Int64At(end, m.field)
 		a, b = min(a, b), max(a, b)
 		if uint64(b)-uint64(a) >= uint64(m.n-1) {
 			return nil, true
@@ -189,8 +190,8 @@ func (m modStrategy) prune(start, end []byte) ([]int, bool) {
 			}
 		}), false
 	case keys.KindUint64:
-		a, _ := keys.Uint64At(start, m.field-1)
-		b, _ := keys.Uint64At(end, m.field-1)
+		a, _ := keys.Uint64At(start, m.field)
+		b, _ := keys.Uint64At(end, m.field)
 		a, b = min(a, b), max(a, b)
 		if b-a >= uint64(m.n-1) {
 			return nil, true

@@ -238,24 +238,24 @@ func TestModVectors(t *testing.T) {
 		t.Errorf("short key: %v", err)
 	}
 	sch, _ := keys.ParseSchema("host,ts:int64,n:uint64:desc")
-	f2 := mustParse(t, "mod:7:field=2")
-	f3 := mustParse(t, "mod:7:field=3")
+	f2 := mustParse(t, "mod:7:field=k1")
+	f3 := mustParse(t, "mod:7:field=k2")
 	for _, v := range []int64{0, 6, 7, 13, -1, -7, -8} {
 		k, _ := sch.Encode("h", v, uint64(v&0xff))
 		b, err := f2.Bucket(k)
 		want := int(((v % 7) + 7) % 7)
 		if err != nil || b != want {
-			t.Errorf("mod:7:field=2 of %d = %d, %v; want %d", v, b, err, want)
+			t.Errorf("mod:7:field=k1 of %d = %d, %v; want %d", v, b, err, want)
 		}
 		if b, _ := f3.Bucket(k); b != int(uint64(v&0xff)%7) {
-			t.Errorf("mod:7:field=3 (desc uint64) of %d = %d", v&0xff, b)
+			t.Errorf("mod:7:field=k2 (desc uint64) of %d = %d", v&0xff, b)
 		}
 	}
 	k, _ := sch.Encode("h", int64(1), uint64(1))
-	if _, err := mustParse(t, "mod:7:field=1").Bucket(k); !errors.Is(err, ErrInvalidKey) {
+	if _, err := mustParse(t, "mod:7:field=k0").Bucket(k); !errors.Is(err, ErrInvalidKey) {
 		t.Errorf("mod on a string field: %v", err)
 	}
-	if _, err := mustParse(t, "mod:7:field=4").Bucket(k); !errors.Is(err, ErrInvalidKey) {
+	if _, err := mustParse(t, "mod:7:field=k3").Bucket(k); !errors.Is(err, ErrInvalidKey) {
 		t.Errorf("mod on a missing field: %v", err)
 	}
 }

@@ -167,7 +167,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "create")
 	var sf storeFlags
 	sf.register(fs)
-	salt := fs.String("salt", "hash:16", "salting spec: hash:N[:prefix=L|:fields=K][:digits=D], md5hex:C, mod:N:..., reverse, phoenix:N, opentsdb:N, none (README: Salting strategies)")
+	salt := fs.String("salt", "hash:16", "salting spec: hash:N[:prefix=L|:fields=K][:digits=D], md5hex:C, mod:N:offset=O,width=W or mod:N:field=kF (key field F, from 0), reverse, phoenix:N, opentsdb:N, none (README: Salting strategies)")
 	families := fs.String("families", client.DefaultFamily, "comma-separated column families")
 	regions := fs.Int("regions", 0, "pre-split regions (0: one per bucket)")
 	keySpec := fs.String("key", "", "key schema stored with the table, e.g. 'host,ts:int64' (get/put/scan then take typed values)")

@@ -158,7 +158,7 @@ func TestCLITablesDescribeDrop(t *testing.T) {
 func checkTablesDescribeDrop(t *testing.T, c *cli, regions bool) {
 	a, b := c.tab("a"), c.tab("b")
 	c.ok("create", "--store", c.store, "--table", a, "--salt", "hash:8", "--regions", "2")
-	c.ok("create", "--store", c.store, "--table", b, "--salt", "mod:4:field=1", "--key", "n:int64,host")
+	c.ok("create", "--store", c.store, "--table", b, "--salt", "mod:4:field=k0", "--key", "n:int64,host")
 	listed := func() []string {
 		var mine []string
 		for _, line := range strings.Split(c.ok("tables", "--store", c.store), "\n") {
@@ -168,7 +168,7 @@ func checkTablesDescribeDrop(t *testing.T, c *cli, regions bool) {
 		}
 		return mine
 	}
-	if got := strings.Join(listed(), "\n"); got != a+"\tsalt hash:8\n"+b+"\tsalt mod:4:field=1, key n:int64,host" {
+	if got := strings.Join(listed(), "\n"); got != a+"\tsalt hash:8\n"+b+"\tsalt mod:4:field=k0, key n:int64,host" {
 		t.Errorf("tables:\n%s", got)
 	}
 	out := c.ok("describe", "--store", c.store, a)

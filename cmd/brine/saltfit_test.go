@@ -17,7 +17,7 @@ func TestCLISaltFitsKey(t *testing.T) {
 	in := c.file("in.csv", "id,v\n1,a\n2,b\n3,c\n")
 	c.ok("import", "--store", c.store, "--table", "src", "--create", "--salt", "hash:4", "--key", "id:int64", in)
 	const tables = "src\tsalt hash:4, key id:int64\n"
-	for _, spec := range []string{"hash:16:fields=3", "mod:8:field=2", "mod:8:offset=100,width=8"} {
+	for _, spec := range []string{"hash:16:fields=3", "mod:8:field=k1", "mod:8:offset=100,width=8"} {
 		for _, args := range [][]string{
 			{"create", "--store", c.store, "--table", "t", "--salt", spec, "--key", "id:int64"},
 			{"import", "--store", c.store, "--table", "t", "--create", "--salt", spec, "--key", "id:int64", in},
@@ -51,5 +51,5 @@ func TestCLISaltFitsKey(t *testing.T) {
 			}
 		})
 	}
-	c.ok("rebucket", "--store", c.store, "src", "--to", "mod:8:field=1")
+	c.ok("rebucket", "--store", c.store, "src", "--to", "mod:8:field=k0")
 }

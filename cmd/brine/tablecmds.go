@@ -58,7 +58,7 @@ func runTables(ctx context.Context, env *cliEnv, args []string) error {
 		spec := "(no brine spec: read unsalted)"
 		if meta, err := c.Backend().TableMeta(ctx, name); err == nil {
 			if s, ok := meta[client.MetaSaltSpec]; ok {
-				spec = "salt " + s
+				spec = "salt " + salting.CanonicalSpec(s) // an earlier brine's spelling, as brine spells it now
 			}
 			if k, ok := meta[client.MetaKeySchema]; ok {
 				spec += ", key " + k
@@ -91,7 +91,9 @@ func runDescribe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	s := t.Salter()
 	fmt.Fprintf(env.stdout, "table   %s\n", sf.table)
-	if _, ok := meta[client.MetaSaltSpec]; ok {
+	if stored, ok := meta[client.MetaSaltSpec]; ok && stored != s.Spec() {
+		fmt.Fprintf(env.stdout, "salt    %s (%d buckets; stored as %s, brine's old spelling)\n", s.Spec(), s.Buckets(), stored)
+	} else if ok {
 		fmt.Fprintf(env.stdout, "salt    %s (%d buckets)\n", s.Spec(), s.Buckets())
 	} else {
 		fmt.Fprintln(env.stdout, "salt    none stored (not created by brine: get/scan need --salt, '--salt none' reads it unsalted)")

@@ -160,10 +160,17 @@ func badPart(p string) string {
 	return fmt.Sprintf("key part %q: want kN (the main key's part N) or c:FAMILY:QUALIFIER[:desc] (a column)", p)
 }
 
-// Parse reads a definition in MetaSpec's form (client.ParseIndexConfig). A non-unique one without
-// "entries=2" has KeyCell set: it was stored before that format, or declared by a user, whose
-// caller (client) gives a new index the newest format.
-func Parse(name, s string) (Def, error) {
+// Parse reads a definition in MetaSpec's form as a user declares it (client.ParseIndexConfig): its
+// salt spec goes to salting.ParseSpec. A non-unique one without "entries=2" has KeyCell set: it was
+// stored before that format, or declared by a user, whose caller (client) gives a new index the
+// newest format.
+func Parse(name, s string) (Def, error) { return parse(name, s, salting.ParseSpec) }
+
+// ParseStored is Parse for a definition read from a table's meta: its salt spec goes to
+// salting.ParseStoredSpec, which reads the spellings earlier brines stored with their meaning.
+func ParseStored(name, s string) (Def, error) { return parse(name, s, salting.ParseStoredSpec) }
+
+func parse(name, s string, parseSalt func(string) (salting.Salter, error)) (Def, error) {
 	d := Def{Name: name}
 	format2 := false
 	bad := func(why string) (Def, error) {
@@ -173,7 +180,7 @@ func Parse(name, s string) (Def, error) {
 		k, v, _ := strings.Cut(item, "=")
 		switch k {
 		case "salt":
-			sl, err := salting.ParseSpec(v)
+			sl, err := parseSalt(v)
 			if err != nil {
 				return bad(err.Error())
 			}

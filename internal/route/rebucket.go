@@ -76,7 +76,7 @@ func (rb *rebucketer) run(ctx context.Context) error {
 			v := rb.r.view // never rebucketed: the table serves under its own name
 			row = Dir{phys: v.old.Name, spec: v.old.Salter.Spec()}
 		}
-		if row.state != stateServing && row.targetSpec != rb.to.Spec() {
+		if row.state != stateServing && salting.CanonicalSpec(row.targetSpec) != rb.to.Spec() {
 			return fmt.Errorf("rebucket %s to %s: %w (to %s)", name, rb.to.Spec(), ErrRebucketInProgress, row.targetSpec)
 		}
 		done, err := rb.step(ctx, row)
@@ -101,7 +101,7 @@ func (rb *rebucketer) step(ctx context.Context, row Dir) (done bool, err error) 
 	case stateServing:
 		if row.drop != "" {
 			if rb.opts.Grace < 0 {
-				return row.spec == rb.to.Spec(), rb.startIfNeeded(ctx, row)
+				return rb.isTarget(row.spec), rb.startIfNeeded(ctx, row)
 			}
 			if err := wait.Sleep(ctx, rb.opts.Grace); err != nil {
 				return false, err
@@ -113,7 +113,7 @@ func (rb *rebucketer) step(ctx context.Context, row Dir) (done bool, err error) 
 			rb.log.InfoContext(ctx, "brine: rebucket dropped old table", "table", name, "old", row.drop)
 			return false, casDir(ctx, rb.b, name, row, &next)
 		}
-		if row.spec == rb.to.Spec() {
+		if rb.isTarget(row.spec) {
 			return true, nil
 		}
 		return false, rb.startIfNeeded(ctx, row)
@@ -162,7 +162,7 @@ func (rb *rebucketer) step(ctx context.Context, row Dir) (done bool, err error) 
 
 // startIfNeeded records the pause step of a new rebucket, when the spec is not the target already.
 func (rb *rebucketer) startIfNeeded(ctx context.Context, row Dir) error {
-	if row.spec == rb.to.Spec() {
+	if rb.isTarget(row.spec) {
 		return nil
 	}
 	if err := ensureDir(ctx, rb.b); err != nil {
@@ -180,6 +180,12 @@ func (rb *rebucketer) startIfNeeded(ctx context.Context, row Dir) error {
 	return nil
 }
 
+// isTarget reports whether a spec the directory stores is the rebucket's target, in whichever
+// spelling a brine stored it.
+func (rb *rebucketer) isTarget(stored string) bool {
+	return salting.CanonicalSpec(stored) == rb.to.Spec()
+}
+
 func (rb *rebucketer) report(row Dir, doneBuckets int) {
 	if rb.opts.Progress == nil {
 		return
@@ -190,9 +196,9 @@ func (rb *rebucketer) report(row Dir, doneBuckets int) {
 }
 
 func (r Dir) progress() Progress {
-	p := Progress{State: r.state, Table: r.phys, Spec: r.spec, Target: r.target, TargetSpec: r.targetSpec,
-		BucketsDone: len(r.done)}
-	if s, err := salting.ParseSpec(r.spec); err == nil && r.state != stateServing {
+	p := Progress{State: r.state, Table: r.phys, Spec: salting.CanonicalSpec(r.spec), Target: r.target,
+		TargetSpec: salting.CanonicalSpec(r.targetSpec), BucketsDone: len(r.done)}
+	if s, err := salting.ParseStoredSpec(r.spec); err == nil && r.state != stateServing {
 		p.Buckets = s.Buckets()
 	}
 	return p

@@ -59,15 +59,15 @@ func NewRouter(core *Core, logical string, row Dir, s salting.Salter) (*Router, 
 }
 
 func (r *Router) build(row Dir, s salting.Salter) (*routeView, error) {
-	if s == nil || s.Spec() != row.spec {
+	if s == nil || s.Spec() != salting.CanonicalSpec(row.spec) {
 		var err error
-		if s, err = salting.ParseSpec(row.spec); err != nil {
+		if s, err = salting.ParseStoredSpec(row.spec); err != nil {
 			return nil, fmt.Errorf("table %s: directory spec: %w", r.logical, err)
 		}
 	}
 	v := &routeView{row: row, old: &Phys{core: r.core, Name: row.phys, Salter: s, keySchema: r.keySchema}}
 	if row.state != stateServing {
-		ns, err := salting.ParseSpec(row.targetSpec)
+		ns, err := salting.ParseStoredSpec(row.targetSpec)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: directory target spec: %w", r.logical, err)
 		}

@@ -147,10 +147,13 @@ func (c *Client) Adopt(ctx context.Context, table string, s salting.Salter, key 
 	if err != nil {
 		return fmt.Errorf("dropin: %s %q: %w", op, table, err)
 	}
-	if stored, ok := meta[salting.MetaKey]; ok && stored != s.Spec() {
-		return fmt.Errorf("dropin: %s %q: given %q, table has %q: %w", op, table, s.Spec(), stored, ErrSpecMismatch)
-	}
 	adopt := map[string]string{salting.MetaKey: s.Spec()}
+	if stored, ok := meta[salting.MetaKey]; ok {
+		if salting.CanonicalSpec(stored) != s.Spec() {
+			return fmt.Errorf("dropin: %s %q: given %q, table has %q: %w", op, table, s.Spec(), stored, ErrSpecMismatch)
+		}
+		adopt[salting.MetaKey] = stored // the same salting, spelled as stored (an earlier brine's spelling stays)
+	}
 	if len(key) > 0 {
 		adopt[tablestore.MetaPrimaryKey] = tablestore.FormatPrimaryKey(key...)
 	}
