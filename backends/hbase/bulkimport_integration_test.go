@@ -292,3 +292,7 @@ func TestBulkImportSplit(t *testing.T) {
 	checkBulkTable(t, b, table, bulkModel(rows, ts.UnixMilli()))
 	checkClean(t, staging)
 }
+
+func sameCell(a, b backends.Cell) bool {
+	return a.Family == b.Family && a.Qualifier == b.Qualifier && a.Timestamp == b.Timestamp && string(a.Value) == string(b.Value)
+}
