@@ -313,3 +313,70 @@ func TestIndexPages(t *testing.T) {
 		t.Fatalf("Scan with a cursor of prefix s9 on prefix s1: %v, want ErrInvalidArgument", err)
 	}
 }
+
+// TestIndexOfKeyOnly: an index of key fields alone (no column part, nothing covered) has an entry for
+// every row with a cell. A put of any column creates it, a row delete removes it, and a column
+// delete that leaves the row without cells leaves an entry the query does not answer (and repairs).
+func TestIndexOfKeyOnly(t *testing.T) {
+	ctx := context.Background()
+	c := client.New(memory.New())
+	defer c.Close()
+	ks, err := keys.ParseSchema("u,n:int64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := c.CreateIndexedTable(ctx, "events", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks,
+		Indexes: []client.IndexConfig{{Name: "by_n", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.KeyPart(1)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(u string, n int64) []byte {
+		k, err := ks.Encode(u, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	x := client.Column{Family: "d", Qualifier: "x"}
+	answers := func() []string {
+		t.Helper()
+		var got []string
+		for r, err := range tbl.Indexes()[0].WithGrace(0).Scan(ctx, client.Range{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%x", r.Key))
+		}
+		return got
+	}
+	hex := func(keys ...[]byte) []string {
+		out := []string{}
+		for _, k := range keys {
+			out = append(out, fmt.Sprintf("%x", k))
+		}
+		return out
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want []string // main keys, by n
+	}{
+		{"put a", func() error {
+			return tbl.Put(ctx, key("a", 2), client.Cell{Family: x.Family, Qualifier: x.Qualifier, Value: []byte("1")})
+		}, hex(key("a", 2))},
+		{"put b", func() error {
+			return tbl.Put(ctx, key("b", 1), client.Cell{Family: "d", Qualifier: "y", Value: []byte("1")})
+		}, hex(key("b", 1), key("a", 2))},
+		{"delete a's only column", func() error { return tbl.Delete(ctx, key("a", 2), x) }, hex(key("b", 1))},
+		{"delete row b", func() error { return tbl.Delete(ctx, key("b", 1)) }, hex()},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := answers(); strings.Join(got, ",") != strings.Join(s.want, ",") {
+			t.Fatalf("after %s: the index answers %q, want %q", s.name, got, s.want)
+		}
+		indextest.AssertIndexes(t, tbl)
+	}
+}

@@ -177,9 +177,11 @@ func (d Def) DecodeCovered(b []byte) ([]backends.Cell, error) {
 }
 
 // Touches reports whether a mutation may change an entry: it names an indexed or covered column,
-// or deletes a whole family or row.
+// or deletes a whole family or row. An index of the row key alone (no column part, nothing covered)
+// has an entry while the row has a cell: any put may create it. (A delete of columns that leaves
+// no cell leaves the entry, which the row's read finds stale, as for an entry whose write failed.)
 func (d Def) Touches(m backends.Mutation) bool {
-	if m.Delete && len(m.Cells) == 0 {
+	if m.Delete && len(m.Cells) == 0 || !m.Delete && d.keyOnly() {
 		return true
 	}
 	for _, c := range m.Cells {
@@ -188,6 +190,11 @@ func (d Def) Touches(m backends.Mutation) bool {
 		}
 	}
 	return false
+}
+
+// keyOnly reports whether the index reads no column: its entry is the row key's alone.
+func (d Def) keyOnly() bool {
+	return len(d.Covered) == 0 && !slices.ContainsFunc(d.Parts, func(p Part) bool { return p.Column.Family != "" })
 }
 
 // usesColumn reports whether the index reads col (a whole family when its Qualifier is empty).
