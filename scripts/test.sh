@@ -43,6 +43,14 @@ save_logs() {
   done
 }
 
+# verdicts LOG: of a go test -v log, the figures and the verdicts (gohbase's own lines left in the
+# file): every test's start and end, the tests' messages from any file (a helper's or testing's own,
+# "race detected"), and the race detector's reports whole, which name no test.
+verdicts() {
+  awk '/^==================$/ { race = !race; print; next }
+    race || /^(=== RUN|--- |PASS|FAIL|ok|panic)/ || /^[a-z][A-Za-z ()-]+: / || /^ +[A-Za-z0-9_]+\.go:[0-9]+: / { print }' "$1"
+}
+
 make --no-print-directory lint
 phase lint
 
@@ -190,7 +198,7 @@ if make --no-print-directory cluster-up; then
     go test -race -p 1 -count=1 -timeout 25m -tags integration -run '^TestCluster' -v ./integration/ ./reliability/ \
     > "$logs/cluster-test.log" 2>&1 || status=$?
   # The figures and the verdicts; the whole log (gohbase's own lines included) stays in the file.
-  grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|^[a-z][A-Za-z ()-]+: |^    [a-z_]+_test\.go:' "$logs/cluster-test.log" || true
+  verdicts "$logs/cluster-test.log"
 else
   echo "test.sh: the cluster did not start" >&2
   status=1
