@@ -85,7 +85,10 @@ const syncBatch = 256
 // the target deleted. Writes go through the target's public write path, so an IndexedTable's
 // indexes stay exact. Each batch of changes is read back from both sides before its last key goes
 // into the checkpoint (SyncCheckpointTable), so an interrupted sync resumes after it (Resume); a
-// row that still differs fails the sync (ErrNotRepaired).
+// row that still differs fails the sync (ErrNotRepaired). The checkpoint is made before the first
+// batch that is not the last: a sync whose changes fit in one batch makes none (on HBase the
+// table's create and drop took most of such a sync's time), and one interrupted then is run again
+// whole, which finds equal what it had changed.
 //
 // A column the target has a version of that the source has not is deleted before the source's
 // cells of it are put; on a store that keeps delete markers (HBase, until a major compaction), the
@@ -119,7 +122,7 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	r := opts.Range
 	if !opts.DryRun {
 		j := &job{to: to, table: table, as: as, cfg: scfg, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume, Shard: opts.Shard}}
-		s.cp, s.cursor, err = j.syncCheckpoint(ctx, SyncCheckpointTable(as))
+		s.cp, s.cursor, s.makeCheckpoint, err = j.syncCheckpoint(ctx, SyncCheckpointTable(as))
 		if err != nil {
 			return SyncStats{}, fail(err)
 		}
@@ -188,17 +191,19 @@ func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable
 
 // syncer is one Sync call's state.
 type syncer struct {
-	src, dst   syncedTable
-	opts       SyncOptions
-	table      string
-	ropts      []client.ReadOption
-	whole      func(client.Column) bool // the target's columns that are deleted only with their row
-	cp         *client.Table            // nil for a dry run
-	cursor     []byte
-	st         SyncStats
-	progressMu sync.Mutex
-	rowsA      int64
-	rowsB      int64
+	src, dst syncedTable
+	opts     SyncOptions
+	table    string
+	ropts    []client.ReadOption
+	whole    func(client.Column) bool // the target's columns that are deleted only with their row
+	cp       *client.Table            // nil for a dry run, and until makeCheckpoint made it
+	// makeCheckpoint creates cp (nil: a dry run, or cp was there, the sync resumed).
+	makeCheckpoint func(context.Context) (*client.Table, error)
+	cursor         []byte
+	st             SyncStats
+	progressMu     sync.Mutex
+	rowsA          int64
+	rowsB          int64
 }
 
 // hashed is compare's progress, passed on; compare may call it from both sides at once.
@@ -221,13 +226,13 @@ func (s *syncer) run(ctx context.Context, diffs iter.Seq2[compare.Difference, er
 		}
 		batch = append(batch, planChange(d, s.opts.AllVersions, s.whole))
 		if len(batch) == syncBatch {
-			if err := s.apply(ctx, batch); err != nil {
+			if err := s.apply(ctx, batch, false); err != nil {
 				return err
 			}
 			batch = batch[:0]
 		}
 	}
-	return s.apply(ctx, batch)
+	return s.apply(ctx, batch, true)
 }
 
 // planChange is the change that makes d's target row (B) equal to its source row (A); allVersions
@@ -288,14 +293,23 @@ func planChange(d compare.Difference, allVersions bool, whole func(client.Column
 
 // apply writes a batch of changes (the deletes first: a column rewritten is deleted before its
 // cells are put), reads the rows back from both sides, and then records the batch's last key in the
-// checkpoint. A dry run only reports them.
-func (s *syncer) apply(ctx context.Context, batch []Change) error {
+// checkpoint, unless it is the last batch: the checkpoint is dropped next. A dry run only reports
+// them.
+func (s *syncer) apply(ctx context.Context, batch []Change, last bool) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if s.cp == nil {
+	if s.opts.DryRun {
 		s.report(batch)
 		return nil
+	}
+	if s.cp == nil && !last {
+		// Before the batch's writes: once they began, an interrupted sync must be resumable.
+		cp, err := s.makeCheckpoint(ctx)
+		if err != nil {
+			return err
+		}
+		s.cp = cp
 	}
 	var dels, puts []client.Mutation
 	for _, ch := range batch {
@@ -321,9 +335,10 @@ func (s *syncer) apply(ctx context.Context, batch []Change) error {
 	if err := s.confirm(ctx, batch); err != nil {
 		return err
 	}
-	last := batch[len(batch)-1].Key
-	if err := s.cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: last}); err != nil {
-		return fmt.Errorf("save the checkpoint: %w", err)
+	if s.cp != nil && !last {
+		if err := s.cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: batch[len(batch)-1].Key}); err != nil {
+			return fmt.Errorf("save the checkpoint: %w", err)
+		}
 	}
 	s.report(batch)
 	return nil
@@ -393,44 +408,48 @@ func (s *syncer) report(batch []Change) {
 }
 
 // syncCheckpoint opens the checkpoint of a sync (of its shard) into j.as, base its unsharded name:
-// the interrupted sync's when resuming (with its cursor, the last key repaired), else a new one; a
-// new sync over an interrupted one is refused (ErrInterrupted).
-func (j *job) syncCheckpoint(ctx context.Context, base string) (*client.Table, []byte, error) {
+// the interrupted sync's when resuming (with its cursor, the last key repaired), else none yet and
+// the function that creates it; a new sync over an interrupted one is refused (ErrInterrupted).
+func (j *job) syncCheckpoint(ctx context.Context, base string) (*client.Table, []byte, func(context.Context) (*client.Table, error), error) {
 	fp := fmt.Sprintf("sync table=%s as=%s start=%x end=%x all-versions=%t", j.table, j.as, j.opts.Range.Start, j.opts.Range.End, j.opts.AllVersions)
 	if j.opts.Shard.Sharded() { // an unsharded checkpoint's words stay as they were
 		fp += " shard=" + j.opts.Shard.String()
 	}
 	if err := checkShardCheckpoints(ctx, j.to, "sync", base, j.opts.Shard, j.opts.Resume); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	name := ShardCheckpoint(base, j.opts.Shard)
 	cp, err := j.to.OpenTable(ctx, name, nil)
 	switch {
 	case err == nil && !j.opts.Resume:
-		return nil, nil, fmt.Errorf("%w: %s holds an interrupted sync's checkpoint; resume it (--resume), or drop that table to start again", ErrInterrupted, name)
+		return nil, nil, nil, fmt.Errorf("%w: %s holds an interrupted sync's checkpoint; resume it (--resume), or drop that table to start again", ErrInterrupted, name)
 	case err == nil:
 		row, err := cp.Get(ctx, []byte(jobKey))
 		if err != nil && !errors.Is(err, client.ErrNotFound) {
-			return nil, nil, fmt.Errorf("read the checkpoint: %w", err)
+			return nil, nil, nil, fmt.Errorf("read the checkpoint: %w", err)
 		}
 		if have := string(cellValue(row.Cells, qualOptions)); have != fp {
-			return nil, nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, j.showOptions(have), j.showOptions(fp))
+			return nil, nil, nil, fmt.Errorf("%w: the checkpoint was made with %s; this resume has %s", ErrResumeMismatch, j.showOptions(have), j.showOptions(fp))
 		}
-		return cp, bytes.Clone(cellValue(row.Cells, qualCursor)), nil
+		return cp, bytes.Clone(cellValue(row.Cells, qualCursor)), nil, nil
 	case errors.Is(err, client.ErrTableNotFound) && j.opts.Resume:
-		return nil, nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
+		return nil, nil, nil, fmt.Errorf("%w: no checkpoint %s on the target's store: nothing to resume", client.ErrInvalidArgument, name)
 	case !errors.Is(err, client.ErrTableNotFound):
-		return nil, nil, fmt.Errorf("open the checkpoint: %w", err)
+		return nil, nil, nil, fmt.Errorf("open the checkpoint: %w", err)
 	}
-	none, err := salting.ParseSpec("none")
-	if err != nil {
-		return nil, nil, err
+	create := func(ctx context.Context) (*client.Table, error) {
+		none, err := salting.ParseSpec("none")
+		if err != nil {
+			return nil, err
+		}
+		cp, err := j.to.CreateTable(ctx, name, client.TableConfig{Salter: none})
+		if err != nil {
+			return nil, fmt.Errorf("create the checkpoint: %w", err)
+		}
+		if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(fp)}); err != nil {
+			return nil, fmt.Errorf("write the checkpoint: %w", err)
+		}
+		return cp, nil
 	}
-	if cp, err = j.to.CreateTable(ctx, name, client.TableConfig{Salter: none}); err != nil {
-		return nil, nil, fmt.Errorf("create the checkpoint: %w", err)
-	}
-	if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(fp)}); err != nil {
-		return nil, nil, fmt.Errorf("write the checkpoint: %w", err)
-	}
-	return cp, nil, nil
+	return nil, nil, create, nil
 }

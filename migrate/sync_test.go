@@ -312,3 +312,60 @@ func TestSyncBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncCheckpointMadeWhenNeeded: a sync whose changes fit in one batch makes no checkpoint (its
+// create and drop were most of a small sync's time on HBase); a sync of more than one batch has it
+// before its first change is written, and resumes from it. Either way the next sync finds the rest.
+func TestSyncCheckpointMadeWhenNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changed int // source rows changed: every 3rd from key 0
+		want    bool
+	}{
+		{"one batch", 30, false},
+		{"several batches", rows / 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testkit.Context(t, time.Minute)
+			from, to := open(t, "memory"), open(t, "memory")
+			load(t, ctx, from, false)
+			if _, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Salter: testkit.Salter(t, "hash:3")}); err != nil {
+				t.Fatal(err)
+			}
+			src, err := from.OpenTable(ctx, "orders", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.changed {
+				if err := src.Delete(ctx, key(3*i), client.Column{Family: "m", Qualifier: "v"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			var cpThere []bool // at each change reported
+			first, err := migrate.Sync(cctx, from, to, "orders", migrate.SyncOptions{OnChange: func(migrate.Change) {
+				_, err := to.OpenTable(ctx, migrate.SyncCheckpointTable("orders"), nil)
+				cpThere = append(cpThere, err == nil)
+				cancel()
+			}})
+			// Cancelled in its last batch's report, a sync is done: it had nothing more to write.
+			if len(cpThere) == 0 || tc.want && !errors.Is(err, context.Canceled) || !tc.want && (err != nil || first.Changes != int64(tc.changed)) {
+				t.Fatalf("sync cancelled at its first change: %+v, %v (checkpoint seen %v)", first, err, cpThere)
+			}
+			if cpThere[0] != tc.want {
+				t.Fatalf("checkpoint there after the first batch: %t, want %t", cpThere[0], tc.want)
+			}
+			again, err := migrate.Sync(ctx, from, to, "orders", migrate.SyncOptions{Resume: tc.want})
+			if err != nil || again.Changes+first.Changes != int64(tc.changed) {
+				t.Fatalf("sync after the interrupted one: %+v, %v; want the rest of %d changes after %d", again, err, tc.changed, first.Changes)
+			}
+			if n := differences(t, ctx, from, to, false); n != 0 {
+				t.Fatalf("after the sync: %d differences", n)
+			}
+			if _, err := to.OpenTable(ctx, migrate.SyncCheckpointTable("orders"), nil); !errors.Is(err, client.ErrTableNotFound) {
+				t.Errorf("checkpoint left after the sync: %v", err)
+			}
+		})
+	}
+}

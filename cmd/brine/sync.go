@@ -61,7 +61,7 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil && ctx.Err() != nil && !*dryRun {
 		cp := migrate.ShardCheckpoint(migrate.SyncCheckpointTable(target.table), p.shard.Shard)
 		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), cp, nil); cerr != nil {
-			return interrupted(ctx, "sync of %s%s interrupted before it changed anything: run it again", from.table, p.shard.of())
+			return interrupted(ctx, "sync of %s%s interrupted before it kept a checkpoint: run it again (the rows it changed compare equal, and are left alone)", from.table, p.shard.of())
 		}
 		fmt.Fprintf(env.stdout, "sync%s interrupted after %d changes; its checkpoint is kept on --to: resume with:\n  %s\n", p.shard.of(), st.Changes,
 			commandLine(fs, "brine sync", []string{"resume"}, "--resume", from.table))

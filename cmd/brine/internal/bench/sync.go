@@ -342,7 +342,7 @@ func (s *SyncResult) markdown(p func(format string, args ...any)) {
 	p("| what | ms | rows/s | over verify | machine CPU µs/row | of it, this process | machine busy |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	p("| `compare.Tables` (`brine verify`), counting the differences | %.1f | %.0f | 1.00x | %s |\n", s.VerifyMs, s.VerifyRowsPerS, s.VerifyCPU.cell())
 	p("| `migrate.Sync` (`brine sync`), repairing them | %.1f | %.0f | %.2fx | %s |\n\n", s.SyncMs, s.SyncRowsPerS, s.SyncOverVerify, s.SyncCPU.cell())
-	p("The differences, planted again before each repeat (untimed) at the same rows: %d changed values, %d rows missing from the target, %d extra rows in it, %d deleted columns. Rows/s are the source's rows over the whole call; both hash both tables and read the differing ranges again (%d rows of the two), and the sync writes, reads its writes back and keeps its checkpoint.\n\n",
+	p("The differences, planted again before each repeat (untimed) at the same rows: %d changed values, %d rows missing from the target, %d extra rows in it, %d deleted columns. Rows/s are the source's rows over the whole call; both hash both tables and read the differing ranges again (%d rows of the two), and the sync writes and reads its writes back (and, past one batch of 256 changes, keeps a checkpoint).\n\n",
 		s.Changed, s.Missing, s.Extra, s.DeletedColumn, s.Reread)
 	if s.VerifyServerCPU > 0 {
 		p("The server processes spent %.1f µs of CPU per row on the verify and %.1f µs on the sync (%.2fx).\n\n",
