@@ -132,3 +132,21 @@ func TestImportCancel(t *testing.T) {
 		t.Errorf("pulled %d rows, stats %+v, %d reported failed: want read = pulled = written + failed", pulled, stats, failed)
 	}
 }
+
+// TestImportBulkRefused: a bulk import into a period table fails with ErrUnsupported before a row
+// is read.
+func TestImportBulkRefused(t *testing.T) {
+	ctx := t.Context()
+	c := client.New(memory.New())
+	defer c.Close()
+	month, _ := periods.ParseInterval("month")
+	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:4")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(func(client.ImportRow, error) bool) { t.Error("the input was read") }
+	stats, err := p.Import(ctx, rows, client.ImportOptions{Bulk: &client.BulkLoad{Staging: t.TempDir()}})
+	if !errors.Is(err, client.ErrUnsupported) || stats != (client.ImportStats{}) {
+		t.Fatalf("Import: %+v, %v; want nothing done and ErrUnsupported", stats, err)
+	}
+}
