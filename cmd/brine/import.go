@@ -63,7 +63,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 	f.exclusive, f.resume = *ex, *re
 	if len(pos) != 1 {
-		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
+		return errors.New("usage: brine import --table T [--key COLS] [--bulk --staging DIR] [flags] FILE (- for stdin)")
 	}
 	if err := f.bulk.check(f.store, f.exclusive || f.resume); err != nil {
 		return err
