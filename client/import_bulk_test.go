@@ -94,8 +94,8 @@ func TestBulkImportRefused(t *testing.T) {
 // and rows the driver refuses with their input positions, and counts every row once.
 func TestBulkImportThroughDriver(t *testing.T) {
 	ctx := t.Context()
-	for _, policy := range []client.DuplicatePolicy{client.DuplicateLast, client.DuplicateError} {
-		t.Run(fmt.Sprint(policy), func(t *testing.T) {
+	for name, policy := range map[string]client.DuplicatePolicy{"last": client.DuplicateLast, "error": client.DuplicateError} {
+		t.Run(name, func(t *testing.T) {
 			store := &bulkStore{Backend: memory.New()}
 			c := client.New(store)
 			defer c.Close()
@@ -167,5 +167,40 @@ func TestBulkImportThroughDriver(t *testing.T) {
 				t.Fatalf("table holds %d rows, want %d:\n%v\n%v", len(rows), len(want), rows, want)
 			}
 		})
+	}
+}
+
+// TestBulkImportCancelled: a bulk import whose ctx ends while it reads its input hands the driver
+// an error, not the end of the input, so nothing is loaded; the row read then is reported as
+// cancelled, and the import's error wraps ctx's.
+func TestBulkImportCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := client.New(&bulkStore{Backend: memory.New()})
+	defer c.Close()
+	tbl, err := c.CreateTable(ctx, "t", client.TableConfig{Salter: testkit.Salter(t, "hash:4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := func(yield func(client.ImportRow, error) bool) {
+		for r, err := range importInput(1000) {
+			if r.Source.(int) == 500 {
+				cancel()
+			}
+			if !yield(r, err) {
+				return
+			}
+		}
+	}
+	var cancelled []int64
+	stats, err := tbl.Import(ctx, input, client.ImportOptions{
+		Bulk:      &client.BulkLoad{Staging: "/staging"},
+		OnFailure: func(fr client.FailedRow) { cancelled = append(cancelled, fr.Index) },
+	})
+	if !errors.Is(err, context.Canceled) || stats.Written != 0 || stats.Read != 501 || stats.Cancelled != 1 || cancelled[len(cancelled)-1] != 500 {
+		t.Fatalf("Import: %+v, %v (last reported %v); want nothing written, row 500 cancelled, ctx's error", stats, err, cancelled)
+	}
+	if n := testkit.Count(t, tbl.Scan(t.Context(), client.Range{})); n != 0 {
+		t.Fatalf("%d rows written", n)
 	}
 }
