@@ -72,6 +72,9 @@ type ImportOptions struct {
 	// Progress, when set, is called every ProgressEvery (1s) and once at the end.
 	Progress      func(ImportStats)
 	ProgressEvery time.Duration
+	// Bulk, when set, loads the rows as the store's own files, past its write path, instead of
+	// writing them in batches: see BulkLoad for what changes.
+	Bulk *BulkLoad
 }
 
 // withDefaults fills the zero fields; workers and batchRows are the client's (WithConcurrency,
@@ -160,6 +163,10 @@ func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], op
 // importRows is Import; write, when not nil, writes the batches, and admit refuses rows before they
 // are batched (an IndexedTable's).
 func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc, admit func(route.Pending) error) (ImportStats, error) {
+	if opts.Bulk != nil && (write != nil || admit != nil) {
+		return ImportStats{}, fmt.Errorf("import into %s: bulk: %w: an indexed table's entries would need files of their own, loaded under the exclusive fence", t.name, backends.ErrUnsupported)
+	}
+	stamp := opts.Timestamp
 	opts.withDefaults(t.c.core.Concurrency, t.c.core.BatchRows)
 	pt, err := t.importTarget(ctx, opts)
 	if err != nil {
@@ -181,7 +188,13 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 			}
 		}
 	}
-	stats, err := route.Import(ctx, t.c.core, pt, in, o, write)
+	var stats route.ImportStats
+	if opts.Bulk != nil {
+		o.Timestamp = stamp // unset: the store stamps, and a resumed load takes the first one's stamp
+		stats, err = route.BulkImport(ctx, t.c.core, pt, in, o, opts.Bulk.options(stamp))
+	} else {
+		stats, err = route.Import(ctx, t.c.core, pt, in, o, write)
+	}
 	return ImportStats(stats), err
 }
 

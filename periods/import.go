@@ -18,8 +18,12 @@ import (
 // the input (a key outside every live period fails alone with ErrNoPeriod, as Put does); a key always
 // falls in one period, so OnDuplicate sees every repeat; when ctx ends, Import stops pulling rows.
 // OnFailure and Progress are called from one goroutine at a time; Progress gets the sums over the
-// periods.
+// periods. opts.Bulk is refused (client.ErrUnsupported): the periods' imports run at once, and a
+// staging directory holds one bulk import at a time.
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (stats client.ImportStats, err error) {
+	if opts.Bulk != nil {
+		return stats, fmt.Errorf("import into period table %s: bulk: %w: its periods are imported at once, and a staging directory holds one bulk import", t.Name(), client.ErrUnsupported)
+	}
 	began := time.Now()
 	if opts.Timestamp.IsZero() {
 		opts.Timestamp = began // one stamp for every period: a repeat is stamped from it wherever it goes

@@ -21,13 +21,7 @@ import (
 // repeated key once per input whatever the periods, and sums its stats over the periods.
 func TestImport(t *testing.T) {
 	ctx := context.Background()
-	c := client.New(memory.New())
-	defer c.Close()
-	month, _ := periods.ParseInterval("month")
-	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:4")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := monthlyEv(t, "hash:4")
 	if _, err := p.CreateAhead(ctx, time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), 2, nil); err != nil { // Jan, Feb, Mar
 		t.Fatal(err)
 	}
@@ -97,15 +91,9 @@ func TestImport(t *testing.T) {
 // TestImportCancel: an import whose context ends stops pulling rows, and every row it
 // pulled is written or reported.
 func TestImportCancel(t *testing.T) {
-	c := client.New(memory.New())
-	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	month, _ := periods.ParseInterval("month")
-	p, err := periods.Create(ctx, c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, "hash:2")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := monthlyEv(t, "hash:2")
 	if _, err := p.CreateAhead(ctx, time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), 1, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -131,4 +119,29 @@ func TestImportCancel(t *testing.T) {
 	if pulled >= 100000 || stats.Read != int64(pulled) || stats.Read != stats.Written+stats.Failed || stats.Failed != failed {
 		t.Errorf("pulled %d rows, stats %+v, %d reported failed: want read = pulled = written + failed", pulled, stats, failed)
 	}
+}
+
+// TestImportBulkRefused: a bulk import into a period table fails with ErrUnsupported before a row
+// is read.
+func TestImportBulkRefused(t *testing.T) {
+	p := monthlyEv(t, "hash:4")
+	rows := func(func(client.ImportRow, error) bool) { t.Error("the input was read") }
+	stats, err := p.Import(t.Context(), rows, client.ImportOptions{Bulk: &client.BulkLoad{Staging: t.TempDir()}})
+	if !errors.Is(err, client.ErrUnsupported) || stats != (client.ImportStats{}) {
+		t.Fatalf("Import: %+v, %v; want nothing done and ErrUnsupported", stats, err)
+	}
+}
+
+// monthlyEv is the period table "ev", a table per month with the time in key field 1, salted by
+// spec, on a memory store closed when the test ends.
+func monthlyEv(t *testing.T, spec string) *periods.Table {
+	t.Helper()
+	c := client.New(memory.New())
+	t.Cleanup(func() { c.Close() })
+	month, _ := periods.ParseInterval("month")
+	p, err := periods.Create(t.Context(), c, "ev", periods.Config{Interval: month, TimeField: 1, Table: client.TableConfig{Salter: testkit.Salter(t, spec)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

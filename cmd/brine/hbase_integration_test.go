@@ -3,8 +3,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/hbasetest"
 )
 
@@ -53,4 +56,26 @@ func TestHBaseCLICopy(t *testing.T) {
 		h := hbaseCLI(t)
 		checkCLIRecipe(t, newCLI(t), h.store, h.tab("orders")) // h drops the source at the end
 	})
+}
+
+// TestHBaseCLIImportBulk: import --bulk --staging loads a CSV with repeated keys into a table it
+// creates (the last occurrence of each key stored, the repeats counted), and into a period table
+// it refuses before loading anything.
+func TestHBaseCLIImportBulk(t *testing.T) {
+	c := hbaseCLI(t)
+	staging := hbasetest.Staging(t)
+	in := c.file("dups.csv", csvRows(3000, 1000))
+	table := c.tab("bulk")
+	out := c.ok("import", "--store", c.store, "--table", table, "--create", "--salt", "hash:8", "--key", typedKey, "--bulk", "--staging", staging, in)
+	if r := parseImportReport(t, out); r != (importReport{Read: 3000, Written: 3000, Duplicates: 2000}) {
+		t.Fatalf("bulk import: %+v\n%s", r, out)
+	}
+	c.wantTable(table, lastValues(3000, 1000))
+
+	periods := c.tab("bulkp")
+	c.ok("periods", "declare", periods, "--store", c.store, "--period", "month", "--time-field", "1", "--salt", "hash:4", "--key", typedKey)
+	_, _, err := c.run(context.Background(), "import", "--store", c.store, "--table", periods, "--bulk", "--staging", staging, in)
+	if !errors.Is(err, client.ErrUnsupported) {
+		t.Fatalf("bulk import into a period table: %v, want ErrUnsupported", err)
+	}
 }

@@ -34,6 +34,7 @@ type importFlags struct {
 	create      bool
 	exclusive   bool
 	resume      bool
+	bulk        bulkFlags
 	metrics     metricsFlags
 }
 
@@ -42,6 +43,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	var f importFlags
 	f.register(fs)
 	f.metrics.register(fs)
+	f.bulk.register(fs)
 	fs.StringVar(&f.salt, "salt", "", "salting spec; required with -create, else checked against the table's (empty: adopt it)")
 	fs.StringVar(&f.key, "key", "", "row key columns through the key codec, e.g. 'hostname,event,ts:int64:desc' (default: the table's stored schema; required with --create)")
 	fs.StringVar(&f.format, "format", "", "csv, tsv, jsonl, or cells as scan --format cells writes them (default: from the file name, else csv)")
@@ -61,7 +63,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	}
 	f.exclusive, f.resume = *ex, *re
 	if len(pos) != 1 {
-		return errors.New("usage: brine import --table T [--key COLS] [flags] FILE (- for stdin)")
+		return errors.New("usage: brine import --table T [--key COLS] [--bulk --staging DIR] [flags] FILE (- for stdin)")
+	}
+	if err := f.bulk.check(f.store, f.exclusive || f.resume); err != nil {
+		return err
 	}
 	if f.workers <= 0 || f.batchRows <= 0 {
 		return fmt.Errorf("--workers and --batch must be positive (got %d, %d)", f.workers, f.batchRows)
@@ -188,11 +193,14 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 			fmt.Fprintln(errLog, describeFailure(rec.line, keyFormat{schema: schema}.keyErr(fr.Row.Key, fr.Err)))
 		},
 		Progress: prog.update,
+		Bulk:     f.bulk.options(),
 	})
 	prog.finish()
 	interrupted := ctx.Err() != nil
+	// A bulk load that stopped as a whole reports no rows one by one: the same command resumes it.
+	stopped := f.bulk.bulk && err != nil && !errors.Is(err, client.ErrRowsFailed) && !errors.Is(err, client.ErrUnsupported)
 	var unread int64
-	if interrupted && path != "-" {
+	if interrupted && path != "-" && !stopped {
 		// The rest of a file is read to the end (no store is touched) and added to the report, so the
 		// report alone holds every row that is not known to be stored: one command resumes.
 		for {
@@ -224,6 +232,12 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		fmt.Fprintf(env.stdout, "note: the input repeats keys and rows failed; for the last occurrence of every key to win, re-import the whole input (re-importing is idempotent) rather than the report alone\n")
 	}
 	switch {
+	case stopped:
+		fmt.Fprintf(env.stdout, "bulk load stopped (what was loaded stays); %s keeps its work: run the same command again, with the same input, to finish it\n", f.bulk.staging)
+		if interrupted {
+			return &exitError{code: exitInterrupted, err: fmt.Errorf("bulk import interrupted: %w", err)}
+		}
+		return err
 	case interrupted && path == "-":
 		fmt.Fprintf(env.stdout, "interrupted at line %d; the rest of stdin was not read: feed it again from the record after line %d (with the header line for CSV/TSV)\n", lastLine, lastLine)
 		if stats.Failed > 0 {

@@ -105,7 +105,7 @@ func commands() []command {
 		{"verify", "compare a table with one on another store (or salting): verify --from STORE --to STORE TABLE [--as NAME]", runVerify},
 		{"copy", "copy a table to another store, name or salting, resumable: copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--since TIME] [--resume]", runCopy},
 		{"sync", "make a table on another store equal to this one, deletes included, resumable: sync --from STORE --to STORE TABLE [--as NAME] [--dry-run] [--resume]", runSync},
-		{"import", "bulk-import CSV, TSV or JSON Lines into a table (a period table: each row into its period)", runImport},
+		{"import", "bulk-import CSV, TSV or JSON Lines into a table (a period table: each row into its period; --bulk: as HBase store files)", runImport},
 		{"bench", "benchmark brine against the raw driver on one store (Markdown + JSON report)", runBench},
 	}
 }

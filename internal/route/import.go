@@ -49,11 +49,12 @@ type ImportStats struct {
 type ImportOptions struct {
 	Workers, BatchRows, BatchBytes, MaxPending, MaxAttempts int
 	BaseBackoff, MaxBackoff                                 time.Duration
-	Timestamp                                               time.Time
-	RefuseDuplicates                                        bool // client.DuplicateError
-	OnFailure                                               func(Failed)
-	Progress                                                func(ImportStats)
-	ProgressEvery                                           time.Duration
+	// Timestamp is given to cells without one; zero (a bulk import's) leaves them for the store.
+	Timestamp        time.Time
+	RefuseDuplicates bool // client.DuplicateError
+	OnFailure        func(Failed)
+	Progress         func(ImportStats)
+	ProgressEvery    time.Duration
 	// Admit, when set, is asked about every valid row, in input order and in the one goroutine that
 	// reads the input, before the row is batched; a row it refuses fails with its error. It is how
 	// a rule that depends on input order (the first row to give a unique key wins it) survives
@@ -73,9 +74,9 @@ func Import(ctx context.Context, core *Core, pt *Phys, rows iter.Seq2[ImportRow,
 	if write == nil {
 		write = writePhysical(pt)
 	}
-	ctx, c := core.Tel.Begin(ctx, "import", pt.Name)
-	im := &importer{t: pt, write: write, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
-	defer func() { c.EndImport(ctx, err, stats.Written, stats.Retried, stats.Failed) }()
+	ctx, im := newImporter(ctx, core, pt, opts)
+	im.write = write
+	defer func() { im.call.EndImport(ctx, err, stats.Written, stats.Retried, stats.Failed) }()
 
 	batches := make(chan []Pending) // unbuffered: the reader blocks while every worker is busy
 	g, gctx := errgroup.WithContext(ctx)
@@ -93,17 +94,27 @@ func Import(ctx context.Context, core *Core, pt *Phys, rows iter.Seq2[ImportRow,
 	close(batches)
 	_ = g.Wait()
 	stopProgress()
+	return im.end(ctx)
+}
 
-	stats = im.stats()
-	if opts.Progress != nil {
-		opts.Progress(stats)
+// newImporter starts an import's telemetry call and state.
+func newImporter(ctx context.Context, core *Core, pt *Phys, opts ImportOptions) (context.Context, *importer) {
+	ctx, c := core.Tel.Begin(ctx, "import", pt.Name)
+	return ctx, &importer{t: pt, opts: opts, began: time.Now(), seed: maphash.MakeSeed(), seen: make(map[uint64]uint32), call: c}
+}
+
+// end is an import's last progress report and result, once every row has its outcome.
+func (im *importer) end(ctx context.Context) (ImportStats, error) {
+	stats := im.stats()
+	if im.opts.Progress != nil {
+		im.opts.Progress(stats)
 	}
 	switch {
 	case ctx.Err() != nil:
 		return stats, fmt.Errorf("import into %s: cancelled: %d of %d rows read not written (%d cancelled): %w",
-			pt.Name, stats.Failed, stats.Read, stats.Cancelled, ctx.Err())
+			im.t.Name, stats.Failed, stats.Read, stats.Cancelled, ctx.Err())
 	case stats.Failed > 0:
-		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", pt.Name, stats.Failed, stats.Read, ErrRowsFailed)
+		return stats, fmt.Errorf("import into %s: %d of %d rows failed: %w", im.t.Name, stats.Failed, stats.Read, ErrRowsFailed)
 	}
 	return stats, nil
 }
@@ -156,27 +167,10 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 	}
 	var index int64
 	for r, err := range rows {
-		i := index
+		ir, bucket, ok := im.take(index, r, err)
 		index++
-		im.read.Add(1)
-		if err != nil {
-			im.fail([]Pending{{Index: i, Row: r}}, fmt.Errorf("input row %d: %w", i, err))
+		if !ok {
 			continue
-		}
-		ir, bucket, err := im.prepare(i, r)
-		if err != nil {
-			im.fail([]Pending{ir}, err)
-			continue
-		}
-		if err := im.repeat(&ir); err != nil {
-			im.fail([]Pending{ir}, err)
-			continue
-		}
-		if im.opts.Admit != nil {
-			if err := im.opts.Admit(ir); err != nil {
-				im.fail([]Pending{ir}, err)
-				continue
-			}
 		}
 		if n := pendingBytes[bucket]; n > 0 && n+ir.bytes > im.opts.BatchBytes {
 			if !send(bucket) {
@@ -206,6 +200,29 @@ func (im *importer) readAll(ctx context.Context, rows iter.Seq2[ImportRow, error
 	}
 }
 
+// take counts an input row read as row index, with the error the input gave it, and turns it into
+// its stamped physical mutation and bucket; a row it refuses (an input error, a bad key or cells,
+// a duplicate OnDuplicate refuses, Admit's refusal) is failed, and ok is false.
+func (im *importer) take(index int64, r ImportRow, inputErr error) (ir Pending, bucket int, ok bool) {
+	im.read.Add(1)
+	if inputErr != nil {
+		im.fail([]Pending{{Index: index, Row: r}}, fmt.Errorf("input row %d: %w", index, inputErr))
+		return ir, 0, false
+	}
+	ir, bucket, err := im.prepare(index, r)
+	if err == nil {
+		err = im.repeat(&ir)
+	}
+	if err == nil && im.opts.Admit != nil {
+		err = im.opts.Admit(ir)
+	}
+	if err != nil {
+		im.fail([]Pending{ir}, err)
+		return ir, 0, false
+	}
+	return ir, bucket, true
+}
+
 func fullest(pending map[int][]Pending) int {
 	best, n := 0, -1
 	for b, rows := range pending {
@@ -233,7 +250,7 @@ func (im *importer) prepare(index int64, r ImportRow) (Pending, int, error) {
 	if !m.Delete {
 		cells := make([]backends.Cell, len(m.Cells))
 		for j, c := range m.Cells {
-			if c.Timestamp == 0 {
+			if c.Timestamp == 0 && !im.opts.Timestamp.IsZero() {
 				c.Timestamp = ts
 			}
 			cells[j] = c
@@ -258,8 +275,10 @@ func (im *importer) repeat(ir *Pending) error {
 	if im.opts.RefuseDuplicates {
 		return fmt.Errorf("input row %d (key %s): %w (%d earlier row(s) had it)", ir.Index, im.t.PrintKey(ir.Row.Key), ErrDuplicateKey, n)
 	}
-	if ir.Phys.Delete {
-		return nil // a delete removes every version: there is nothing to order by
+	if ir.Phys.Delete || im.opts.Timestamp.IsZero() {
+		// A delete removes every version: there is nothing to order by. Unstamped cells (a bulk
+		// import's) are stamped by the store, which keeps the last of a row, column and timestamp.
+		return nil
 	}
 	for j, c := range ir.Row.Cells {
 		if c.Timestamp == 0 {
