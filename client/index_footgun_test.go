@@ -321,10 +321,7 @@ func TestIndexOfKeyOnly(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(memory.New())
 	defer c.Close()
-	ks, err := keys.ParseSchema("u,n:int64")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ks := testkit.Schema(t, "u,n:int64")
 	tbl, err := c.CreateIndexedTable(ctx, "events", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks,
 		Indexes: []client.IndexConfig{{Name: "by_n", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.KeyPart(1)}}}})
 	if err != nil {

@@ -181,19 +181,29 @@ func (j *job) openCheckpoint(ctx context.Context) (*client.Table, error) {
 
 // newCheckpoint creates the checkpoint table, with the options a resume must have.
 func (j *job) newCheckpoint(ctx context.Context, name string) (*client.Table, error) {
+	began := binary.BigEndian.AppendUint64(nil, uint64(j.firstRun.UnixMilli()))
+	cp, err := j.createCheckpoint(ctx, name,
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())},
+		client.Cell{Family: client.DefaultFamily, Qualifier: qualBegan, Value: began})
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: %w", j.table, err)
+	}
+	return cp, nil
+}
+
+// createCheckpoint creates a copy's or a sync's checkpoint table name on the target's store, its
+// job row holding cells (the options a resume must have).
+func (j *job) createCheckpoint(ctx context.Context, name string, cells ...client.Cell) (*client.Table, error) {
 	none, err := salting.ParseSpec("none")
 	if err != nil {
 		return nil, err
 	}
 	cp, err := j.to.CreateTable(ctx, name, client.TableConfig{Salter: none})
 	if err != nil {
-		return nil, fmt.Errorf("copy %s: create the checkpoint: %w", j.table, err)
+		return nil, fmt.Errorf("create the checkpoint: %w", err)
 	}
-	began := binary.BigEndian.AppendUint64(nil, uint64(j.firstRun.UnixMilli()))
-	if err := cp.Put(ctx, []byte(jobKey),
-		client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(j.fingerprint())},
-		client.Cell{Family: client.DefaultFamily, Qualifier: qualBegan, Value: began}); err != nil {
-		return nil, fmt.Errorf("copy %s: write the checkpoint: %w", j.table, err)
+	if err := cp.Put(ctx, []byte(jobKey), cells...); err != nil {
+		return nil, fmt.Errorf("write the checkpoint: %w", err)
 	}
 	return cp, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/brine-kv/brine/compare"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
-	"github.com/brine-kv/brine/salting"
 )
 
 // ErrNotRepaired: Sync wrote a change and the target's row, read back, still differs from the
@@ -335,7 +334,7 @@ func (s *syncer) apply(ctx context.Context, batch []Change, last bool) error {
 	if err := s.confirm(ctx, batch); err != nil {
 		return err
 	}
-	if s.cp != nil && !last {
+	if !last { // cp was made, or opened, before the batch's writes
 		if err := s.cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: batch[len(batch)-1].Key}); err != nil {
 			return fmt.Errorf("save the checkpoint: %w", err)
 		}
@@ -438,18 +437,7 @@ func (j *job) syncCheckpoint(ctx context.Context, base string) (*client.Table, [
 		return nil, nil, nil, fmt.Errorf("open the checkpoint: %w", err)
 	}
 	create := func(ctx context.Context) (*client.Table, error) {
-		none, err := salting.ParseSpec("none")
-		if err != nil {
-			return nil, err
-		}
-		cp, err := j.to.CreateTable(ctx, name, client.TableConfig{Salter: none})
-		if err != nil {
-			return nil, fmt.Errorf("create the checkpoint: %w", err)
-		}
-		if err := cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(fp)}); err != nil {
-			return nil, fmt.Errorf("write the checkpoint: %w", err)
-		}
-		return cp, nil
+		return j.createCheckpoint(ctx, name, client.Cell{Family: client.DefaultFamily, Qualifier: qualOptions, Value: []byte(fp)})
 	}
 	return nil, nil, create, nil
 }

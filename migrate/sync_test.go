@@ -246,20 +246,7 @@ func checkModel(t *testing.T, ctx context.Context, c *client.Client, indexed boo
 // interrupted one, and a resume with other options, are refused.
 func TestSyncResume(t *testing.T) {
 	ctx := testkit.Context(t, time.Minute)
-	from, to := open(t, "memory"), open(t, "memory")
-	load(t, ctx, from, false)
-	if _, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Salter: testkit.Salter(t, "hash:3")}); err != nil {
-		t.Fatal(err)
-	}
-	src, err := from.OpenTable(ctx, "orders", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < rows; i += 3 {
-		if err := src.Delete(ctx, key(i), client.Column{Family: "m", Qualifier: "v"}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	from, to := copiedThenChanged(t, ctx, rows/3)
 	cctx, cancel := context.WithCancel(ctx)
 	first, err := migrate.Sync(cctx, from, to, "orders", migrate.SyncOptions{OnChange: func(migrate.Change) { cancel() }})
 	cancel()
@@ -319,7 +306,7 @@ func TestSyncBadInput(t *testing.T) {
 func TestSyncCheckpointMadeWhenNeeded(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		changed int // source rows changed: every 3rd from key 0
+		changed int // source rows changed (copiedThenChanged)
 		want    bool
 	}{
 		{"one batch", 30, false},
@@ -327,20 +314,7 @@ func TestSyncCheckpointMadeWhenNeeded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testkit.Context(t, time.Minute)
-			from, to := open(t, "memory"), open(t, "memory")
-			load(t, ctx, from, false)
-			if _, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Salter: testkit.Salter(t, "hash:3")}); err != nil {
-				t.Fatal(err)
-			}
-			src, err := from.OpenTable(ctx, "orders", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range tc.changed {
-				if err := src.Delete(ctx, key(3*i), client.Column{Family: "m", Qualifier: "v"}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			from, to := copiedThenChanged(t, ctx, tc.changed)
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			var cpThere []bool // at each change reported
@@ -368,4 +342,25 @@ func TestSyncCheckpointMadeWhenNeeded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// copiedThenChanged loads the orders into a memory store, copies them into another (hash:3), and
+// then deletes column m:v of n of the source's rows, every third from key 0: n differences.
+func copiedThenChanged(t *testing.T, ctx context.Context, n int) (from, to *client.Client) {
+	t.Helper()
+	from, to = open(t, "memory"), open(t, "memory")
+	load(t, ctx, from, false)
+	if _, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Salter: testkit.Salter(t, "hash:3")}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := from.OpenTable(ctx, "orders", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := src.Delete(ctx, key(3*i), client.Column{Family: "m", Qualifier: "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return from, to
 }
