@@ -119,7 +119,7 @@ func TestClusterChaos(t *testing.T) {
 	// The control first, its client closed after: the goroutines its last reads start (connections
 	// to regions the chaos moved) must not be counted against the verifying client opened next.
 	ctlLost, ctlUnfenced, ctlAcked := ctl.verify(ctx, t, monkey.faults.inZombieWindow)
-	waitGoroutinesGone(t, establishRegion, time.Minute)
+	hbasetest.WaitGoroutinesGone(t, hbasetest.EstablishRegion, time.Minute)
 	ctl.client.Close()
 
 	// Verify through a client that saw none of it.

@@ -75,7 +75,7 @@ func openHBaseWith(t *testing.T, zk string, opts hbase.Options, settle time.Dura
 			// A region the test moved or split may still be being re-established by gohbase; its Close
 			// does not stop that, and a connection dialled after Close is never closed. Let it finish
 			// first, so that what is checked below is brine's own cleanup.
-			waitGoroutinesGone(t, establishRegion, time.Minute)
+			hbasetest.WaitGoroutinesGone(t, hbasetest.EstablishRegion, time.Minute)
 			c.Close()
 			opts := append(ignore, running)
 			deadline := time.Now().Add(settle)

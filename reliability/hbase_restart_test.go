@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,7 +73,7 @@ func TestHBaseRestartResume(t *testing.T) {
 	// end (everything else closed) are counted, logged and excused from TestMain's check by
 	// goroutine id. Every other goroutine is still checked.
 	t.Cleanup(func() {
-		left := goroutinesWith(processRPCs)
+		left := hbasetest.GoroutinesWith(processRPCs)
 		leakOptions = append(leakOptions, goleak.IgnoreCurrent())
 		t.Logf("gohbase region connections the pre-restart client left open after Close: %d", left)
 	})
@@ -263,7 +262,7 @@ func TestHBaseRestartResume(t *testing.T) {
 	// grown to tens of seconds while the server was down; a client closed before they finish
 	// leaks the connections they then open (gohbase checks for Close only on some paths). Let
 	// them finish first.
-	waitGoroutinesGone(t, establishRegion, 90*time.Second)
+	hbasetest.WaitGoroutinesGone(t, hbasetest.EstablishRegion, 90*time.Second)
 	close1()
 
 	regions, err := admin.Regions(ctx, name)
@@ -283,41 +282,10 @@ const recoveryBound = 25 * time.Second
 // The goroutines the restart test waits for or ignores by name: the pinned gohbase's, and the
 // driver's stall watch.
 const (
-	establishRegion = "github.com/tsuna/gohbase.(*client).establishRegion"
-	receiveRPCs     = "github.com/tsuna/gohbase/region.(*client).receiveRPCs"
-	processRPCs     = "github.com/tsuna/gohbase/region.(*client).processRPCs"
-	stallWatch      = "github.com/brine-kv/brine/backends/hbase.(*Backend).watchStalls.func1"
+	receiveRPCs = "github.com/tsuna/gohbase/region.(*client).receiveRPCs"
+	processRPCs = "github.com/tsuna/gohbase/region.(*client).processRPCs"
+	stallWatch  = "github.com/brine-kv/brine/backends/hbase.(*Backend).watchStalls.func1"
 )
-
-// goroutinesWith counts the goroutines that have fn on their stack.
-func goroutinesWith(fn string) int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return bytes.Count(buf[:n], []byte(fn+"("))
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-}
-
-// waitGoroutinesGone fails the test unless, within limit, no goroutine has fn on its stack.
-func waitGoroutinesGone(t *testing.T, fn string, limit time.Duration) {
-	t.Helper()
-	began := time.Now()
-	for {
-		left := goroutinesWith(fn)
-		if left == 0 {
-			t.Logf("no goroutine in %s left after %v", fn, time.Since(began).Round(time.Millisecond))
-			return
-		}
-		if time.Since(began) > limit {
-			t.Errorf("%d goroutine(s) in %s still running after %v", left, fn, limit)
-			return
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
 
 // logicalRows reads the physical table and returns which input rows [0, n) it holds; any other row,
 // or a row twice, is an error.

@@ -51,6 +51,16 @@ verdicts() {
     race || /^(=== RUN|--- |PASS|FAIL|ok|panic)/ || /^[a-z][A-Za-z ()-]+: / || /^ +[A-Za-z0-9_]+\.go:[0-9]+: / { print }' "$1"
 }
 
+# races LOG...: the race detector's reports in the logs, short (each access and goroutine's first
+# frames, paths from the repository or module root): printed last, after the containers' logs, so a
+# failure's reason is in the part of the output a CI summary keeps.
+races() {
+  awk '/^==================$/ { race = !race; if (race) n = 0; next }
+    race && /^(WARNING|Write|Read|Previous|Goroutine|Atomic)/ { print; frames = 0; next }
+    race && /^  [^ ]/ && frames < 7 { fn = $0; next }
+    race && /^      / && frames < 7 { sub(/^ +/, ""); sub(/ \+0x[0-9a-f]+$/, ""); sub(/^.*\/(pkg\/mod|work\/main)\//, ""); print "  " fn " " $0; frames++; next }' "$@" 2>/dev/null
+}
+
 make --no-print-directory lint
 phase lint
 
@@ -207,5 +217,9 @@ save_logs "cluster"
 make --no-print-directory cluster-down > /dev/null 2>&1 || true
 phase "multi-server part"
 
+if [ "$status" != 0 ] && races "$logs"/*.log | grep -q .; then
+  echo "test.sh: the race detector's reports, short (whole in $logs/):"
+  races "$logs"/*.log
+fi
 echo "test.sh: whole suite took $((SECONDS - began)) s (exit $status)"
 exit "$status"

@@ -63,17 +63,28 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if err := CheckCluster(ctx, cfg.ZKQuorum, cfg.zkRoot()); err != nil {
 		return nil, err
 	}
-	opts := cfg.clientOptions()
-	client := gohbase.NewClient(cfg.ZKQuorum, opts...)
-	admin := gohbase.NewAdminClient(cfg.ZKQuorum, opts...)
+	gate := newDialGate(cfg.RegionDialer)
+	client := gohbase.NewClient(cfg.ZKQuorum, cfg.clientOptions(gate.Dial)...)
+	admin := gohbase.NewAdminClient(cfg.ZKQuorum, cfg.clientOptions(cfg.RegionDialer)...)
 	b, err := New(client, admin, cfg.Options)
 	if err != nil {
+		gate.close()
 		client.Close()
+		gate.clientClosed()
 		return nil, err
 	}
 	b.owned = true
+	b.cur.Load().gate = gate
 	if b.opts.RefreshAfter > 0 {
-		b.refresh.dial = func() gohbase.Client { return gohbase.NewClient(cfg.ZKQuorum, opts...) }
+		b.refresh.dial = func() (*conn, error) {
+			gate := newDialGate(cfg.RegionDialer)
+			cn, err := newConn(gohbase.NewClient(cfg.ZKQuorum, cfg.clientOptions(gate.Dial)...))
+			if err != nil {
+				return nil, err
+			}
+			cn.gate = gate
+			return cn, nil
+		}
 		b.watchStalls()
 	}
 	list, err := hrpc.NewListTableNames(ctx)

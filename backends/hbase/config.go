@@ -2,9 +2,11 @@ package hbase
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"reflect"
 	"time"
 
@@ -40,6 +42,11 @@ type Config struct {
 	// info level, each failed lookup while a region moves at error level); nil means Options.Logger,
 	// or slog.Default() when that is nil too. A command-line tool passes a quiet one unless asked.
 	GohbaseLogger *slog.Logger
+	// RegionDialer connects the gohbase clients to the cluster's servers (through a proxy, a
+	// tunnel); nil means a net.Dialer. Open wraps it for the data clients so that closing one waits
+	// for its dials (dialgate.go says why). A gohbase.RegionDialer among ClientOptions replaces it,
+	// and that wrapping with it.
+	RegionDialer func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	Options
 }
@@ -95,9 +102,13 @@ func (c Config) validate() error {
 	return nil
 }
 
-// clientOptions turns the Config into gohbase options, shared by the data and the admin client.
-func (c Config) clientOptions() []gohbase.Option {
+// clientOptions turns the Config into gohbase options, shared by the data and the admin client;
+// dial, when set, connects the client to the servers (a data client's gate, or RegionDialer).
+func (c Config) clientOptions(dial func(ctx context.Context, network, addr string) (net.Conn, error)) []gohbase.Option {
 	opts := []gohbase.Option{FlushInterval(c.FlushInterval)}
+	if dial != nil {
+		opts = append(opts, gohbase.RegionDialer(dial))
+	}
 	if l := cmp.Or(c.GohbaseLogger, c.Logger); l != nil {
 		opts = append(opts, gohbase.Logger(l))
 	}
@@ -128,7 +139,7 @@ func (c Config) zkRoot() string {
 	if len(c.ClientOptions) == 0 {
 		return c.ZKRoot
 	}
-	f := reflect.ValueOf(gohbase.NewClient(c.ZKQuorum, c.clientOptions()...)).Elem().FieldByName("zkRoot")
+	f := reflect.ValueOf(gohbase.NewClient(c.ZKQuorum, c.clientOptions(nil)...)).Elem().FieldByName("zkRoot")
 	if !f.IsValid() || f.Kind() != reflect.String {
 		return c.ZKRoot
 	}

@@ -46,6 +46,7 @@ const (
 type conn struct {
 	client   gohbase.Client
 	rpc      gohbase.RPCClient
+	gate     *dialGate // its region dialer, when Open made it: closed before the client
 	inflight atomic.Int64
 	retired  atomic.Bool
 	close    sync.Once
@@ -60,7 +61,13 @@ func newConn(c gohbase.Client) (*conn, error) {
 	return &conn{client: c, rpc: rpc}, nil
 }
 
-func (cn *conn) closeClient() { cn.close.Do(cn.client.Close) }
+func (cn *conn) closeClient() {
+	cn.close.Do(func() {
+		cn.gate.close()
+		cn.client.Close()
+		cn.gate.clientClosed()
+	})
+}
 
 // done ends one RPC on cn; the last RPC on a retired client closes it.
 func (cn *conn) done() {
@@ -72,7 +79,7 @@ func (cn *conn) done() {
 // refresher decides when to replace the client. The zero value with after == 0 never does.
 type refresher struct {
 	after  time.Duration
-	dial   func() gohbase.Client // makes a new data client; nil: refreshing is off
+	dial   func() (*conn, error) // makes a new data client; nil: refreshing is off
 	now    func() time.Time
 	mu     sync.Mutex
 	last   time.Time // the last replacement (or the start)
@@ -183,7 +190,7 @@ func (b *Backend) maybeRefresh(cn *conn, why string) {
 	if b.closed.Load() || b.cur.Load() != cn || now.Sub(r.last) < r.after {
 		return
 	}
-	next, err := newConn(r.dial())
+	next, err := r.dial()
 	if err != nil {
 		b.log.Warn("hbase: could not make a new client", "err", err)
 		return

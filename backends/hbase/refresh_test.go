@@ -43,10 +43,10 @@ func refreshBackend(t *testing.T, after time.Duration) (*Backend, *time.Time, *[
 	dialed := []*stubClient{first}
 	b.refresh.now = func() time.Time { return now }
 	b.refresh.last = now
-	b.refresh.dial = func() gohbase.Client {
+	b.refresh.dial = func() (*conn, error) {
 		c := &stubClient{}
 		dialed = append(dialed, c)
-		return c
+		return newConn(c)
 	}
 	return b, &now, &dialed
 }

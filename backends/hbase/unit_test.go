@@ -429,7 +429,7 @@ func TestConfig(t *testing.T) {
 	if o.Concurrency <= 0 || o.ScanBatch <= 0 || o.Logger == nil {
 		t.Errorf("defaults = %+v", o)
 	}
-	if got := len(Config{ZKQuorum: "h:1", ZKRoot: "/x", ZKTimeout: time.Second, EffectiveUser: "u"}.clientOptions()); got != 4 {
+	if got := len(Config{ZKQuorum: "h:1", ZKRoot: "/x", ZKTimeout: time.Second, EffectiveUser: "u"}.clientOptions(nil)); got != 4 {
 		t.Errorf("clientOptions: %d options, want 4", got)
 	}
 }

@@ -65,7 +65,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if len(pos) != 1 {
 		return errors.New("usage: brine import --table T [--key COLS] [--bulk --staging DIR] [flags] FILE (- for stdin)")
 	}
-	if err := f.bulk.check(f.store, f.exclusive || f.resume); err != nil {
+	if err := f.bulk.check(f.store, f.exclusive, f.resume); err != nil {
 		return err
 	}
 	if f.workers <= 0 || f.batchRows <= 0 {

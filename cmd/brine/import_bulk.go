@@ -25,8 +25,8 @@ func (b *bulkFlags) register(fs *flag.FlagSet) {
 }
 
 // check refuses --bulk and --staging where they cannot work, before the store is opened: store is
-// --store, exclusive --exclusive or --resume.
-func (b *bulkFlags) check(store string, exclusive bool) error {
+// --store, exclusive and resume the flags of those names.
+func (b *bulkFlags) check(store string, exclusive, resume bool) error {
 	switch {
 	case b.staging != "" && !b.bulk:
 		return fmt.Errorf("%w: --staging is the directory of a --bulk load: give --bulk too", errBulkFlags)
@@ -36,6 +36,8 @@ func (b *bulkFlags) check(store string, exclusive bool) error {
 		return fmt.Errorf("%w needs --staging DIR: a directory the region servers read at the same path", errBulkFlags)
 	case !strings.HasPrefix(store, "hbase://"):
 		return fmt.Errorf("%w: bulk loads are HBase's: --store %s is not hbase://", errBulkFlags, redactURL(store))
+	case resume:
+		return fmt.Errorf("%w: --resume takes over an exclusive job's fence, and a bulk load runs under none: run the same --bulk command again to finish an interrupted load", errBulkFlags)
 	case exclusive:
 		return fmt.Errorf("%w: --exclusive fences an indexed table, which a bulk load cannot write", errBulkFlags)
 	}

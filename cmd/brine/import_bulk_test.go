@@ -5,28 +5,35 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestCLIImportBulkFlags: --bulk without --staging, --staging without --bulk, --bulk to a store
-// that is not HBase and --bulk with --exclusive are usage errors found before the store is opened
-// (the local store's file is never made).
+// that is not HBase and --bulk with --exclusive or --resume are usage errors found before the store
+// is opened (the local store's file is never made), each naming the flag that is wrong.
 func TestCLIImportBulkFlags(t *testing.T) {
-	for name, flags := range map[string][]string{
-		"bulk without staging": {"--bulk"},
-		"staging without bulk": {"--staging", "/tmp"},
-		"local store":          {"--bulk", "--staging", "/tmp"},
-		"memory store":         {"--bulk", "--staging", "/tmp", "--store", "memory://"},
-		"exclusive":            {"--bulk", "--staging", "/tmp", "--store", "hbase://127.0.0.1:1", "--exclusive"},
-		"resume":               {"--bulk", "--staging", "/tmp", "--store", "hbase://127.0.0.1:1", "--exclusive", "--resume"},
+	for name, tc := range map[string]struct {
+		flags []string
+		names string // the flag the error names
+	}{
+		"bulk without staging": {[]string{"--bulk"}, "--staging"},
+		"staging without bulk": {[]string{"--staging", "/tmp"}, "--bulk"},
+		"local store":          {[]string{"--bulk", "--staging", "/tmp"}, "--store"},
+		"memory store":         {[]string{"--bulk", "--staging", "/tmp", "--store", "memory://"}, "--store"},
+		"exclusive":            {[]string{"--bulk", "--staging", "/tmp", "--store", "hbase://127.0.0.1:1", "--exclusive"}, "--exclusive"},
+		"resume":               {[]string{"--bulk", "--staging", "/tmp", "--store", "hbase://127.0.0.1:1", "--exclusive", "--resume"}, "--resume"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newCLI(t)
 			in := c.file("in.csv", csvRows(10, 10))
-			args := append([]string{"import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:4", "--key", typedKey}, flags...)
+			args := append([]string{"import", "--store", c.store, "--table", "t", "--create", "--salt", "hash:4", "--key", typedKey}, tc.flags...)
 			_, _, err := c.run(context.Background(), append(args, in)...)
 			if !errors.Is(err, errBulkFlags) {
 				t.Fatalf("error %v; want errBulkFlags", err)
+			}
+			if !strings.Contains(err.Error(), tc.names) {
+				t.Errorf("error %q does not name %s", err, tc.names)
 			}
 			if _, err := os.Stat(filepath.Join(c.dir, "db")); !errors.Is(err, os.ErrNotExist) {
 				t.Fatalf("the store was opened: %v", err)
@@ -42,7 +49,7 @@ func TestBulkFlagsOptions(t *testing.T) {
 		t.Fatalf("without --bulk: %+v", o)
 	}
 	b := bulkFlags{bulk: true, staging: "/srv/staging"}
-	if err := b.check("hbase://zk:2181", false); err != nil {
+	if err := b.check("hbase://zk:2181", false, false); err != nil {
 		t.Fatal(err)
 	}
 	if o := b.options(); o == nil || o.Staging != "/srv/staging" {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -90,5 +91,39 @@ func allStacks() []byte {
 			return buf[:n]
 		}
 		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// EstablishRegion is gohbase's goroutine that connects a region: it runs on after its client's
+// Close (until its next look-up fails), so a test that checks for leaks waits for it first.
+const EstablishRegion = "github.com/tsuna/gohbase.(*client).establishRegion"
+
+// GoroutinesWith counts the goroutines that have fn on their stack.
+func GoroutinesWith(fn string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Count(buf[:n], []byte(fn+"("))
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// WaitGoroutinesGone fails the test unless, within limit, no goroutine has fn on its stack.
+func WaitGoroutinesGone(t testing.TB, fn string, limit time.Duration) {
+	t.Helper()
+	began := time.Now()
+	for {
+		left := GoroutinesWith(fn)
+		if left == 0 {
+			t.Logf("no goroutine in %s left after %v", fn, time.Since(began).Round(time.Millisecond))
+			return
+		}
+		if time.Since(began) > limit {
+			t.Errorf("%d goroutine(s) in %s still running after %v", left, fn, limit)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
