@@ -27,6 +27,7 @@ import (
 // one connects) waits until Close has returned, so that it cannot store into a region client Close
 // failed. That connection stays open, as without the gate (gohbase never closes it): closing it
 // from here would hang up on gohbase's check of the region in mid-call.
+
 // errGateClosed is what a dial in progress when the gate closed gets: gohbase fails that region
 // client, as after a refused connection.
 var errGateClosed = errors.New("hbase: the client is closed")
