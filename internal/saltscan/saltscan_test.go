@@ -50,17 +50,24 @@ func TestMergeOrdersByLogicalKey(t *testing.T) {
 	}
 }
 
-// A caller's break cancels the context of every part, so a part blocked in its store returns.
+// A caller's break cancels the context of every part, so a part blocked in its store returns. Part
+// "a" is surely blocked when the caller breaks (it says so first); part "b" may be stopped at its
+// yield instead, as a part is when the merge stops while it hands a row over.
 func TestMergeStopCancelsParts(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	cancelled := make(chan struct{}, 2)
+	blocked, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
 	read := func(ctx context.Context, first string) iter.Seq2[string, error] {
 		return func(yield func(string, error) bool) {
 			if !yield(first, nil) {
 				return
 			}
+			if first == "a" {
+				blocked <- struct{}{}
+			}
 			<-ctx.Done() // a store call that only returns when cancelled
-			cancelled <- struct{}{}
+			if first == "a" {
+				cancelled <- struct{}{}
+			}
 			yield("", ctx.Err())
 		}
 	}
@@ -69,10 +76,14 @@ func TestMergeStopCancelsParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if k == "a" {
+			<-blocked
 			break
 		}
 	}
-	for range 2 {
-		<-cancelled
+	// Merge has waited for its parts: a part still blocked would have kept it from returning.
+	select {
+	case <-cancelled:
+	default:
+		t.Fatal(`part "a", blocked in its store, returned without its context cancelled`)
 	}
 }
