@@ -55,7 +55,7 @@ verdicts() {
 # frames, paths from the repository or module root): printed last, after the containers' logs, so a
 # failure's reason is in the part of the output a CI summary keeps.
 races() {
-  awk '/^==================$/ { race = !race; if (race) n = 0; next }
+  awk '/^==================$/ { race = !race; next }
     race && /^(WARNING|Write|Read|Previous|Goroutine|Atomic)/ { print; frames = 0; next }
     race && /^  [^ ]/ && frames < 7 { fn = $0; next }
     race && /^      / && frames < 7 { sub(/^ +/, ""); sub(/ \+0x[0-9a-f]+$/, ""); sub(/^.*\/(pkg\/mod|work\/main)\//, ""); print "  " fn " " $0; frames++; next }' "$@" 2>/dev/null

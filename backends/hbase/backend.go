@@ -63,28 +63,20 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if err := CheckCluster(ctx, cfg.ZKQuorum, cfg.zkRoot()); err != nil {
 		return nil, err
 	}
-	gate := newDialGate(cfg.RegionDialer)
-	client := gohbase.NewClient(cfg.ZKQuorum, cfg.clientOptions(gate.Dial)...)
-	admin := gohbase.NewAdminClient(cfg.ZKQuorum, cfg.clientOptions(cfg.RegionDialer)...)
-	b, err := New(client, admin, cfg.Options)
+	data, err := cfg.dataConn()
 	if err != nil {
-		gate.close()
-		client.Close()
-		gate.clientClosed()
+		return nil, err
+	}
+	admin := gohbase.NewAdminClient(cfg.ZKQuorum, cfg.clientOptions(cfg.RegionDialer)...)
+	b, err := New(data.client, admin, cfg.Options)
+	if err != nil {
+		data.closeClient()
 		return nil, err
 	}
 	b.owned = true
-	b.cur.Load().gate = gate
+	b.cur.Store(data) // the same client as New's conn, with its gate
 	if b.opts.RefreshAfter > 0 {
-		b.refresh.dial = func() (*conn, error) {
-			gate := newDialGate(cfg.RegionDialer)
-			cn, err := newConn(gohbase.NewClient(cfg.ZKQuorum, cfg.clientOptions(gate.Dial)...))
-			if err != nil {
-				return nil, err
-			}
-			cn.gate = gate
-			return cn, nil
-		}
+		b.refresh.dial = cfg.dataConn
 		b.watchStalls()
 	}
 	list, err := hrpc.NewListTableNames(ctx)

@@ -130,6 +130,17 @@ func (c Config) clientOptions(dial func(ctx context.Context, network, addr strin
 	return append(opts, c.ClientOptions...)
 }
 
+// dataConn is a new data client of Open's, dialling through a gate of its own (dialgate.go).
+func (c Config) dataConn() (*conn, error) {
+	gate := newDialGate(c.RegionDialer)
+	cn, err := newConn(gohbase.NewClient(c.ZKQuorum, c.clientOptions(gate.Dial)...))
+	if err != nil {
+		return nil, err
+	}
+	cn.gate = gate
+	return cn, nil
+}
+
 // zkRoot is the znode parent the gohbase clients of c will use: ZKRoot, unless ClientOptions set
 // another. gohbase options are closures over an unexported struct, so the only way to learn what
 // they set is to apply them to a client (gohbase.NewClient only records its settings: it neither
