@@ -25,7 +25,8 @@ var errBoom = errors.New("boom")
 type mergeFunc func(context.Context, []iter.Seq2[item, error], func(a, b item) int, Options) iter.Seq2[item, error]
 
 // impls are the merges under test with option sets chosen to hit the edge cases: no bound, a single
-// slot with no read-ahead, fewer slots than streams with odd prefetch, and a generous prefetch.
+// slot with no read-ahead, fewer slots than streams with odd prefetch, a generous prefetch, and one
+// that is not a power of two (rings grow to it by doubling).
 var impls = []struct {
 	name  string
 	merge mergeFunc
@@ -35,6 +36,7 @@ var impls = []struct {
 	{"parallel/c1p1", Merge[item], Options{Concurrency: 1, Prefetch: 1}},
 	{"parallel/c4p3", Merge[item], Options{Concurrency: 4, Prefetch: 3}},
 	{"parallel/c2p64", Merge[item], Options{Concurrency: 2, Prefetch: 64}},
+	{"parallel/p100", Merge[item], Options{Prefetch: 100}}, // rings grow 16, 32, 64, 100: not a power of two
 	{"sequential", MergeSequential[item], Options{}},
 }
 

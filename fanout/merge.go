@@ -137,11 +137,21 @@ func mergeParallel[T any](ctx context.Context, streams []iter.Seq2[T, error], cm
 // appends, the merge reads contiguous runs in place. Each element is published as soon as it is
 // written, so rows never wait in a half-filled batch while the source blocks in I/O; the merge
 // still takes whatever has accumulated in one go, so a fast stream costs one handover per run, not
-// per row. Its capacity is the prefetch bound.
+// per row. Its capacity is the prefetch bound, reached by doubling from ringStart as the stream
+// runs ahead of the merge: a scan broken off at its first row (the fan-out's first row, Limit) has
+// allocated ringStart slots per bucket, not Prefetch (32 buckets × 256 rows of 48 bytes was 393 KB
+// of zeroed, scanned memory per scan, and the GC it caused put a 32-bucket first row at 1.31× the
+// floor of 32 raw scanners opened at once; 1.14× with small rings, on one standalone HBase).
 type ring[T any] struct {
-	// Set before the producer starts, or by the producer before its first publication.
-	size         int
-	buf          []T           // allocated at the first element: empty streams cost nothing
+	// Set before the producer starts.
+	size int // the most elements published and not consumed: the prefetch bound
+	// buf is the current buffer, allocated at the first element (empty streams cost nothing) and
+	// replaced by one twice its length when it is full and shorter than size. Element k is in slot
+	// k % len(buf) of every buffer that holds it. The producer stores a new buffer before it
+	// publishes any element written there; the merge loads it after the tail it reads, so the buffer
+	// it gets holds every element it has not freed (a growth copies those). A run the merge is
+	// reading stays in the old buffer, which the producer no longer writes.
+	buf          atomic.Pointer[[]T]
 	wakeMerge    chan struct{} // a token means "tail or ended changed"
 	wakeProducer chan struct{} // a token means "head changed"
 	_            [64]byte
@@ -152,10 +162,9 @@ type ring[T any] struct {
 	_     [64]byte
 
 	// Written by the merge.
-	head  atomic.Uint64 // elements consumed; their slots may be reused
-	h     uint64        // merge's copy of head
-	hslot int           // slot of h
-	_     [64]byte
+	head atomic.Uint64 // elements consumed; their slots may be reused
+	h    uint64        // merge's copy of head
+	_    [64]byte
 
 	// Set by a side before it sleeps, taken by the other side when it has news (a Dekker pair with
 	// tail and head: every atomic here is sequentially consistent, so one of the two sees the other).
@@ -175,11 +184,9 @@ func wake(ch chan struct{}) {
 // be; it marks c done when the stream ended cleanly.
 func (r *ring[T]) next(c *cursor[T], done <-chan struct{}) error {
 	if n := len(c.buf); n > 0 {
-		clear(c.buf) // drop references to rows already yielded
+		// The run is not cleared: a growth may be copying it. Its slots let go of the rows they
+		// refer to when the producer overwrites them, so the ring still holds at most size rows.
 		r.h += uint64(n)
-		if r.hslot += n; r.hslot == r.size {
-			r.hslot = 0
-		}
 		r.head.Store(r.h)
 		if r.producerWaits.Load() && r.producerWaits.Swap(false) {
 			wake(r.wakeProducer)
@@ -189,8 +196,10 @@ func (r *ring[T]) next(c *cursor[T], done <-chan struct{}) error {
 	for {
 		ended := r.ended.Load() // before tail: rows published before the end are then seen
 		if t := r.tail.Load(); t > r.h {
-			n := int(min(t-r.h, uint64(r.size-r.hslot))) // runs stop at the wrap
-			c.buf = r.buf[r.hslot : r.hslot+n]
+			buf := *r.buf.Load() // after tail: it holds every element up to t not yet freed
+			slot := int(r.h % uint64(len(buf)))
+			n := int(min(t-r.h, uint64(len(buf)-slot))) // runs stop at the wrap
+			c.buf = buf[slot : slot+n]
 			return nil
 		}
 		if ended {
@@ -252,6 +261,7 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 	left := 1 // the first turn ends with the stream's head
 	var (
 		t, head uint64
+		buf     []T // the producer's copy of r.buf
 		slot    int
 		srcErr  error
 		cut     bool // stopped before the source ended
@@ -265,11 +275,16 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 			cut = true
 			break
 		}
-		if r.buf == nil {
-			r.buf = make([]T, r.size)
+		switch {
+		case buf == nil:
+			first := make([]T, min(r.size, ringStart))
+			r.buf.Store(&first) // not &buf: the merge reads the header stored while buf changes
+			buf = first
+		case t-head == uint64(len(buf)): // full, and shorter than size (full at size waited below)
+			buf, slot = r.grow(buf, head, t)
 		}
-		r.buf[slot] = v
-		if slot++; slot == r.size {
+		buf[slot] = v
+		if slot++; slot == len(buf) {
 			slot = 0
 		}
 		t++
@@ -277,11 +292,12 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 		if r.mergeWaits.Load() && r.mergeWaits.Swap(false) {
 			wake(r.wakeMerge)
 		}
-		full := t-head == uint64(r.size)
+		full := t-head == uint64(len(buf))
 		if full {
 			head = r.head.Load()
-			full = t-head == uint64(r.size)
+			full = t-head == uint64(len(buf))
 		}
+		full = full && len(buf) == r.size // a shorter buffer grows at the next element instead
 		if t == 1 {
 			heads.arrive()
 			arrived = true
@@ -325,6 +341,22 @@ func (r *ring[T]) produce(ctx, gctx context.Context, i int, src iter.Seq2[T, err
 	r.ended.Store(true)
 	wake(r.wakeMerge)
 	return nil
+}
+
+// ringStart is a ring's first buffer length: a fan-out bucket's first batch (route's scanFirstBatch,
+// 8 rows) and as much again.
+const ringStart = 16
+
+// grow replaces buf, full with elements [head, t), by a buffer twice its length (at most r.size)
+// holding the same elements in their slots, stores it for the merge, and returns it with the slot
+// of element t.
+func (r *ring[T]) grow(buf []T, head, t uint64) ([]T, int) {
+	next := make([]T, min(2*len(buf), r.size))
+	for k := head; k < t; k++ {
+		next[k%uint64(len(next))] = buf[k%uint64(len(buf))]
+	}
+	r.buf.Store(&next)
+	return next, int(t % uint64(len(next)))
 }
 
 func acquire(sem chan struct{}, done <-chan struct{}) bool {
