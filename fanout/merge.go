@@ -19,8 +19,9 @@ type Options struct {
 	Concurrency int
 	// Prefetch bounds, per stream, the elements pulled from the source that the merge has not yet
 	// yielded; 0 means DefaultPrefetch. Memory is thus at most len(streams)×Prefetch elements
-	// however slow the consumer is (each non-empty stream allocates a buffer of min(Prefetch, Limit)
-	// elements). 1 disables read-ahead but keeps the parallelism across streams.
+	// however slow the consumer is (each non-empty stream's buffer starts at 16 elements and doubles,
+	// as the stream runs ahead of the merge, up to min(Prefetch, Limit)). 1 disables read-ahead but
+	// keeps the parallelism across streams.
 	Prefetch int
 	// Limit stops the merge after Limit elements and stops every stream; 0 means no limit. Merge
 	// only truncates: push the limit down into each stream too, so none reads much more than Limit.
