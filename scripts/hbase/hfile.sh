@@ -16,6 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 die() { echo "hfile.sh: $*" >&2; exit 1; }
+say() { echo "hfile.sh: $*" >&2; } # on stderr: the tests parse what the printer writes on stdout
 command -v mvn > /dev/null || die "mvn not found (apt-get install maven)"
 # shellcheck source=lib.sh
 source "$here/lib.sh"
