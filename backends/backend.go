@@ -100,8 +100,10 @@ type ScanOptions struct {
 }
 
 // Mutation changes one row. With Delete false it writes Cells. With Delete true it deletes the columns
-// named by Cells (all versions, stamped ahead of the store's clock too; Value and Timestamp ignored;
-// an empty Qualifier names the whole family), or the whole row when Cells is empty.
+// named by Cells (Value ignored; an empty Qualifier names the whole family), or the whole row when
+// Cells is empty. A cell of Timestamp 0 deletes every version of its column, stamped ahead of the
+// store's clock too; a cell of Timestamp t > 0 deletes the one version stamped t (HBase's Delete of
+// one version, Tablestore's DeleteOneVersion), and names a column, not a family.
 type Mutation struct {
 	Key    []byte
 	Cells  []Cell

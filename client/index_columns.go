@@ -110,8 +110,12 @@ func (it *IndexedTable) markRow(ctx context.Context, key, v, mark []byte, checke
 }
 
 // leavesNoData reports whether deleting cols (a whole family for an empty qualifier) removes every
-// data cell of row.
+// data cell of row. Not when one deletes a version: row holds the newest only, and older versions
+// may show once it is gone.
 func leavesNoData(row []Cell, cols []Cell) bool {
+	if slices.ContainsFunc(cols, func(d Cell) bool { return d.Timestamp > 0 }) {
+		return false
+	}
 	return !slices.ContainsFunc(indexproto.DataCells(row), func(c Cell) bool {
 		return !slices.ContainsFunc(cols, func(d Cell) bool { return driverkit.Covers(d.Family, d.Qualifier, c.Family, c.Qualifier) })
 	})

@@ -35,6 +35,18 @@ type copyStore struct {
 // HBase-to-Tablestore and Tablestore-to-HBase copies carry an index, built on the target and
 // verified by the copy.
 func TestCopyEveryPair(t *testing.T) {
+	stores := everyStore(t, "cp")
+	for _, from := range stores {
+		for _, to := range stores {
+			indexed := (from.kind == "hbase" && to.kind == "tablestore") || (from.kind == "tablestore" && to.kind == "hbase")
+			t.Run(from.kind+"-to-"+to.kind, func(t *testing.T) { copyPair(t, from, to, indexed) })
+		}
+	}
+}
+
+// everyStore opens a client on each kind of store, HBase, the Tablestore server, the embedded store
+// and the memory store, whose tables are named with prefix.
+func everyStore(t *testing.T, prefix string) []copyStore {
 	he := openHBase(t)
 	srv := tablestoretest.Start(t)
 	ts := (&tsTarget{name: "local", srv: srv, cfg: tablestore.Config{
@@ -49,19 +61,16 @@ func TestCopyEveryPair(t *testing.T) {
 	t.Cleanup(func() { _ = lc.Close(); _ = mc.Close() })
 	n := 0
 	seq := func(kind string) func() string {
-		return func() string { n++; return fmt.Sprintf("brine_cp_%s_%d_%d", kind, time.Now().UnixNano()%1e9, n) }
+		return func() string {
+			n++
+			return fmt.Sprintf("brine_%s_%s_%d_%d", prefix, kind, time.Now().UnixNano()%1e9, n)
+		}
 	}
-	stores := []copyStore{
-		{"hbase", he.client, func() string { return hbasetest.Table("brine_cp") }},
-		{"tablestore", ts.client, func() string { return tsTableName("cp") }},
+	return []copyStore{
+		{"hbase", he.client, func() string { return hbasetest.Table("brine_" + prefix) }},
+		{"tablestore", ts.client, func() string { return tsTableName(prefix) }},
 		{"local", lc, seq("l")},
 		{"memory", mc, seq("m")},
-	}
-	for _, from := range stores {
-		for _, to := range stores {
-			indexed := (from.kind == "hbase" && to.kind == "tablestore") || (from.kind == "tablestore" && to.kind == "hbase")
-			t.Run(from.kind+"-to-"+to.kind, func(t *testing.T) { copyPair(t, from, to, indexed) })
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/brine-kv/brine/compare"
 	"github.com/brine-kv/brine/keys"
 	"github.com/brine-kv/brine/periods"
+	"golang.org/x/sync/errgroup"
 )
 
 // ErrNotRepaired: Sync wrote a change and the target's row, read back, still differs from the
@@ -56,17 +58,18 @@ type SyncProgress struct {
 // Change is what Sync does to one row of the target to make it equal to the source's: HBase
 // SyncTable's doDeletes (DeleteRow, Delete) then doPuts (Put).
 type Change struct {
-	Key       []byte
-	DeleteRow bool            // the row is deleted whole (then rewritten with Put, if any)
-	Delete    []client.Column // columns deleted, every version, before the puts
-	Put       []client.Cell   // the source's cells written, with their timestamps
+	Key            []byte
+	DeleteRow      bool            // the row is deleted whole (then rewritten with Put, if any)
+	Delete         []client.Column // columns deleted, every version, before the puts
+	DeleteVersions []client.Cell   // versions deleted one by one (no Value), before the puts
+	Put            []client.Cell   // the source's cells written, with their timestamps
 }
 
 // SyncStats are what a sync did.
 type SyncStats struct {
 	Compared      int64 // rows of the source hashed
 	Changes       int64 // target rows changed (DryRun: to change)
-	Puts, Deletes int64 // cells put; columns and rows deleted
+	Puts, Deletes int64 // cells put; columns, versions and rows deleted
 	Elapsed       time.Duration
 }
 
@@ -76,6 +79,9 @@ func SyncCheckpointTable(target string) string { return target + "__sync" }
 
 // syncBatch is how many changes Sync writes together, then reads back, then checkpoints.
 const syncBatch = 256
+
+// repairRounds is how many times Sync writes a batch's rows that still differ when read back.
+const repairRounds = 4
 
 // Sync makes the table of to equal to the table of from, whatever their stores and salting, as
 // HBase's SyncTable does: it finds the rows that differ as package compare does (both tables hashed
@@ -89,10 +95,13 @@ const syncBatch = 256
 // table's create and drop took most of such a sync's time), and one interrupted then is run again
 // whole, which finds equal what it had changed.
 //
-// A column the target has a version of that the source has not is deleted before the source's
-// cells of it are put; on a store that keeps delete markers (HBase, until a major compaction), the
-// cells put then must be stamped after the marker to show, and a read-back that finds them hidden
-// reports ErrNotRepaired.
+// A column the source lacks is deleted from the target; of a column both have, the target's
+// versions the source lacks are deleted one by one (none is put over them), so that on a store
+// that keeps delete markers (HBase, until a major compaction) no marker hides the source's cells put
+// then. Rows are read back after their writes, and planned and written again while they differ
+// (repairRounds). Only where the target cannot delete alone (an indexed column: the row is deleted,
+// then written whole) does an HBase marker hide source cells stamped at or before it: a read-back
+// that finds them hidden reports ErrNotRepaired.
 func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncOptions) (SyncStats, error) {
 	began := time.Now()
 	as := cmp.Or(opts.As, table)
@@ -235,10 +244,11 @@ func (s *syncer) run(ctx context.Context, diffs iter.Seq2[compare.Difference, er
 }
 
 // planChange is the change that makes d's target row (B) equal to its source row (A); allVersions
-// says whether the rows were read with every version. A column whose target cells the source lacks
-// is deleted, and the source's cells of it put again; a column the target lacks only cells of (in
-// allVersions, or newer than any of the target's) gets those cells put, and nothing deleted. A
-// column whole says the target cannot delete alone (an indexed table's indexed and covered
+// says whether the rows were read with every version. A column the source lacks is deleted whole. A
+// target version of a column the source has is deleted alone (so no marker of HBase's hides the
+// source's older versions put then), unless a put of the source's covers it: a version of the same
+// stamp, or, with the newest version only, any newer one. The source's cells the target lacks are
+// put. A column whole says the target cannot delete alone (an indexed table's indexed and covered
 // columns) is deleted with its row, and all the source's cells put again.
 func planChange(d compare.Difference, allVersions bool, whole func(client.Column) bool) Change {
 	ch := Change{Key: d.Key}
@@ -252,48 +262,41 @@ func planChange(d compare.Difference, allVersions bool, whole func(client.Column
 	}
 	onlyA, onlyB := compare.CellDiff(d.A.Cells, d.B.Cells)
 	col := func(c client.Cell) client.Column { return client.Column{Family: c.Family, Qualifier: c.Qualifier} }
-	newest := func(cells []client.Cell, c client.Column) (ts int64, ok bool) {
-		for _, x := range cells {
-			if col(x) == c && (!ok || x.Timestamp > ts) {
-				ts, ok = x.Timestamp, true
-			}
-		}
-		return ts, ok
+	type version struct {
+		col client.Column
+		ts  int64
 	}
-	rewrite := map[client.Column]bool{} // deleted, then the source's cells of it put
+	srcNewest := map[client.Column]int64{}
+	srcVersions := map[version]bool{}
+	for _, c := range d.A.Cells {
+		srcNewest[col(c)] = max(srcNewest[col(c)], c.Timestamp)
+		srcVersions[version{col(c), c.Timestamp}] = true
+	}
+	deleted := map[client.Column]bool{}
 	for _, c := range onlyB {
 		k := col(c)
-		if rewrite[k] {
-			continue
-		}
-		srcNewest, inSource := newest(d.A.Cells, k)
-		// With the newest version only, an older target version hides under the source's put.
-		if !allVersions && inSource && c.Timestamp < srcNewest {
-			continue
-		}
-		if whole(k) {
+		newest, inSource := srcNewest[k]
+		switch {
+		case deleted[k], srcVersions[version{k, c.Timestamp}], !allVersions && inSource && c.Timestamp < newest:
+			continue // put over, or hidden under a put
+		case whole(k):
 			return Change{Key: d.Key, DeleteRow: true, Put: d.A.Cells}
-		}
-		rewrite[k] = true
-		ch.Delete = append(ch.Delete, k)
-	}
-	for _, c := range d.A.Cells {
-		if rewrite[col(c)] {
-			ch.Put = append(ch.Put, c)
+		case !inSource:
+			deleted[k] = true
+			ch.Delete = append(ch.Delete, k)
+		default:
+			ch.DeleteVersions = append(ch.DeleteVersions, client.Cell{Family: c.Family, Qualifier: c.Qualifier, Timestamp: c.Timestamp})
 		}
 	}
-	for _, c := range onlyA {
-		if !rewrite[col(c)] {
-			ch.Put = append(ch.Put, c)
-		}
-	}
+	ch.Put = onlyA
 	return ch
 }
 
-// apply writes a batch of changes (the deletes first: a column rewritten is deleted before its
-// cells are put), reads the rows back from both sides, and then records the batch's last key in the
-// checkpoint, unless it is the last batch: the checkpoint is dropped next. A dry run only reports
-// them.
+// apply writes a batch of changes, reads the rows back from both sides, and then records the
+// batch's last key in the checkpoint, unless it is the last batch: the checkpoint is dropped next.
+// A row that still differs is planned again from what was read back and written again, up to
+// repairRounds writes in all: with the newest versions only, a version deleted from the target
+// may uncover an older one that differs too. A dry run only reports the changes.
 func (s *syncer) apply(ctx context.Context, batch []Change, last bool) error {
 	if len(batch) == 0 {
 		return nil
@@ -310,29 +313,36 @@ func (s *syncer) apply(ctx context.Context, batch []Change, last bool) error {
 		}
 		s.cp = cp
 	}
-	var dels, puts []client.Mutation
-	for _, ch := range batch {
-		switch {
-		case ch.DeleteRow:
-			dels = append(dels, client.Mutation{Key: ch.Key, Delete: true})
-		case len(ch.Delete) > 0:
-			m := client.Mutation{Key: ch.Key, Delete: true}
-			for _, c := range ch.Delete {
-				m.Cells = append(m.Cells, client.Cell{Family: c.Family, Qualifier: c.Qualifier})
-			}
-			dels = append(dels, m)
-		}
-		if len(ch.Put) > 0 {
-			puts = append(puts, client.Mutation{Key: ch.Key, Cells: ch.Put})
-		}
+	round, at := batch, make([]int, len(batch)) // this round's changes, and their places in batch
+	for i := range at {
+		at[i] = i
 	}
-	for _, muts := range [][]client.Mutation{dels, puts} { // the deletes first: a row or column rewritten
-		if err := s.write(ctx, muts); err != nil {
+	for n := 1; ; n++ {
+		if err := s.write(ctx, round); err != nil {
 			return err
 		}
-	}
-	if err := s.confirm(ctx, batch); err != nil {
-		return err
+		still, err := s.confirm(ctx, round)
+		if err != nil {
+			return err
+		}
+		if len(still) == 0 {
+			break
+		}
+		if n == repairRounds {
+			return fmt.Errorf("%w: %d of %d rows written, the first at key %q", ErrNotRepaired, len(still), len(batch), still[0].Key)
+		}
+		next, nextAt := make([]Change, 0, len(still)), make([]int, 0, len(still))
+		for _, d := range still {
+			i := at[slices.IndexFunc(round, func(ch Change) bool { return bytes.Equal(ch.Key, d.Key) })]
+			again := planChange(d, s.opts.AllVersions, s.whole)
+			ch := &batch[i]
+			ch.DeleteRow = ch.DeleteRow || again.DeleteRow
+			ch.Delete = append(ch.Delete, again.Delete...)
+			ch.DeleteVersions = append(ch.DeleteVersions, again.DeleteVersions...)
+			ch.Put = append(ch.Put, again.Put...)
+			next, nextAt = append(next, again), append(nextAt, i)
+		}
+		round, at = next, nextAt
 	}
 	if !last { // cp was made, or opened, before the batch's writes
 		if err := s.cp.Put(ctx, []byte(jobKey), client.Cell{Family: client.DefaultFamily, Qualifier: qualCursor, Value: batch[len(batch)-1].Key}); err != nil {
@@ -343,47 +353,83 @@ func (s *syncer) apply(ctx context.Context, batch []Change, last bool) error {
 	return nil
 }
 
-// write applies mutations to the target; any row not written fails the sync.
-func (s *syncer) write(ctx context.Context, muts []client.Mutation) error {
-	if len(muts) == 0 {
-		return nil
+// write applies changes to the target, the deletes first (a row rewritten is deleted before its
+// cells are put); any row not written fails the sync.
+func (s *syncer) write(ctx context.Context, changes []Change) error {
+	var dels, puts []client.Mutation
+	for _, ch := range changes {
+		switch {
+		case ch.DeleteRow:
+			dels = append(dels, client.Mutation{Key: ch.Key, Delete: true})
+		case len(ch.Delete)+len(ch.DeleteVersions) > 0:
+			m := client.Mutation{Key: ch.Key, Delete: true}
+			for _, c := range ch.Delete {
+				m.Cells = append(m.Cells, client.Cell{Family: c.Family, Qualifier: c.Qualifier})
+			}
+			m.Cells = append(m.Cells, ch.DeleteVersions...)
+			dels = append(dels, m)
+		}
+		if len(ch.Put) > 0 {
+			puts = append(puts, client.Mutation{Key: ch.Key, Cells: ch.Put})
+		}
 	}
-	rowErrs, err := s.dst.Apply(ctx, muts)
-	if err != nil {
-		return fmt.Errorf("write the target: %w", err)
-	}
-	for i, e := range rowErrs {
-		if e != nil {
-			return fmt.Errorf("write the target: row %d of %d: %w", i+1, len(muts), e)
+	for _, muts := range [][]client.Mutation{dels, puts} {
+		if len(muts) == 0 {
+			continue
+		}
+		rowErrs, err := s.dst.Apply(ctx, muts)
+		if err != nil {
+			return fmt.Errorf("write the target: %w", err)
+		}
+		for i, e := range rowErrs {
+			if e != nil {
+				return fmt.Errorf("write the target: row %d of %d: %w", i+1, len(muts), e)
+			}
 		}
 	}
 	return nil
 }
 
-// confirm reads the batch's rows back from both sides and fails if any still differs.
-func (s *syncer) confirm(ctx context.Context, batch []Change) error {
-	ks := make([][]byte, len(batch))
-	for i, ch := range batch {
+// confirm reads the changes' rows back from both sides, at once, and returns those that still
+// differ.
+func (s *syncer) confirm(ctx context.Context, changes []Change) ([]compare.Difference, error) {
+	ks := make([][]byte, len(changes))
+	for i, ch := range changes {
 		ks[i] = ch.Key
 	}
-	a, err := s.src.GetMany(ctx, ks, s.ropts...)
-	if err != nil {
-		return fmt.Errorf("read the source back: %w", err)
-	}
-	b, err := s.dst.GetMany(ctx, ks, s.ropts...)
-	if err != nil {
-		return fmt.Errorf("read the target back: %w", err)
-	}
-	var still [][]byte
-	for i := range ks {
-		if onlyA, onlyB := compare.CellDiff(a[i].Cells, b[i].Cells); len(onlyA)+len(onlyB) > 0 {
-			still = append(still, ks[i])
+	var a, b []client.Row
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		if a, err = s.src.GetMany(gctx, ks, s.ropts...); err != nil {
+			return fmt.Errorf("read the source back: %w", err)
 		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		if b, err = s.dst.GetMany(gctx, ks, s.ropts...); err != nil {
+			return fmt.Errorf("read the target back: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	if len(still) > 0 {
-		return fmt.Errorf("%w: %d of %d rows written, the first at key %q", ErrNotRepaired, len(still), len(ks), still[0])
+	var still []compare.Difference
+	for i := range ks {
+		onlyA, onlyB := compare.CellDiff(a[i].Cells, b[i].Cells)
+		if len(onlyA)+len(onlyB) == 0 {
+			continue
+		}
+		d := compare.Difference{Kind: compare.Changed, Key: ks[i], A: a[i], B: b[i]}
+		switch {
+		case len(a[i].Cells) == 0:
+			d.Kind = compare.OnlyInB
+		case len(b[i].Cells) == 0:
+			d.Kind = compare.OnlyInA
+		}
+		still = append(still, d)
 	}
-	return nil
+	return still, nil
 }
 
 // report counts a batch and tells OnChange of it.
@@ -391,7 +437,7 @@ func (s *syncer) report(batch []Change) {
 	for _, ch := range batch {
 		s.st.Changes++
 		s.st.Puts += int64(len(ch.Put))
-		s.st.Deletes += int64(len(ch.Delete))
+		s.st.Deletes += int64(len(ch.Delete) + len(ch.DeleteVersions))
 		if ch.DeleteRow {
 			s.st.Deletes++
 		}

@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/brine-kv/brine/backends"
@@ -10,6 +11,7 @@ var versionTests = []test{
 	{"KeptAndRead", testVersionsKeptAndRead},
 	{"OneVersionByDefault", testOneVersionByDefault},
 	{"TimeRangeMissesRow", testTimeRangeMissesRow},
+	{"DeleteOneVersion", testDeleteOneVersion},
 }
 
 // testVersionsKeptAndRead: a table keeps MaxVersions versions of each column; a read returns the
@@ -83,4 +85,55 @@ func testTimeRangeMissesRow(e *env) {
 	e.wantRows(fmt.Sprintf("scan in a time range (err %v)", err), got, []backends.Row{{Key: []byte("b"), Cells: []backends.Cell{cell("d", "a", "b", e.ts+10)}}})
 	got, err = e.scanAll(e.b.Scan(e.ctx, name, backends.Range{}, backends.ScanOptions{ReadOptions: opts, Limit: 1}))
 	e.wantRows(fmt.Sprintf("scan in a time range, limit 1 (err %v)", err), got, []backends.Row{{Key: []byte("b"), Cells: []backends.Cell{cell("d", "a", "b", e.ts+10)}}})
+}
+
+// testDeleteOneVersion: a delete's cell with a timestamp removes that one version of its column and
+// nothing else (an older version then shows; a version not there is no change), beside deletes of
+// every version in the same mutation, through Apply and CheckAndMutate alike; a write stamped after
+// it shows. A family with a timestamp is refused, and nothing of its mutation is applied.
+func testDeleteOneVersion(e *env) {
+	name := e.createTable(backends.TableOptions{MaxVersions: 3})
+	v := func(q string, i int) backends.Cell { return cell("d", q, fmt.Sprintf("%s%d", q, i), e.ts+int64(i)) }
+	xc := cell("x", "c", "c", e.ts+2)
+	e.apply(name, put("r", v("a", 1), v("a", 2), v("a", 3), v("b", 2), xc))
+	one := func(c backends.Cell) backends.Cell {
+		return backends.Cell{Family: c.Family, Qualifier: c.Qualifier, Timestamp: c.Timestamp}
+	}
+	all := func() []backends.Cell {
+		e.Helper()
+		rows, err := e.b.Read(e.ctx, name, keys("r"), backends.ReadOptions{MaxVersions: 10})
+		if err != nil || len(rows) != 1 {
+			e.Fatalf("Read of every version: %d rows, %v", len(rows), err)
+		}
+		return rows[0].Cells
+	}
+
+	e.apply(name, backends.Mutation{Key: []byte("r"), Delete: true, Cells: []backends.Cell{one(v("a", 3)), one(v("b", 1))}})
+	e.wantCells("every version after deleting d:a's newest and a d:b version not there", all(), []backends.Cell{v("a", 2), v("a", 1), v("b", 2), xc})
+	e.wantCells("newest after deleting d:a's newest", e.readOne(name, []byte("r")).Cells, []backends.Cell{v("a", 2), v("b", 2), xc})
+
+	e.apply(name, backends.Mutation{Key: []byte("r"), Delete: true, Cells: []backends.Cell{one(v("a", 1)), {Family: "x", Qualifier: "c"}}})
+	e.wantCells("after deleting d:a's oldest and every x:c", all(), []backends.Cell{v("a", 2), v("b", 2)})
+
+	later := v("a", 5)
+	e.apply(name, put("r", later))
+	e.wantCells("a write stamped after the deleted versions", all(), []backends.Cell{later, v("a", 2), v("b", 2)})
+
+	applied, err := e.b.CheckAndMutate(e.ctx, name, backends.Condition{Family: "d", Qualifier: "b", Value: []byte("b2")},
+		backends.Mutation{Key: []byte("r"), Delete: true, Cells: []backends.Cell{one(later)}})
+	if err != nil || !applied {
+		e.Fatalf("CheckAndMutate deleting one version = %v, %v; want applied", applied, err)
+	}
+	e.wantCells("after CheckAndMutate deleted d:a's newest", all(), []backends.Cell{v("a", 2), v("b", 2)})
+
+	var rowErrs []error
+	bad := backends.Mutation{Key: []byte("r"), Delete: true, Cells: []backends.Cell{one(v("b", 2)), {Family: "d", Timestamp: e.ts + 2}}}
+	rowErrs, err = e.b.Apply(e.ctx, name, []backends.Mutation{bad})
+	if err == nil && len(rowErrs) == 1 {
+		err = rowErrs[0]
+	}
+	if !errors.Is(err, backends.ErrInvalidArgument) {
+		e.Errorf("Apply deleting one version of a whole family: %v (row errors %v), want ErrInvalidArgument", err, rowErrs)
+	}
+	e.wantCells("after the refused delete", all(), []backends.Cell{v("a", 2), v("b", 2)})
 }

@@ -23,7 +23,7 @@ func CheckKey(k []byte, limit int) error {
 
 // CheckMutation validates m before anything is written: its key (CheckKey with keyLimit), a put's
 // cells (at least one), every cell's family (CheckFamily; families nil accepts any) and timestamp
-// (not negative; 0 is the store's clock).
+// (not negative; 0 is the store's clock; a delete of one version names a column, not a family).
 func CheckMutation(families map[string]bool, keyLimit int, m *backends.Mutation) error {
 	if err := CheckKey(m.Key, keyLimit); err != nil {
 		return err
@@ -35,11 +35,30 @@ func CheckMutation(families map[string]bool, keyLimit int, m *backends.Mutation)
 		if err := CheckFamily(families, m.Cells[i].Family); err != nil {
 			return err
 		}
-		if ts := m.Cells[i].Timestamp; ts < 0 {
-			return fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, ts)
+		if err := CheckStamp(m.Delete, &m.Cells[i]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// CheckStamp refuses a timestamp a mutation's cell cannot carry: a negative one, or one on the
+// delete of a whole family (a delete of one version names a column).
+func CheckStamp(del bool, c *backends.Cell) error {
+	switch {
+	case c.Timestamp < 0:
+		return fmt.Errorf("%w: negative timestamp %d", backends.ErrInvalidArgument, c.Timestamp)
+	case del && c.Timestamp > 0 && c.Qualifier == "":
+		return fmt.Errorf("%w: a delete of one version (timestamp %d) names a column; family %q has no qualifier", backends.ErrInvalidArgument, c.Timestamp, c.Family)
+	}
+	return nil
+}
+
+// Deletes reports whether a delete naming the column (family, qualifier) and timestamp ts (0: every
+// version; else that one version) removes a stored cell of column (cellFamily, cellQualifier)
+// stamped cellTS.
+func Deletes[S ~string | ~[]byte, T ~string | ~[]byte](family, qualifier S, ts int64, cellFamily, cellQualifier T, cellTS int64) bool {
+	return (ts == 0 || ts == cellTS) && Covers(family, qualifier, cellFamily, cellQualifier)
 }
 
 // Covers reports whether the column (family, qualifier) named by a read or a delete covers a stored

@@ -20,7 +20,9 @@
 //   - A delete reads the newest version of what it removes (one Get), then sends a delete stamped with
 //     it: an HBase delete without a timestamp covers only versions up to the server's clock, so cells
 //     stamped ahead of it would survive. Nothing to delete, nothing sent. A whole family is a
-//     DELETE_FAMILY. The marker hides later writes stamped at or before it, HBase's rule.
+//     DELETE_FAMILY. The marker hides later writes stamped at or before it, HBase's rule. A cell
+//     with a timestamp is a DELETE_ONE_VERSION of that stamp, sent without a read; its marker
+//     hides a later write of that stamp only.
 //   - CheckAndMutate is HBase's own (a MutateRequest with a condition); Increment is HBase's Increment.
 //   - Scan drives HBase's scanner protocol itself, region by region, instead of gohbase's Scanner:
 //     gohbase cannot bound the rows of each RPC by what is still wanted, and its reverse scan steps to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tsuna/gohbase"
 	"github.com/tsuna/gohbase/hrpc"
@@ -131,8 +132,8 @@ func checkMutation(m backends.Mutation) error {
 		if err := checkFamily(c.Family); err != nil {
 			return err
 		}
-		if c.Timestamp < 0 {
-			return fmt.Errorf("hbase: %w: negative timestamp %d", backends.ErrInvalidArgument, c.Timestamp)
+		if err := driverkit.CheckStamp(m.Delete, &c); err != nil {
+			return fmt.Errorf("hbase: %w", err)
 		}
 	}
 	return nil
@@ -187,11 +188,18 @@ func putUniform(ctx context.Context, client gohbase.Client, table string, m back
 // delete is stamped with the newest version among them: it removes them all, and it hides no later
 // write stamped after that version (a delete stamped far ahead would hide every write until then).
 // Nothing to delete, nothing sent. A write racing the delete with an older stamp may be hidden, as
-// with any HBase delete.
+// with any HBase delete. A cell with a timestamp deletes that one version, read or not.
 func deleteRow(ctx context.Context, cn *conn, table string, m backends.Mutation) error {
 	newest, err := deleteStamp(ctx, cn.client, table, m)
-	if err != nil || newest == 0 {
+	if err != nil {
 		return err
+	}
+	if newest == 0 {
+		// Unstamped, a delete of every version would hide writes up to the server's clock.
+		m.Cells = slices.DeleteFunc(slices.Clone(m.Cells), func(c backends.Cell) bool { return c.Timestamp == 0 })
+		if len(m.Cells) == 0 {
+			return nil
+		}
 	}
 	_, err = cn.rpc.SendRPC(&cellMutate{
 		callBase: newCallBase(ctx, []byte(table), m.Key),
@@ -200,11 +208,17 @@ func deleteRow(ctx context.Context, cn *conn, table string, m backends.Mutation)
 	return err
 }
 
-// deleteStamp returns the newest version among the cells the delete m removes; 0 when there are none.
+// deleteStamp returns the newest version among the cells the delete m removes, of every version
+// (the cells of one version are not read); 0 when there are none.
 func deleteStamp(ctx context.Context, client gohbase.Client, table string, m backends.Mutation) (int64, error) {
-	cols := make([]backends.Column, len(m.Cells))
-	for i, c := range m.Cells {
-		cols[i] = backends.Column{Family: c.Family, Qualifier: c.Qualifier}
+	cols := make([]backends.Column, 0, len(m.Cells))
+	for _, c := range m.Cells {
+		if c.Timestamp == 0 {
+			cols = append(cols, backends.Column{Family: c.Family, Qualifier: c.Qualifier})
+		}
+	}
+	if len(m.Cells) > 0 && len(cols) == 0 {
+		return 0, nil
 	}
 	fams, err := familiesOption(cols)
 	if err != nil {
@@ -246,7 +260,7 @@ func sameTimestamp(cells []backends.Cell) (int64, bool) {
 // mutationProto builds a row mutation. A put carries a timestamp per cell (none for timestamp 0: the
 // server's clock). A delete removes, up to deleteTS (0: the server's clock), all versions of each
 // named column, of each family named by a cell with an empty qualifier, or of the whole row when no
-// cell is named.
+// cell is named; a column's cell with a timestamp removes that one version.
 func mutationProto(m backends.Mutation, deleteTS int64) *pb.MutationProto {
 	typ := pb.MutationProto_PUT
 	if m.Delete {
@@ -275,6 +289,9 @@ func mutationProto(m backends.Mutation, deleteTS int64) *pb.MutationProto {
 			qv.Timestamp = stamp
 			cv.QualifierValue = append([]*pb.MutationProto_ColumnValue_QualifierValue{qv}, cv.QualifierValue...)
 			continue
+		case m.Delete && c.Timestamp > 0:
+			qv.DeleteType = pb.MutationProto_DELETE_ONE_VERSION.Enum()
+			qv.Timestamp = proto.Uint64(uint64(c.Timestamp))
 		case m.Delete:
 			qv.DeleteType = pb.MutationProto_DELETE_MULTIPLE_VERSIONS.Enum()
 			qv.Timestamp = stamp

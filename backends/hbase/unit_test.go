@@ -329,11 +329,16 @@ func TestSameTimestampAndMutationProto(t *testing.T) {
 		t.Errorf("family e cell = %v, want no timestamp (server clock) and a non-nil empty value", e)
 	}
 
+	// A delete's cell with a timestamp is that one version; one without, every version up to 99.
 	del := mutationProto(backends.Mutation{Key: []byte("k"), Delete: true, Cells: mixed}, 99)
 	for _, cv := range del.ColumnValue {
 		for _, qv := range cv.QualifierValue {
-			if qv.GetDeleteType() != pb.MutationProto_DELETE_MULTIPLE_VERSIONS || qv.Value != nil || qv.GetTimestamp() != 99 {
-				t.Errorf("delete cell = %v, want all versions up to 99", qv)
+			want, ts := pb.MutationProto_DELETE_MULTIPLE_VERSIONS, uint64(99)
+			if string(qv.Qualifier) != "b" {
+				want, ts = pb.MutationProto_DELETE_ONE_VERSION, map[string]uint64{"a": 10, "c": 20}[string(qv.Qualifier)]
+			}
+			if qv.GetDeleteType() != want || qv.Value != nil || qv.GetTimestamp() != ts {
+				t.Errorf("delete cell = %v, want %v at %d", qv, want, ts)
 			}
 		}
 	}

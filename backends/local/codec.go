@@ -204,7 +204,7 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 	for i := range m.Cells {
 		mc := &m.Cells[i]
 		ts := mc.Timestamp
-		if ts == 0 {
+		if ts == 0 && !m.Delete { // a delete's 0 is every version
 			ts = now
 			stamped++
 		}
@@ -214,7 +214,7 @@ func prepare(families map[string]bool, versions int, m *backends.Mutation, now i
 		}
 	}
 	if m.Delete {
-		return c, nil // a delete's timestamps are not used
+		return c, nil
 	}
 	c.stamped, c.allStamped = stamped > 0, stamped == len(m.Cells)
 	if len(c.cells) > 1 {
@@ -285,7 +285,7 @@ func mergeDelete(old []byte, c *change, scratch []cellRef) (enc []byte, left, re
 	kept := make([]cellRef, 0, len(olds))
 	for _, o := range olds {
 		if slices.ContainsFunc(c.cells, func(d cellRef) bool {
-			return driverkit.Covers(d.fam, d.qual, o.fam, o.qual)
+			return driverkit.Deletes(d.fam, d.qual, d.ts, o.fam, o.qual, o.ts)
 		}) {
 			removed = true
 			continue

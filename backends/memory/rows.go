@@ -28,7 +28,7 @@ func prepare(families map[string]bool, versions int, m backends.Mutation) (*chan
 	c := &change{key: bytes.Clone(m.Key), delete: m.Delete, cells: make([]backends.Cell, 0, len(m.Cells))}
 	for _, cell := range m.Cells {
 		if m.Delete {
-			c.cells = append(c.cells, backends.Cell{Family: cell.Family, Qualifier: cell.Qualifier})
+			c.cells = append(c.cells, backends.Cell{Family: cell.Family, Qualifier: cell.Qualifier, Timestamp: cell.Timestamp})
 			continue
 		}
 		if cell.Timestamp == 0 {
@@ -68,7 +68,7 @@ func (c *change) apply(old []backends.Cell, versions int) []backends.Cell {
 	case c.delete:
 		return slices.DeleteFunc(slices.Clone(old), func(o backends.Cell) bool {
 			return slices.ContainsFunc(c.cells, func(d backends.Cell) bool {
-				return driverkit.Covers(d.Family, d.Qualifier, o.Family, o.Qualifier)
+				return driverkit.Deletes(d.Family, d.Qualifier, d.Timestamp, o.Family, o.Qualifier, o.Timestamp)
 			})
 		})
 	}

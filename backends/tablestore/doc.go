@@ -47,7 +47,8 @@
 //
 // A put is an UpdateRow that puts the given cells, not a PutRow: PutRow replaces the whole row, while
 // the contract (as HBase) leaves the row's other columns alone. Deleting cells deletes all versions of
-// those columns; deleting a row is a DeleteRow. All conditions are IGNORE. Deleting a whole family
+// those columns (a cell with a timestamp, that one version: DeleteOneVersion); deleting a row is a
+// DeleteRow. All conditions are IGNORE. Deleting a whole family
 // (a cell with an empty Qualifier) reads the row's columns of that family, then deletes them: the
 // service selects columns by exact name only, so this is two requests, and a column written into the
 // family between them survives, as if written after the delete.

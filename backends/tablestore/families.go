@@ -66,8 +66,8 @@ func (b *Backend) expandFamilyDeletes(ctx context.Context, table string, s *keyS
 		m := muts[i]
 		var cells []backends.Cell
 		for _, c := range m.Cells {
-			if c.Qualifier != "" || driverkit.CheckFamily(s.families, c.Family) != nil {
-				cells = append(cells, c) // a column, or a family prepare refuses
+			if c.Qualifier != "" || c.Timestamp != 0 || driverkit.CheckFamily(s.families, c.Family) != nil {
+				cells = append(cells, c) // a column, or a family prepare refuses (unknown, or stamped)
 				continue
 			}
 			for _, have := range rows[j].Cells {

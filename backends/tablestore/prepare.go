@@ -1,6 +1,7 @@
 package tablestore
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,7 +24,8 @@ type prepared struct {
 // prepare validates a mutation against the service's limits and builds its row change. A put becomes
 // an UpdateRow that puts the cells (a PutRow would replace the whole row, dropping the other columns,
 // where brine's contract, like HBase, writes only the cells given); deleting cells becomes an UpdateRow
-// deleting all versions of those columns; deleting a row, a DeleteRow. Every condition is IGNORE.
+// deleting all versions of those columns (one version, of a cell with a timestamp); deleting a row,
+// a DeleteRow. Every condition is IGNORE.
 func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation) (*prepared, error) {
 	vals, err := s.values(m.Key)
 	if err != nil {
@@ -63,21 +65,22 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 		if s.hasColumn(name) {
 			return nil, fmt.Errorf("tablestore: key %q: column %q: %w: it is a primary-key column", m.Key, name, backends.ErrInvalidArgument)
 		}
-		if !m.Delete {
-			if len(c.Value) > maxValueLen {
-				return nil, fmt.Errorf("tablestore: key %q: column %q: %w: value of %d bytes, Tablestore takes at most %d",
-					m.Key, name, backends.ErrInvalidArgument, len(c.Value), maxValueLen)
-			}
-			if c.Timestamp < 0 {
-				return nil, fmt.Errorf("tablestore: key %q: column %q: %w: negative timestamp", m.Key, name, backends.ErrInvalidArgument)
-			}
+		if err := driverkit.CheckStamp(m.Delete, &c); err != nil {
+			return nil, fmt.Errorf("tablestore: key %q: column %q: %w", m.Key, name, err)
+		}
+		if !m.Delete && len(c.Value) > maxValueLen {
+			return nil, fmt.Errorf("tablestore: key %q: column %q: %w: value of %d bytes, Tablestore takes at most %d",
+				m.Key, name, backends.ErrInvalidArgument, len(c.Value), maxValueLen)
 		}
 		cols = append(cols, col{name, c})
 	}
 	byName := func(a, b col) int { return strings.Compare(a.name, b.name) }
 	if m.Delete {
-		slices.SortStableFunc(cols, byName)
-		cols = slices.CompactFunc(cols, func(a, b col) bool { return a.name == b.name })
+		// A column's delete of every version (timestamp 0, sorted first) takes its versions' with it.
+		slices.SortStableFunc(cols, func(a, b col) int { return cmp.Or(byName(a, b), cmp.Compare(a.cell.Timestamp, b.cell.Timestamp)) })
+		cols = slices.CompactFunc(cols, func(a, b col) bool {
+			return a.name == b.name && (a.cell.Timestamp == 0 || a.cell.Timestamp == b.cell.Timestamp)
+		})
 	} else {
 		// One entry per version, as every store keeps them: of two cells with one column and
 		// timestamp the last given wins; the table trims to its MaxVersions.
@@ -88,7 +91,11 @@ func (b *Backend) prepare(s *keySchema, table string, i int, m backends.Mutation
 	p.idempotent = !m.Delete
 	for _, c := range cols {
 		p.size += cellOverhead + len(c.name)
-		if m.Delete {
+		switch {
+		case m.Delete && c.cell.Timestamp > 0:
+			ch.DeleteColumnWithTimestamp(c.name, c.cell.Timestamp)
+			continue
+		case m.Delete:
 			ch.DeleteColumn(c.name)
 			continue
 		}
