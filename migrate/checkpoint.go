@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/compare"
 	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/salting"
 )
@@ -145,6 +146,22 @@ func (j *job) start(ctx context.Context) error {
 	}
 	j.cp = cp
 	return nil
+}
+
+// Interrupted reports whether to's store holds checkpoint (CheckpointTable or SyncCheckpointTable
+// of a target; of shard, when sharded): whether the copy or sync that keeps it was interrupted, and
+// is to be run with Resume. A job runner's retry, which runs the first try's command again, asks it
+// first (brine's --resume=auto).
+func Interrupted(ctx context.Context, to *client.Client, checkpoint string, shard compare.Shard) (bool, error) {
+	name := ShardCheckpoint(checkpoint, shard)
+	_, err := to.OpenTable(ctx, name, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, client.ErrTableNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("look for the checkpoint %s: %w", name, err)
 }
 
 // openCheckpoint returns the interrupted copy's checkpoint when resuming (its options must be

@@ -14,7 +14,7 @@ import (
 	"github.com/brine-kv/brine/salting"
 )
 
-const copyUsage = "usage: brine copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--start K] [--end K | --prefix P] [--since TIME] [--versions latest|all] [--shard I/N] [--resume]"
+const copyUsage = "usage: brine copy --from STORE --to STORE TABLE [--as NAME] [--salt SPEC] [--start K] [--end K | --prefix P] [--since TIME] [--versions latest|all] [--shard I/N] [--resume[=auto]]"
 
 // runCopy copies a table to another store (or name, or salting): migrate.Copy, with its progress on
 // stderr, and on an interrupt the command that resumes it.
@@ -24,14 +24,15 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	p.register(fs, "copied", "store URL the copy goes to")
 	salt := fs.String("salt", "", "the copy's salting spec, when copy creates it (default: the table's)")
 	since := fs.String("since", "", "copy only cells stamped after this time (RFC 3339, a date, or ms since 1970): a catch-up pass")
-	resume := fs.Bool("resume", false, "finish an interrupted copy, from its checkpoint (the same flags as it had)")
+	var resume resumeFlag
+	fs.Var(&resume, "resume", "finish an interrupted copy, from its checkpoint (the same flags as it had); =auto: if it is there, else start the copy")
 	workers := fs.Int("workers", 0, "source buckets copied at once (0: 8)")
 	skew := fs.Duration("clock-skew", migrate.DefaultClockSkew, "how far the stores' clocks may run behind this machine's: the next catch-up's --since is the copy's first start less this")
 	if err := p.parse(env, fs, args, copyUsage); err != nil {
 		return err
 	}
 	from, target := p.from, p.to
-	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Resume: *resume, Workers: *workers, ClockSkew: *skew, Shard: p.shard.Shard}
+	opts := migrate.Options{As: target.table, AllVersions: p.allVersions(), Workers: *workers, ClockSkew: *skew, Shard: p.shard.Shard}
 	if *skew < 0 {
 		return fmt.Errorf("--clock-skew %v: want a duration of 0 or more", *skew)
 	}
@@ -61,6 +62,9 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	closeFn := sync.OnceFunc(closeStores)
 	defer closeFn()
+	if opts.Resume, err = resume.resolve(ctx, cb, migrate.CheckpointTable(target.table), p.shard.Shard); err != nil {
+		return err
+	}
 	if p.ranged() {
 		cfg, err := ca.Describe(ctx, from.table)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,7 @@ func TestCLICopyBadInput(t *testing.T) {
 		{"bad --since", []string{"copy", "--from", c.store, "src", "--as", "b", "--since", "yesterday"}, nil},
 		{"bad --versions", []string{"copy", "--from", c.store, "src", "--as", "b", "--versions", "some"}, nil},
 		{"resume with nothing to resume", []string{"copy", "--from", c.store, "src", "--as", "b", "--resume"}, nil},
+		{"bad --resume", []string{"copy", "--from", c.store, "src", "--as", "b", "--resume=maybe"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := c.run(context.Background(), tc.args...)
@@ -111,6 +113,38 @@ func checkCLICopyInterrupt(t *testing.T, c *cli, from string) {
 	c.ok("verify", "--from", from, "--to", c.store, "src", "--as", dst)
 }
 
+// TestCLIResumeAuto: one command line with --resume=auto, run as a job runner runs it again after a
+// failure: the first try starts the copy (no checkpoint there), is interrupted, and the same command
+// then resumes it (it copies only what was left) and finishes it; the same for a sync that has
+// changes to make. Verify then finds the tables equal.
+func TestCLIResumeAuto(t *testing.T) {
+	c := newCLI(t)
+	const rows = 20_000
+	c.ok("import", "--store", c.store, "--table", "src", "--create", "--salt", "hash:4", "--key", typedKey, c.file("in.csv", csvRows(rows, rows)))
+	copyArgs := []string{"copy", "--from", c.store, "src", "--as", "dst", "--salt", "hash:2", "--workers", "1", "--resume=auto"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c.env.watchCopy = func(p migrate.Progress) {
+		if p.Rows >= 2000 {
+			cancel()
+		}
+	}
+	_, _, err := c.run(ctx, copyArgs...)
+	c.env.watchCopy = nil
+	wantExit(t, err, exitInterrupted)
+	c.stderr.Reset()
+	c.ok(copyArgs...)
+	if n := copiedRows(t, c.stderr.String()); n <= 0 || n >= rows {
+		t.Errorf("the retry copied %d rows; want the rest of %d, as a resume does", n, rows)
+	}
+	c.ok("verify", "--from", c.store, "src", "--as", "dst")
+
+	c.ok("put", "--store", c.store, "--table", "dst", "h0,1767225600000", "d:v=the target's own")
+	syncArgs := []string{"sync", "--from", c.store, "src", "--as", "dst", "--resume=auto"}
+	c.ok(syncArgs...) // no checkpoint: a sync from the start
+	c.ok("verify", "--from", c.store, "src", "--as", "dst")
+}
+
 // TestCLIMigrationRecipe runs docs/migrate.md's recipe from the embedded store to the Tablestore
 // server: copy, a write, a catch-up, a last catch-up, verify.
 func TestCLIMigrationRecipe(t *testing.T) {
@@ -163,6 +197,21 @@ func printedSince(t *testing.T, stderr string) string {
 	}
 	since, _, _ := strings.Cut(rest, " ")
 	return since
+}
+
+// copiedRows is the row count of a copy's last line, "copied N rows (...".
+func copiedRows(t *testing.T, stderr string) int {
+	t.Helper()
+	_, rest, ok := strings.Cut(stderr, "copied ")
+	if !ok {
+		t.Fatalf("no rows copied in the copy's output:\n%s", stderr)
+	}
+	num, _, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		t.Fatalf("copied %q rows: %v", num, err)
+	}
+	return n
 }
 
 // TestCLICopyResumeCatchUp: rows written between an interrupted copy and its resume, into ranges

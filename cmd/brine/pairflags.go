@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/compare"
+	"github.com/brine-kv/brine/migrate"
 )
 
 // pairFlags are the flags of a command on two tables, one per store (verify, copy): --from, --to
@@ -50,6 +52,49 @@ func (f *shardFlag) Set(s string) error {
 	}
 	f.Shard = sh
 	return nil
+}
+
+// resumeFlag is --resume (finish the interrupted job; without its checkpoint, an error) or
+// --resume=auto (finish it if its checkpoint is there, else start it): one command line for a job
+// runner's first try and its retries.
+type resumeFlag struct{ on, auto bool }
+
+func (f *resumeFlag) IsBoolFlag() bool { return true }
+
+func (f *resumeFlag) String() string {
+	switch {
+	case f.auto:
+		return "auto"
+	case f.on:
+		return "true"
+	}
+	return "false"
+}
+
+func (f *resumeFlag) Set(s string) error {
+	switch s {
+	case "auto":
+		f.on, f.auto = false, true
+		return nil
+	}
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true, false or auto")
+	}
+	f.on, f.auto = on, false
+	return nil
+}
+
+// resolve is whether to resume: with auto, whether to's store holds checkpoint (of shard).
+func (f *resumeFlag) resolve(ctx context.Context, to *client.Client, checkpoint string, shard compare.Shard) (bool, error) {
+	if !f.auto {
+		return f.on, nil
+	}
+	ok, err := migrate.Interrupted(ctx, to, checkpoint, shard)
+	if err != nil {
+		return false, fmt.Errorf("--resume=auto: %w", err)
+	}
+	return ok, nil
 }
 
 // of is " (shard I/N)" for a sharded command's messages, "" otherwise.

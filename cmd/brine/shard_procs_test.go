@@ -182,7 +182,7 @@ func dump(t *testing.T, st shardStores, store, table string) []string {
 }
 
 // TestShardProcesses runs copy, verify and sync as 3 shard processes each, SIGKILLs one of them
-// part-way and runs it again (--resume for copy and sync): the copy's target then holds what a
+// part-way and runs it again (the same command, with --resume=auto, for copy and sync): the copy's target then holds what a
 // one-process copy's holds, cell for cell with timestamps; the shards' differences together are the
 // one-process verify's; and after the sharded sync a whole verify finds the tables equal.
 func TestShardProcesses(t *testing.T) {
@@ -223,7 +223,8 @@ func TestShardProcesses(t *testing.T) {
 			}
 
 			// Copy: into "sharded" by 3 processes, into "whole" by one.
-			lines, codes := runShards(t, st, append(copyArgs, "--as", "sharded"), firstRows, "--resume")
+			// Each shard's one command line, as a job runner runs it again: --resume=auto.
+			lines, codes := runShards(t, st, append(copyArgs, "--as", "sharded", "--resume=auto"), firstRows)
 			if slices.ContainsFunc(codes, func(c int) bool { return c != 0 }) {
 				t.Fatalf("sharded copy: exit codes %v\n%s", codes, lines)
 			}
@@ -263,7 +264,7 @@ func TestShardProcesses(t *testing.T) {
 
 			// Sync: 3 shards repair it all; a whole verify then finds no difference.
 			syncArgs := []string{"sync", "--from", st.from, "--to", st.to, "orders", "--as", "sharded", "--chunk", "64"}
-			lines, codes = runShards(t, st, syncArgs, anyLine, "--resume")
+			lines, codes = runShards(t, st, append(slices.Clone(syncArgs), "--resume=auto"), anyLine)
 			if !slices.Equal(codes, []int{0, 0, 0}) {
 				t.Fatalf("sync shards: exit codes %v\n%s", codes, lines)
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/brine-kv/brine/migrate"
 )
 
-const syncUsage = "usage: brine sync --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all] [--shard I/N] [--dry-run] [--resume]"
+const syncUsage = "usage: brine sync --from STORE --to STORE TABLE [--as NAME] [--start K] [--end K | --prefix P] [--versions latest|all] [--shard I/N] [--dry-run] [--resume[=auto]]"
 
 // runSync makes a table on --to equal to the table on --from: migrate.Sync, each change printed as
 // it is made (or, with --dry-run, as it would be), with its progress on stderr, and on an interrupt
@@ -23,14 +23,15 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	p.register(fs, "synced from", "store URL of the table made equal to --from's")
 	chunk := fs.Int("chunk", compare.DefaultChunk, "mean rows per hashed chunk, as verify's")
 	dryRun := fs.Bool("dry-run", false, "list the changes, write nothing")
-	resume := fs.Bool("resume", false, "finish an interrupted sync, from its checkpoint (the same flags as it had)")
+	var resume resumeFlag
+	fs.Var(&resume, "resume", "finish an interrupted sync, from its checkpoint (the same flags as it had); =auto: if it is there, else start the sync")
 	if err := p.parse(env, fs, args, syncUsage); err != nil {
 		return err
 	}
 	if *chunk <= 0 {
 		return fmt.Errorf("--chunk %d: want a positive row count", *chunk)
 	}
-	if *dryRun && *resume {
+	if *dryRun && (resume.on || resume.auto) {
 		return fmt.Errorf("--dry-run and --resume exclude each other: a dry run keeps no checkpoint")
 	}
 	from, target := p.from, p.to
@@ -50,8 +51,11 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := migrate.SyncOptions{As: target.table, AllVersions: p.allVersions(), DryRun: *dryRun, Resume: *resume, Chunk: *chunk, Shard: p.shard.Shard}
+	opts := migrate.SyncOptions{As: target.table, AllVersions: p.allVersions(), DryRun: *dryRun, Chunk: *chunk, Shard: p.shard.Shard}
 	if opts.Range, err = scanRange(kf, *p.start, *p.end, *p.prefix); err != nil {
+		return err
+	}
+	if opts.Resume, err = resume.resolve(ctx, cb, migrate.SyncCheckpointTable(target.table), p.shard.Shard); err != nil {
 		return err
 	}
 	began := time.Now()
@@ -77,13 +81,14 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if *dryRun {
 		verb = "would change (a dry run: nothing written)"
 	}
-	fmt.Fprintf(env.stderr, "synced %s%s to %s: %d rows compared, %d %s, %d cells put, %d columns and rows deleted, in %v\n",
+	fmt.Fprintf(env.stderr, "synced %s%s to %s: %d rows compared, %d %s, %d cells put, %d columns, versions and rows deleted, in %v\n",
 		from.table, p.shard.of(), target.table, st.Compared, st.Changes, verb, st.Puts, st.Deletes, st.Elapsed.Round(time.Millisecond))
 	return nil
 }
 
 // describeChange is one line of sync's output: "delete: KEY" for a row only in the target, else
-// "change: KEY (delete the row; delete d:b; put d:a=1@1000 ...)", the key as get prints it.
+// "change: KEY (delete the row; delete d:b; delete d:c@2000; put d:a=1@1000 ...)", the key as get
+// prints it.
 func describeChange(kf keyFormat, ch migrate.Change) string {
 	key := kf.format(ch.Key)
 	if ch.DeleteRow && len(ch.Put) == 0 {
@@ -95,6 +100,9 @@ func describeChange(kf keyFormat, ch migrate.Change) string {
 	}
 	for _, c := range ch.Delete {
 		parts = append(parts, "delete "+columnText(c))
+	}
+	for _, c := range ch.DeleteVersions {
+		parts = append(parts, fmt.Sprintf("delete %s:%s@%d", c.Family, c.Qualifier, c.Timestamp))
 	}
 	if len(ch.Put) > 0 {
 		cells := make([]string, len(ch.Put))
