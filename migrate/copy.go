@@ -113,7 +113,8 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // cursor in the checkpoint, so an interrupted copy resumes where every bucket stood (Resume).
 //
 // A period table (package periods) is copied period by period: the target is declared alike, and
-// each period's table is created on it with its source period's spec (or Salter) and copied.
+// each period's table is created on it with its source period's spec (or Salter) and copied; with
+// Shard, each shard copies its shard of every period.
 //
 // A target that is not there is created like the source: key schema, families and their settings,
 // Meta, the source's salting or Salter, and its indexes: their entries are written with the rows
@@ -127,16 +128,13 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // Bad input fails before anything is written: the table onto itself (ErrSameTable), an index's own
 // table, a source brine did not create, a target with another key schema or without a source
 // family, an interrupted copy not resumed (ErrInterrupted) or resumed with other options or another
-// shard count (ErrResumeMismatch), a Shard that names none, or a sharded copy of a period table or
-// of an indexed source into a new target (client.ErrInvalidArgument).
+// shard count (ErrResumeMismatch), a Shard that names none, or a sharded copy of an indexed source
+// into a new target (client.ErrInvalidArgument).
 func Copy(ctx context.Context, from, to *client.Client, table string, opts Options) (Stats, error) {
 	if (from == to || from.Backend() == to.Backend()) && (opts.As == "" || opts.As == table) {
 		return Stats{}, fmt.Errorf("copy %s: %w (give the copy another name, As)", table, ErrSameTable)
 	}
 	if meta, err := from.Backend().TableMeta(ctx, table); err == nil && periods.IsTable(meta) {
-		if opts.Shard.Sharded() {
-			return Stats{}, fmt.Errorf("copy %s: %w: Shard: a period table is copied period by period; copy each period's table, sharded if you like", table, client.ErrInvalidArgument)
-		}
 		return copyPeriods(ctx, from, to, table, opts)
 	}
 	began := time.Now()

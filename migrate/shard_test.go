@@ -38,8 +38,9 @@ func loadSpread(t *testing.T, ctx context.Context, c *client.Client) {
 	}
 }
 
-// copyShards runs the n shards of a copy at once, as n processes would, and returns their stats.
-func copyShards(t *testing.T, ctx context.Context, from, to *client.Client, n int, opts migrate.Options) []migrate.Stats {
+// copyShards runs the n shards of a copy of table at once, as n processes would, and returns their
+// stats.
+func copyShards(t *testing.T, ctx context.Context, from, to *client.Client, table string, n int, opts migrate.Options) []migrate.Stats {
 	t.Helper()
 	stats := make([]migrate.Stats, n)
 	errs := make([]error, n)
@@ -50,7 +51,7 @@ func copyShards(t *testing.T, ctx context.Context, from, to *client.Client, n in
 			o := opts
 			o.Shard = compare.Shard{Index: i, Count: n}
 			<-start // all at once: they race to create the target
-			stats[i], errs[i] = migrate.Copy(ctx, from, to, "orders", o)
+			stats[i], errs[i] = migrate.Copy(ctx, from, to, table, o)
 		})
 	}
 	close(start)
@@ -83,7 +84,7 @@ func TestShardedCopy(t *testing.T) {
 					load(t, ctx, from, false)
 					deleteSome(t, ctx, from, false)
 				}
-				stats := copyShards(t, ctx, from, to, n, migrate.Options{Salter: testkit.Salter(t, "hash:7"), AllVersions: true, ChunkRows: 200})
+				stats := copyShards(t, ctx, from, to, "orders", n, migrate.Options{Salter: testkit.Salter(t, "hash:7"), AllVersions: true, ChunkRows: 200})
 				created, written, nonEmpty := 0, int64(0), 0
 				for _, st := range stats {
 					if st.Created {
@@ -211,7 +212,7 @@ func TestShardIndexed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	copyShards(t, ctx, from, to, 3, migrate.Options{Since: time.UnixMilli(2_500_000)})
+	copyShards(t, ctx, from, to, "orders", 3, migrate.Options{Since: time.UnixMilli(2_500_000)})
 	equal(t, ctx, from, to, "orders", false)
 	it, err := to.OpenIndexedTable(ctx, "orders", nil)
 	if err != nil {
