@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
@@ -22,16 +23,32 @@ var ErrUnsupported = backends.ErrUnsupported
 
 // CheckAndMutate applies m to its row if cond holds there, atomically (HBase's CheckAndMutate,
 // Tablestore's conditional update, a lock or transaction on the embedded stores), and reports whether
-// it did. m is a put or a delete, as in Apply; its key and cond name the same row.
+// it did. m is a put or a delete, as in Apply; its key and cond name the same row. On a table with
+// indexes it is as atomic, through the index protocol when m touches an index (index_atomic.go).
 func (t *Table) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (bool, error) {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("check and mutate %s: %w", t.printKey(m.Key), err)
+	case it != nil:
+		return it.CheckAndMutate(ctx, cond, m)
+	}
 	return t.rt.CheckAndMutate(ctx, cond, m)
 }
 
 // Increment adds each delta to its counter column of the row, atomically, and returns the new
 // values, one cell per Increment in the order given (decode them with CounterValue). Counters are
 // 8-byte big-endian integers, HBase's; a column holding anything else fails with ErrInvalidArgument
-// and nothing changes.
+// and nothing changes. On a table with indexes it keeps them, as a read and a conditional write on
+// the row's version; its cells then carry Timestamp 0.
 func (t *Table) Increment(ctx context.Context, key []byte, incs ...Increment) ([]Cell, error) {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("increment %s: %w", t.printKey(key), err)
+	case it != nil:
+		return it.Increment(ctx, key, incs...)
+	}
 	return t.rt.Increment(ctx, key, incs)
 }
 

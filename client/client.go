@@ -123,16 +123,16 @@ type FamilyOptions = backends.FamilyOptions
 const DefaultFamily = "d"
 
 // CreateTable creates a table pre-split at its salter's bucket boundaries and stores the salting spec
-// with it. A table with indexes is created by CreateIndexedTable (ErrIndexedTable here).
+// with it, and, with cfg.Indexes, each index's table beside it: the handle keeps them in step.
 func (c *Client) CreateTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
-	if len(cfg.Indexes) > 0 {
-		return nil, fmt.Errorf("create table %q: %w: create it with CreateIndexedTable", name, ErrIndexedTable)
-	}
 	meta, err := c.createTable(ctx, name, cfg)
 	if err != nil {
 		return nil, err
 	}
 	t, err := c.keyedTable(ctx, name, cfg.Salter, meta)
+	if err == nil {
+		t, err = c.withView(t, meta)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create table %q: %w", name, err)
 	}
@@ -218,17 +218,23 @@ func (c *Client) createTable(ctx context.Context, name string, cfg TableConfig) 
 // ErrNoSpec when none is given, as the drop-ins refuse it: its keys may carry a salt that reading it
 // unsalted would return as data. Give spec "none" to read such a table unsalted.
 //
-// A table with indexes is refused with ErrIndexedTable: its writes must keep the indexes, which only
-// an IndexedTable does (OpenIndexedTable).
+// The handle keeps the indexes the table's meta declares (Table.Index), and those declared since,
+// within the refresh interval (WithRouteRefresh): a caller never says how the table is stored.
 func (c *Client) OpenTable(ctx context.Context, name string, s salting.Salter) (*Table, error) {
+	t, _, err := c.openTable(ctx, name, s)
+	return t, err
+}
+
+// openTable is OpenTable, with the table's meta.
+func (c *Client) openTable(ctx context.Context, name string, s salting.Salter) (*Table, map[string]string, error) {
 	t, meta, err := c.openRouted(ctx, name, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if hasIndexes(meta) {
-		return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
+	if t, err = c.withView(t, meta); err != nil {
+		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
 	}
-	return t, nil
+	return t, meta, nil
 }
 
 // openMeta reads a table's meta and resolves its salter against s, by OpenTable's rules.
@@ -249,23 +255,27 @@ func (c *Client) openMeta(ctx context.Context, name string, s salting.Salter) (m
 
 // CreateOrOpenTable creates the table as CreateTable does, or, when it exists, opens it as OpenTable
 // does with cfg.Salter: the stored spec must match (ErrSpecMismatch), and so must the key schema and
-// the families (ErrSchemaMismatch, naming what differs). It is what a program that runs more than
-// once calls at start-up.
+// the families (ErrSchemaMismatch, naming what differs), and, when cfg declares indexes, the table's
+// (ErrIndexMismatch; a cfg without indexes takes the table's as they are, added by AddIndex or not).
+// It is what a program that runs more than once calls at start-up.
 func (c *Client) CreateOrOpenTable(ctx context.Context, name string, cfg TableConfig) (*Table, error) {
 	t, err := c.CreateTable(ctx, name, cfg)
-	if errors.Is(err, ErrTableExists) {
-		var meta map[string]string
-		if t, meta, err = c.openRouted(ctx, name, cfg.Salter); err != nil {
-			return nil, err
-		}
-		if hasIndexes(meta) {
-			return nil, fmt.Errorf("open table %q: %w: open it with OpenIndexedTable", name, ErrIndexedTable)
-		}
-		if err := checkDeclared(name, cfg, meta); err != nil {
+	if !errors.Is(err, ErrTableExists) {
+		return t, err
+	}
+	t, meta, err := c.openTable(ctx, name, cfg.Salter)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDeclared(name, cfg, meta); err != nil {
+		return nil, err
+	}
+	if len(cfg.Indexes) > 0 {
+		if err := matchIndexes(name, t.view.cur.Load(), cfg.Indexes); err != nil {
 			return nil, err
 		}
 	}
-	return t, err
+	return t, nil
 }
 
 // Tables returns the names of the store's tables, sorted, as Bigtable's AdminClient.Tables does:

@@ -67,21 +67,21 @@ func TestCreateOrOpenTableRefusesChangedDeclaration(t *testing.T) {
 	}
 }
 
-// CreateOrOpenIndexedTable checks the key schema and families as CreateOrOpenTable does.
-func TestCreateOrOpenIndexedTableRefusesChangedFamilies(t *testing.T) {
+// CreateOrOpenTable checks the key schema and families of a table with indexes too.
+func TestCreateOrOpenIndexedRefusesChangedFamilies(t *testing.T) {
 	ctx := t.Context()
 	c := client.New(memory.New())
 	defer c.Close()
 	s := testkit.Salter(t, "hash:4")
 	cfg := client.TableConfig{Salter: s, Families: []string{"d"}, Indexes: indextest.OrderIndexes(t)}
-	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", cfg); err != nil {
+	if _, err := c.CreateOrOpenTable(ctx, "orders", cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", cfg); err != nil {
+	if _, err := c.CreateOrOpenTable(ctx, "orders", cfg); err != nil {
 		t.Fatalf("reopened with the same declaration: %v", err)
 	}
 	cfg.Families = []string{"d", "zz"}
-	_, err := c.CreateOrOpenIndexedTable(ctx, "orders", cfg)
+	_, err := c.CreateOrOpenTable(ctx, "orders", cfg)
 	if !errors.Is(err, client.ErrSchemaMismatch) || !strings.Contains(err.Error(), "families [d zz] given, the table's are [d]") {
 		t.Fatalf("reopened with another family: %v, want ErrSchemaMismatch naming the families", err)
 	}

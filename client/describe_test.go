@@ -30,7 +30,7 @@ func TestDescribe(t *testing.T) {
 		KeySchema:     testkit.Schema(t, "id:string,n:int64"), Meta: map[string]string{"owner": "team-a"},
 		Indexes: []client.IndexConfig{ix},
 	}
-	if _, err := c.CreateIndexedTable(ctx, "t", want); err != nil {
+	if _, err := c.CreateTable(ctx, "t", want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Describe(ctx, "t")

@@ -59,10 +59,9 @@
 // its cells are a status and the covered columns, and the row's key where the entry's key does not
 // end with it (a unique index's; one created before entry format 2 has it too: its meta spec lacks
 // "entries=2", which older brines refuse). The definitions are stored with
-// the table, beside the salting spec, and read back on open. A table with indexes has a handle of
-// its own, IndexedTable (CreateIndexedTable, OpenIndexedTable; OpenTable refuses it with
-// ErrIndexedTable), whose writes are exactly the ones that keep every index in step: Put, Delete,
-// Apply, Import, CheckAndMutate and Increment. Its Rebucket moves the main table, RebucketIndex one
+// the table, beside the salting spec, and read back on open: every Table handle learns them by itself
+// (and, within the refresh interval, those added or dropped since), and then its writes, Put,
+// Delete, Apply, Import, CheckAndMutate and Increment, keep every index in step. Its Rebucket moves the main table, RebucketIndex one
 // index's table, both under live writers (the protocol reaches the main rows, and the index entries,
 // through the tables' routers). Index.Scan and Index.Get read by index.
 //
@@ -123,7 +122,7 @@
 // fails step 3's condition, so the write starts again. A put that touches no
 // index is sent as it is, with a new version in the same row mutation: every put and row delete
 // changes the version, which is what makes step 3's check cover a CheckAndMutate's own condition
-// (see IndexedTable.CheckAndMutate for the one exception, a concurrent delete of unindexed columns).
+// (see Table.CheckAndMutate and index_atomic.go for the one exception, a concurrent delete of unindexed columns).
 // Index.Verify reports missing, stale and extra entries; Index.Rebuild rewrites every row's entries
 // through the protocol and repairs every entry, online, one goroutine per bucket.
 package client

@@ -12,7 +12,6 @@ import (
 	"github.com/brine-kv/brine/backends/memory"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/fanout"
-	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/indextest"
 	"github.com/brine-kv/brine/internal/testkit"
 )
@@ -31,7 +30,6 @@ func TestSentinelsReexported(t *testing.T) {
 		{"ErrUnsupported", client.ErrUnsupported, backends.ErrUnsupported},
 		{"ErrRetryable", client.ErrRetryable, backends.ErrRetryable},
 		{"ErrNotTunable", client.ErrNotTunable, backends.ErrNotTunable},
-		{"ErrIndexedTable", client.ErrIndexedTable, indexproto.ErrIndexedTable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +69,7 @@ func TestScanRangeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := c.CreateIndexedTable(ctx, "indexed", client.TableConfig{Salter: salter,
+	it, err := c.CreateTable(ctx, "indexed", client.TableConfig{Salter: salter,
 		Indexes: []client.IndexConfig{{Name: "by_v", Salter: salter, Parts: []client.IndexPart{client.ColumnPart("d", "q")}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +90,7 @@ func TestScanRangeOrder(t *testing.T) {
 		"Table": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
 			return tbl.Scan(ctx, r, o...)
 		},
-		"IndexedTable": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
+		"indexedTable": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {
 			return it.Scan(ctx, r, o...)
 		},
 		"ScanTables": func(r client.Range, o ...client.ReadOption) iter.Seq2[client.Row, error] {

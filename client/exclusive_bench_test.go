@@ -50,7 +50,7 @@ func BenchmarkExclusiveImport(b *testing.B) {
 					}
 				} else {
 					cfg.Indexes = indextest.OrderIndexes(b)[:2]
-					it, err := c.CreateIndexedTable(ctx, "orders", cfg)
+					it, err := c.CreateTable(ctx, "orders", cfg)
 					if err != nil {
 						b.Fatal(err)
 					}

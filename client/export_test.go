@@ -10,6 +10,3 @@ func (x *ExclusiveTable) Die() {
 // TrustView makes t's handle trust the view of the directory it holds as if it had just read it:
 // a handle whose last read came just before a rebucket's step was recorded.
 func (t *Table) TrustView() { t.rt.TrustView() }
-
-// TrustView is Table.TrustView for the main table.
-func (it *IndexedTable) TrustView() { it.t.TrustView() }

@@ -156,12 +156,24 @@ var ErrDuplicateKey = route.ErrDuplicateKey
 // A key given more than once is counted in ImportStats.Duplicates and handled by opts.OnDuplicate:
 // by default the last occurrence wins on every store, because each repeat's stamped cells are 1 ms
 // newer than the one before (cells that carry their own timestamps keep them, and the newest wins).
+//
+// On a table with indexes each row goes through the index protocol when it touches an index. Of the
+// input rows that give one key of a unique index to different main rows, the first in the input wins
+// it, however the parallel batches land: a later one fails with ErrUniqueViolation naming the first,
+// whether or not the first is written.
 func (t *Table) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (stats ImportStats, err error) {
+	it, err := retryRoute(ctx, t.c.core, opts, func() (*indexedTable, error) { return t.indexed(ctx) })
+	switch {
+	case err != nil:
+		return ImportStats{}, fmt.Errorf("import %s: %w", t.name, err)
+	case it != nil:
+		return it.Import(ctx, rows, opts)
+	}
 	return t.importRows(ctx, rows, opts, nil, nil)
 }
 
 // importRows is Import; write, when not nil, writes the batches, and admit refuses rows before they
-// are batched (an IndexedTable's).
+// are batched (the index engine's).
 func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions, write route.WriteFunc, admit func(route.Pending) error) (ImportStats, error) {
 	if opts.Bulk != nil && (write != nil || admit != nil) {
 		return ImportStats{}, fmt.Errorf("import into %s: bulk: %w: an indexed table's entries would need files of their own, loaded under the exclusive fence", t.name, backends.ErrUnsupported)
@@ -198,18 +210,24 @@ func (t *Table) importRows(ctx context.Context, rows iter.Seq2[ImportRow, error]
 	return ImportStats(stats), err
 }
 
-// importTarget is the physical table an import writes, from the table's route. A directory read
-// that fails retryably (its region moving after a server died) is tried again as a row would be, up
-// to opts.MaxAttempts: without that, one moving region failed the whole import before its first
-// row, while every row of it would have been retried.
+// importTarget is the physical table an import writes, from the table's route.
 func (t *Table) importTarget(ctx context.Context, opts ImportOptions) (*route.Phys, error) {
+	return retryRoute(ctx, t.c.core, opts, func() (*route.Phys, error) { return t.rt.Plain(ctx, "import into", false) })
+}
+
+// retryRoute runs read, a read of the table's route or definitions that an import starts with, and
+// runs it again when it fails retryably (its region moving after a server died), as a row would be,
+// up to opts.MaxAttempts: without that, one moving region failed the whole import before its first
+// row, while every row of it would have been retried.
+func retryRoute[T any](ctx context.Context, core *route.Core, opts ImportOptions, read func() (T, error)) (T, error) {
+	opts.withDefaults(core.Concurrency, core.BatchRows)
 	for attempt := 1; ; attempt++ {
-		pt, err := t.rt.Plain(ctx, "import into", false)
+		v, err := read()
 		if err == nil || !IsRetryable(err) || attempt >= opts.MaxAttempts {
-			return pt, err
+			return v, err
 		}
 		if serr := route.SleepBackoff(ctx, attempt, opts.BaseBackoff, opts.MaxBackoff); serr != nil {
-			return nil, fmt.Errorf("%w (last error: %w)", serr, err)
+			return v, fmt.Errorf("%w (last error: %w)", serr, err)
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 //     stays loaded, and Import again with the same rows, Staging and Timestamp resumes the rest.
 //
 // On a store without bulk loads Import fails with an error wrapping ErrUnsupported before it reads
-// a row. IndexedTable and ExclusiveTable refuse it the same way: the index entries would need files
+// a row. A table with indexes and an ExclusiveTable refuse it the same way: the index entries would need files
 // of their own, loaded under the exclusive fence, which is not built; so does a period table
 // (periods.Table), whose rows go to several tables at once.
 type BulkLoad struct {

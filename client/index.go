@@ -34,9 +34,9 @@ var (
 	ErrUniqueViolation = errors.New("brine: unique index key already used by another row")
 	// ErrIndexMismatch: a table was opened with index definitions other than the ones stored with it.
 	ErrIndexMismatch = errors.New("brine: index definitions do not match the table's")
-	// ErrPlainWriters: AddIndex of a table's first index was not told that no plain Table handle
-	// writes the table any more (AddIndexOptions.NoPlainWriters): such a handle would not keep it.
-	ErrPlainWriters = errors.New("brine: plain table handles may still write the table")
+	// ErrPlainWriters: AddIndex of a table's first index was not told that nothing writes the table
+	// around brine's Table (AddIndexOptions.NoPlainWriters): such a writer would not keep it.
+	ErrPlainWriters = errors.New("brine: writers that keep no index may still write the table")
 )
 
 // IndexPart is one field of an index key: a field of the main row's logical key (which must be
@@ -150,7 +150,7 @@ func parseIndexConfig(name, s string, parse func(name, s string) (indexproto.Def
 
 // Index is a handle on one index of a table. It is cheap, immutable and safe for concurrent use.
 type Index struct {
-	t     *IndexedTable // the main table
+	t     *indexedTable // the main table
 	cfg   IndexConfig
 	def   indexproto.Def // cfg, for the protocol's encodings
 	table *Table         // the index table: salted by cfg.Salter, keyed by entry keys

@@ -63,11 +63,11 @@ func TestIndexRowRecreated(t *testing.T) {
 	}
 	key := indextest.OrderKey("o1")
 	// The late write, through each write path of the protocol.
-	for name, write := range map[string]func(context.Context, *client.IndexedTable) error{
-		"put": func(ctx context.Context, tbl *client.IndexedTable) error {
+	for name, write := range map[string]func(context.Context, *client.Table) error{
+		"put": func(ctx context.Context, tbl *client.Table) error {
 			return tbl.Put(ctx, key, cells("host2", "2")...)
 		},
-		"apply": func(ctx context.Context, tbl *client.IndexedTable) error {
+		"apply": func(ctx context.Context, tbl *client.Table) error {
 			rowErrs, err := tbl.Apply(ctx, []client.Mutation{{Key: key, Cells: cells("host2", "2")}})
 			if err == nil && rowErrs != nil {
 				err = rowErrs[0]

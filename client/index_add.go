@@ -19,14 +19,15 @@ import (
 // AddIndexOptions control AddIndex.
 type AddIndexOptions struct {
 	// Fence is how long AddIndex waits between declaring the index and building it, so that every
-	// IndexedTable handle keeps the index before the build reads a row: longer than the client's
+	// Table handle keeps the index before the build reads a row: longer than the client's
 	// refresh interval (WithRouteRefresh) plus the longest write. Default three refresh intervals.
 	Fence time.Duration
-	// NoPlainWriters states that no plain Table handle writes the table. Adding the first index of a
-	// table that has none requires it: such a table is written through plain handles, which never
-	// keep an index and are not told that one was added; stop them first (once the index is declared,
-	// OpenTable refuses the table, and its writers open it with OpenIndexedTable). A table that has an
-	// index already has no plain handles (OpenTable refuses it), so it needs no such promise.
+	// NoPlainWriters states that nothing writes the table around brine's Table: no drop-in client
+	// (which learns of a table's indexes once, when it first uses the table), raw driver or brine
+	// older than one Table type. Adding the first index of a table that has none requires it: such a
+	// writer never keeps an index; stop it first. Every Table handle keeps the new index within the
+	// refresh interval, in this process and in others. A table that has an index already refuses the
+	// drop-ins' writes, so it needs no such promise.
 	NoPlainWriters bool
 	// Progress, when not nil, is told of the build's progress (see Index.Rebuild).
 	Progress func(RebuildProgress)
@@ -38,7 +39,7 @@ const maxBuildRounds = 3
 
 // AddIndex adds an index to a table in use, as Phoenix's ASYNC index and IndexTool do. It creates the
 // index's table and declares the index (state IndexBuilding) with one compare-and-set of the table's
-// meta; from then on every IndexedTable handle keeps the index within the refresh interval. After the
+// meta; from then on every Table handle keeps the index within the refresh interval. After the
 // fence it builds the index (Index.Rebuild: every row's entry written through the index protocol, so
 // a writer's newer entry is never overwritten), verifies that no row lacks its entry (fillMissing,
 // exact while writers run), and marks it active: queries by it are answered from then on. It
@@ -69,11 +70,11 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if err := wait.Sleep(ctx, opts.Fence); err != nil {
 		return fail(err)
 	}
-	it, err := c.OpenIndexedTable(ctx, table, nil)
+	t, err := c.OpenTable(ctx, table, nil)
 	if err != nil {
 		return fail(err)
 	}
-	ix := it.lookup(cfg.Name)
+	ix := t.view.cur.Load().lookup(cfg.Name)
 	if ix == nil || ix.state != IndexBuilding {
 		return fail(fmt.Errorf("%w: the index is no longer being built (dropped?)", ErrIndexNotFound))
 	}
@@ -199,7 +200,7 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 			return false, err
 		}
 		if !hasIndexes(meta) && !noPlainWriters {
-			return false, fmt.Errorf("%w: %w: the table has no index yet, so a plain Table handle, which would not keep one, may write it: stop them and say so with AddIndexOptions.NoPlainWriters; its writers then use OpenIndexedTable", backends.ErrInvalidArgument, ErrPlainWriters)
+			return false, fmt.Errorf("%w: %w: the table has no index yet, so a writer around brine's Table (a drop-in client, a raw driver), which would not keep one, may write it: stop such writers and say so with AddIndexOptions.NoPlainWriters", backends.ErrInvalidArgument, ErrPlainWriters)
 		}
 		if meta[metaIndexFamily] == "" {
 			meta[metaIndexFamily] = versionFamily(cfg)

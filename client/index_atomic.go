@@ -17,20 +17,20 @@ import (
 // A put that touches no index goes to the store as one conditional mutation, with a new row version
 // in it. One that touches an index goes through the index protocol: the row is read, cond is checked
 // on it, and the data write applies only while the row's version is the one read. That is as atomic
-// as the store's own check: every put, row delete and Increment of an IndexedTable writes a new
+// as the store's own check: every put, row delete and Increment of a table with indexes writes a new
 // version in the same row mutation, and a delete of columns runs under a mark that such reads wait
 // out (see the package documentation), so an unchanged version means a row unchanged since cond was
 // checked; a failed check writes nothing and is linearized at the read. A delete of columns no index
 // uses checks cond the same way before its mark.
-func (it *IndexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
-	err = it.write(ctx, func(it *IndexedTable) error {
+func (it *indexedTable) CheckAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+	err = it.write(ctx, func(it *indexedTable) error {
 		applied, err = it.checkAndMutate(ctx, cond, m)
 		return err
 	})
 	return applied, err
 }
 
-func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
+func (it *indexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mutation) (applied bool, err error) {
 	indexed, err := it.indexedMutation(m)
 	if err != nil {
 		return false, fmt.Errorf("check and mutate %s: %w", it.t.printKey(m.Key), err)
@@ -61,15 +61,15 @@ func (it *IndexedTable) checkAndMutate(ctx context.Context, cond Condition, m Mu
 // version (retried while other writers change the row), so that the row's version changes with its
 // counters: what keeps CheckAndMutate's condition atomic. The cells returned carry Timestamp 0: the
 // store stamps them on write.
-func (it *IndexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (out []Cell, err error) {
-	err = it.write(ctx, func(it *IndexedTable) error {
+func (it *indexedTable) Increment(ctx context.Context, key []byte, incs ...Increment) (out []Cell, err error) {
+	err = it.write(ctx, func(it *indexedTable) error {
 		out, err = it.increment(ctx, key, incs)
 		return err
 	})
 	return out, err
 }
 
-func (it *IndexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
+func (it *indexedTable) increment(ctx context.Context, key []byte, incs []Increment) (_ []Cell, err error) {
 	ctx, c := it.t.c.core.Tel.Begin(ctx, "increment", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.RowsIf(err, 1)) }()
 	if err := driverkit.CheckIncrements(incs); err != nil {

@@ -21,7 +21,7 @@ import (
 // touch rewrites the rows' entries without changing their data (Rebuild). errs[i] is muts[i]'s
 // outcome, without the row's position, which is the caller's to add (muts may be part of a call).
 // A row with a bad key fails alone, before anything is read or sent for it.
-func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
+func (it *indexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, touch bool) []error {
 	errs := make([]error, len(muts))
 	var mu sync.Mutex
 	fail := func(i int, err error) {
@@ -140,7 +140,7 @@ func (it *IndexedTable) writeIndexedBatch(ctx context.Context, muts []Mutation, 
 // pendingBatch is step 2 for the live plans: new non-unique entries in one Apply per index table,
 // new unique ones in one claim batch per index (claimMany), the entries left one row at a time
 // (markPending). A failure fails its row, before its data write.
-func (it *IndexedTable) pendingBatch(ctx context.Context, plans []writePlan, live func(int) bool, fail func(int, error)) {
+func (it *indexedTable) pendingBatch(ctx context.Context, plans []writePlan, live func(int) bool, fail func(int, error)) {
 	puts := map[*Index][]Mutation{}
 	claims := map[*Index][]claimReq{}
 	putRows, claimRows := map[*Index][]int{}, map[*Index][]int{} // the row of each put and claim

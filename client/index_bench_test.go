@@ -58,7 +58,7 @@ func BenchmarkIndexPut(b *testing.B) {
 			defer c.Close()
 			idx := indextest.OrderIndexes(b)
 			idx = []client.IndexConfig{idx[0], idx[1]}[:n]
-			tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(b, "hash:8"), Indexes: idx})
+			tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(b, "hash:8"), Indexes: idx})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func BenchmarkIndexQuery(b *testing.B) {
 	mem := memory.New()
 	c := client.New(mem)
 	defer c.Close()
-	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(b, "hash:8"), Indexes: indextest.OrderIndexes(b)[:1]})
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(b, "hash:8"), Indexes: indextest.OrderIndexes(b)[:1]})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type claim struct {
 // known (a row that sets some of an index's parts, the store holding the rest, is left to the
 // protocol). Memory: one seeded 64-bit hash per key, as Import's duplicate count keeps; two keys
 // share one with odds of about n²/2^65, and the later row is then refused, never dropped.
-func (it *IndexedTable) firstClaims() func(route.Pending) error {
+func (it *indexedTable) firstClaims() func(route.Pending) error {
 	var unique []*Index
 	for _, ix := range it.indexes {
 		if ix.cfg.Unique {

@@ -31,7 +31,7 @@ func markWait(ctx context.Context, attempt int) error {
 // that dies between steps 2 and 4 leaves that row's conditional writes failing with the retryable
 // ErrIndexContention until the grace has passed. A writer that changes the row between steps 2 and
 // 3 makes step 3 fail, and the delete starts again from step 1.
-func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
+func (it *indexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Condition) (applied bool, err error) {
 	if err := it.t.checkKey(m.Key); err != nil {
 		return false, err
 	}
@@ -96,7 +96,7 @@ func (it *IndexedTable) deleteColumns(ctx context.Context, m Mutation, cond *Con
 // condition was checked on the row, else blindly, so that a busy row's writers (each changing the
 // version) cannot starve the delete. A blind mark is safe: a write that read the version before it
 // fails its own compare-and-set, and one already in the row has its data there.
-func (it *IndexedTable) markRow(ctx context.Context, key, v, mark []byte, checked bool) (bool, error) {
+func (it *indexedTable) markRow(ctx context.Context, key, v, mark []byte, checked bool) (bool, error) {
 	vcol := it.versionColumn()
 	m := Mutation{Key: key, Cells: []Cell{{Family: vcol.Family, Qualifier: vcol.Qualifier, Value: mark}}}
 	if checked {
@@ -124,7 +124,7 @@ func leavesNoData(row []Cell, cols []Cell) bool {
 // readRow reads one row of the main table whole, with its version column, by its logical key:
 // through the router, so that during a rebucket it is the row reads see (the version a compare-and-set
 // on it tests).
-func (it *IndexedTable) readRow(ctx context.Context, key []byte) ([]Cell, error) {
+func (it *indexedTable) readRow(ctx context.Context, key []byte) ([]Cell, error) {
 	rows, err := it.t.GetMany(ctx, [][]byte{key})
 	if err != nil {
 		return nil, fmt.Errorf("read row: %w", err)

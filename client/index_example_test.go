@@ -18,7 +18,7 @@ func ExampleIndex() {
 	c := client.New(memory.New())
 	defer c.Close()
 	salt := func(spec string) salting.Salter { s, _ := salting.ParseSpec(spec); return s }
-	orders, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{
+	orders, err := c.CreateTable(ctx, "orders", client.TableConfig{
 		Salter: salt("hash:8"),
 		Indexes: []client.IndexConfig{
 			{ // [seller][ts desc][order_no]; one seller's orders in one bucket of the index

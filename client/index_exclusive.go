@@ -16,7 +16,7 @@ import (
 	"github.com/brine-kv/brine/internal/route"
 )
 
-// Import writes rows as IndexedTable.Import does (batched per bucket, parallel, retried, every row
+// Import writes rows as Table.Import does (batched per bucket, parallel, retried, every row
 // reported), but as plain batched writes, with no compare-and-set: each batch's rows, with a new
 // version each, whose index entries, verified, and the deletes of the entries the rows moved away
 // from, then wait in a buffer to be written sorted by key, when it holds ExclusiveOptions.EntryBuffer

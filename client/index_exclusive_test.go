@@ -22,10 +22,10 @@ const exclusiveRefresh = 20 * time.Millisecond
 
 // exclusiveOrders creates the order table with indextest.OrderIndexes on b, through a client that
 // rereads definitions every exclusiveRefresh.
-func exclusiveOrders(t *testing.T, b backends.Backend) (*client.Client, *client.IndexedTable) {
+func exclusiveOrders(t *testing.T, b backends.Backend) (*client.Client, *client.Table) {
 	t.Helper()
 	c := client.New(b, client.WithRouteRefresh(exclusiveRefresh), client.WithLogger(slog.New(slog.DiscardHandler)))
-	tbl, err := c.CreateIndexedTable(context.Background(), "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(context.Background(), "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func rowsOf(rows []client.ImportRow) func(func(client.ImportRow, error) bool) {
 }
 
 // exclusive fences tbl with the test's short fence.
-func exclusive(t *testing.T, tbl *client.IndexedTable, opts client.ExclusiveOptions) *client.ExclusiveTable {
+func exclusive(t *testing.T, tbl *client.Table, opts client.ExclusiveOptions) *client.ExclusiveTable {
 	t.Helper()
 	opts.Fence = 3 * exclusiveRefresh
 	x, err := tbl.Exclusive(context.Background(), opts)
@@ -133,7 +133,7 @@ func cellValue(row client.Row, q string) []byte {
 
 // verifyExact checks every index against the main table with Verify before any query runs (queries
 // repair what they pass), then with the queries.
-func verifyExact(t *testing.T, tbl *client.IndexedTable) {
+func verifyExact(t *testing.T, tbl *client.Table) {
 	t.Helper()
 	for _, ix := range tbl.Indexes() {
 		rep, err := ix.Verify(context.Background())
@@ -157,7 +157,7 @@ func TestExclusiveFencesOtherHandles(t *testing.T) {
 	if err := tbl.Put(ctx, indextest.OrderKey("o1"), orderRow("o1", "s1", "e1", 1).Cells...); err != nil {
 		t.Fatal(err)
 	}
-	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenIndexedTable(ctx, "orders", nil)
+	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestExclusiveAddIndexAndRebuild(t *testing.T) {
 	if err := c.DropIndex(ctx, "orders", "by_seller_u", client.DropIndexOptions{Fence: time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	if tbl, err = c.OpenIndexedTable(ctx, "orders", nil); err != nil { // with the indexes there are now
+	if tbl, err = c.OpenTable(ctx, "orders", nil); err != nil { // with the indexes there are now
 		t.Fatal(err)
 	}
 	verifyExact(t, tbl)
@@ -338,7 +338,7 @@ func TestExclusiveWritersDuringFence(t *testing.T) {
 	ctx := context.Background()
 	b := memory.New()
 	_, tbl := exclusiveOrders(t, b)
-	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenIndexedTable(ctx, "orders", nil)
+	other, err := client.New(b, client.WithRouteRefresh(exclusiveRefresh)).OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 // The exclusive bulk mode. The per-row protocol keeps the indexes exact while other clients write,
 // at the cost of several round trips per batch. Where the writers can be stopped (a first load, a
 // backfill, a repair), Exclusive records a table-wide write fence in the table's meta, which every
-// IndexedTable handle reads within its refresh interval and obeys; under it, the holder writes main
+// Table handle reads within its refresh interval and obeys; under it, the holder writes main
 // rows and index entries as plain batched writes, as Phoenix's bulk load writes index rows directly.
 
 // Meta keys of the fence (indexproto.Fence).
@@ -38,7 +38,7 @@ const (
 const DefaultLease = time.Minute
 
 var (
-	// ErrFenced: a write to a table an exclusive bulk job holds (IndexedTable.Exclusive). It is
+	// ErrFenced: a write to a table an exclusive bulk job holds (Table.Exclusive). It is
 	// retryable: the fence ends with the job, or when its lease runs out.
 	ErrFenced = errors.New("brine: table is fenced by an exclusive bulk job")
 	// ErrFenceLost: the holder of an exclusive fence no longer holds it (its lease ran out and
@@ -52,7 +52,7 @@ func fencedError(f indexproto.Fence, table string) error {
 }
 
 // writable is current, refused while an exclusive fence holds the table.
-func (it *IndexedTable) writable(ctx context.Context) (*IndexedTable, error) {
+func (it *indexedTable) writable(ctx context.Context) (*indexedTable, error) {
 	cur, err := it.current(ctx)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (it *IndexedTable) writable(ctx context.Context) (*IndexedTable, error) {
 	return cur, nil
 }
 
-// ExclusiveOptions configure IndexedTable.Exclusive.
+// ExclusiveOptions configure Table.Exclusive.
 type ExclusiveOptions struct {
 	// Lease is how long the fence holds unless renewed (default DefaultLease); the holder renews it
 	// every third of it. A holder killed mid-job leaves the table fenced until the lease runs out.
@@ -83,12 +83,12 @@ type ExclusiveOptions struct {
 	EntryBuffer int
 }
 
-// ExclusiveTable is an IndexedTable while its writers are fenced (Exclusive): its writes are plain
-// batched writes of main rows and index entries, with no compare-and-set. Its indexes are building,
-// so queries by them fail with ErrIndexBuilding, until Release makes them exact and active. Reads
-// of the main table work throughout, from any handle.
+// ExclusiveTable is a table with indexes while its other writers are fenced (Table.Exclusive): its
+// writes are plain batched writes of main rows and index entries, with no compare-and-set. Its
+// indexes are building, so queries by them fail with ErrIndexBuilding, until Release makes them
+// exact and active. Reads of the main table work throughout, from any handle.
 type ExclusiveTable struct {
-	it    *IndexedTable // as of the fence: the indexes kept are its
+	it    *indexedTable // as of the fence: the indexes kept are its
 	fence indexproto.Fence
 	moved []string // the indexes the fence moved to building
 	skip  []string // indexes whose build failed (AddIndex): left building, for DropIndex
@@ -114,7 +114,7 @@ type ExclusiveTable struct {
 // it (their writes then fail with ErrFenced, retryable). A live fence of another holder fails it
 // with ErrFenced, unless opts.TakeOver. An index being built by AddIndex, or dropped, refuses it.
 // The holder must Release the fence; until then it renews its lease.
-func (it *IndexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*ExclusiveTable, error) {
+func (it *indexedTable) Exclusive(ctx context.Context, opts ExclusiveOptions) (*ExclusiveTable, error) {
 	c := it.t.c
 	if opts.Lease <= 0 {
 		opts.Lease = DefaultLease

@@ -16,7 +16,7 @@ import (
 	"github.com/brine-kv/brine/keys"
 )
 
-// TestIndexApplyPerRow: IndexedTable.Apply keeps Table.Apply's per-row contract. A row with an empty
+// TestIndexApplyPerRow: Table.Apply on a table with indexes keeps Table.Apply's per-row contract. A row with an empty
 // key and a row whose unique value another row holds fail alone, each under its own position; the
 // good row beside them is written and indexed.
 func TestIndexApplyPerRow(t *testing.T) {
@@ -66,7 +66,7 @@ func TestIndexApplyPerRow(t *testing.T) {
 }
 
 // TestIndexKeyPartPastSchema: a key part kN the table's key schema has no field for is refused where
-// the index is declared (CreateIndexedTable, AddIndex), before anything is written; k1 of a
+// the index is declared (CreateTable, AddIndex), before anything is written; k1 of a
 // two-field schema is fine.
 func TestIndexKeyPartPastSchema(t *testing.T) {
 	ctx := context.Background()
@@ -80,14 +80,14 @@ func TestIndexKeyPartPastSchema(t *testing.T) {
 		return []client.IndexConfig{{Name: "by_k", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.KeyPart(n)}}}
 	}
 	cfg := client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks, Indexes: byPart(2)}
-	if _, err := c.CreateIndexedTable(ctx, "bad", cfg); !errors.Is(err, backends.ErrInvalidArgument) {
+	if _, err := c.CreateTable(ctx, "bad", cfg); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("create with k2 of a 2-field key: %v, want ErrInvalidArgument", err)
 	}
 	if names, _ := c.Tables(ctx); len(names) != 0 {
 		t.Fatalf("a refused create left tables: %q", names)
 	}
 	cfg.Indexes = byPart(1)
-	if _, err := c.CreateIndexedTable(ctx, "good", cfg); err != nil {
+	if _, err := c.CreateTable(ctx, "good", cfg); err != nil {
 		t.Fatalf("create with k1 of a 2-field key: %v", err)
 	}
 	add := byPart(5)[0]
@@ -95,7 +95,7 @@ func TestIndexKeyPartPastSchema(t *testing.T) {
 	if _, err := c.AddIndex(ctx, "good", add, client.AddIndexOptions{Fence: time.Millisecond}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("add index k5 of a 2-field key: %v, want ErrInvalidArgument", err)
 	}
-	it, err := c.OpenIndexedTable(ctx, "good", nil)
+	it, err := c.OpenTable(ctx, "good", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestIndexTableDropRefusedAndRebuilt(t *testing.T) {
 	b := memory.New()
 	c := client.New(b)
 	defer c.Close()
-	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestIndexTableDropRefusedAndRebuilt(t *testing.T) {
 
 // newSchemaOrders is an order table whose key schema is "no" (one string field, what
 // indextest.OrderKey encodes), with by_time (seller, then ts descending) and the unique by_ext.
-func newSchemaOrders(t *testing.T) *client.IndexedTable {
+func newSchemaOrders(t *testing.T) *client.Table {
 	t.Helper()
 	ctx := context.Background()
 	c := client.New(memory.New())
@@ -155,7 +155,7 @@ func newSchemaOrders(t *testing.T) *client.IndexedTable {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks, Indexes: []client.IndexConfig{
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks, Indexes: []client.IndexConfig{
 		{Name: "by_time", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.ColumnPart("d", "seller"), client.ColumnPart("d", "month").Descending()}},
 		{Name: "by_ext", Salter: testkit.Salter(t, "hash:2"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}},
 	}})
@@ -322,7 +322,7 @@ func TestIndexOfKeyOnly(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	ks := testkit.Schema(t, "u,n:int64")
-	tbl, err := c.CreateIndexedTable(ctx, "events", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks,
+	tbl, err := c.CreateTable(ctx, "events", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks,
 		Indexes: []client.IndexConfig{{Name: "by_n", Salter: testkit.Salter(t, "hash:2"), Parts: []client.IndexPart{client.KeyPart(1)}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -54,13 +54,13 @@ func TestIndexEntryFormats(t *testing.T) {
 				}
 			}
 			c := client.New(b, client.WithConcurrency(4), client.WithRouteRefresh(exclusiveRefresh), client.WithLogger(slog.New(slog.DiscardHandler)))
-			tbl, err := c.OpenIndexedTable(ctx, "orders", nil)
+			tbl, err := c.OpenTable(ctx, "orders", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The declarations match the stored indexes, whatever their format.
-			if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: tbl.Salter(), Indexes: indextest.OrderIndexes(t)}); err != nil {
-				t.Fatalf("CreateOrOpenIndexedTable with the declarations: %v", err)
+			if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: tbl.Salter(), Indexes: indextest.OrderIndexes(t)}); err != nil {
+				t.Fatalf("CreateOrOpenTable with the declarations: %v", err)
 			}
 			for _, ix := range tbl.Indexes() {
 				if strings.Contains(ix.Spec(), "entries") {
@@ -108,7 +108,7 @@ func TestIndexEntryFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.CreateIndexedTable(ctx, "orders_copy", cfg); err != nil {
+			if _, err := c.CreateTable(ctx, "orders_copy", cfg); err != nil {
 				t.Fatal(err)
 			}
 			copyMeta, err := b.TableMeta(ctx, "orders_copy")

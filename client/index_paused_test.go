@@ -26,7 +26,7 @@ func TestIndexQueryDuringDeadPause(t *testing.T) {
 	}})
 	c := client.New(f, client.WithRouteRefresh(testRefresh))
 	defer c.Close()
-	it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
+	it, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
 		{Name: "by_seller", Parts: []client.IndexPart{client.ColumnPart("d", "seller")}},
 	}})
 	if err != nil {

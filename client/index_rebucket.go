@@ -20,7 +20,7 @@ import (
 //
 // opts.Families must name every family of the table, among them the one holding the version
 // column and every family an index reads: a whole-row delete during the rebucket deletes those.
-func (it *IndexedTable) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
+func (it *indexedTable) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
 	if len(opts.Families) == 0 {
 		opts.Families = []string{DefaultFamily}
 	}
@@ -48,7 +48,7 @@ func (it *IndexedTable) Rebucket(ctx context.Context, to salting.Salter, opts Re
 // The spec stored with the table's index definition (Index.Config, Spec) stays the one the index was
 // created with; the directory (RebucketStatus of IndexTableName) names the one serving it. Families
 // and MaxVersions of opts are the index table's own and ignored.
-func (it *IndexedTable) RebucketIndex(ctx context.Context, name string, to salting.Salter, opts RebucketOptions) error {
+func (it *indexedTable) RebucketIndex(ctx context.Context, name string, to salting.Salter, opts RebucketOptions) error {
 	ix, err := it.Index(name)
 	if err != nil {
 		return fmt.Errorf("rebucket index: %w", err)
@@ -62,7 +62,7 @@ func (it *IndexedTable) RebucketIndex(ctx context.Context, name string, to salti
 
 // refuseChanging fails while an index is being added or dropped: the rebucket copies the table's
 // meta when it starts, and AddIndex or DropIndex would rewrite the old table's copy after that.
-func (it *IndexedTable) refuseChanging(op string) error {
+func (it *indexedTable) refuseChanging(op string) error {
 	for _, ix := range it.latest().indexes {
 		if ix.state != IndexActive {
 			return fmt.Errorf("%s %s: %w: index %s is %s; finish AddIndex or DropIndex first", op, it.Name(), ErrIndexBuilding, ix.cfg.Name, ix.state)
@@ -72,14 +72,14 @@ func (it *IndexedTable) refuseChanging(op string) error {
 }
 
 // refuseIndexTable fails when name is the table of an index: its rebucket must keep the entries'
-// own families, which IndexedTable.RebucketIndex does.
+// own families, which Table.RebucketIndex does.
 func (c *Client) refuseIndexTable(ctx context.Context, name string) error {
 	table, index, err := c.IndexTableOf(ctx, name)
 	if err != nil {
 		return fmt.Errorf("rebucket %s: %w", name, err)
 	}
 	if index != "" {
-		return fmt.Errorf("rebucket %s: %w: it is index %q of %s: rebucket it with IndexedTable.RebucketIndex", name, ErrIndexedTable, index, table)
+		return fmt.Errorf("rebucket %s: %w: it is index %q of %s: rebucket it with Table.RebucketIndex", name, backends.ErrInvalidArgument, index, table)
 	}
 	return nil
 }

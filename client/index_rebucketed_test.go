@@ -19,7 +19,7 @@ func TestIndexedAfterRebucket(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := client.New(open(t), client.WithRouteRefresh(testRefresh))
 			defer c.Close()
-			it, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
+			it, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: []client.IndexConfig{
 				{Name: "by_seller", Parts: []client.IndexPart{client.ColumnPart("d", "seller")}},
 				{Name: "by_ext", Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}},
 			}})
@@ -66,7 +66,7 @@ func TestIndexedAfterRebucket(t *testing.T) {
 			if err := c.DropIndex(ctx, "orders", "by_ext", client.DropIndexOptions{Fence: testFence}); err != nil {
 				t.Fatalf("drop index after the rebucket: %v", err)
 			}
-			it, err = c.OpenIndexedTable(ctx, "orders", nil)
+			it, err = c.OpenTable(ctx, "orders", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brine-kv/brine/internal/indexproto"
@@ -42,55 +43,84 @@ func indexState(meta map[string]string, name string) IndexState {
 // State is the index's state at the handle's last reading of the table's definitions.
 func (ix *Index) State() IndexState { return ix.state }
 
-// indexView is what every copy of one IndexedTable handle shares: the handle as of the table's
+// indexView is what every copy of one Table handle shares: the table's index engine as of its
 // definitions last read, read again once older than the client's refresh interval (WithRouteRefresh,
 // the same bound a rebucket relies on), so that a writer keeps an index declared on the table within
-// that bound, and stops keeping one being dropped.
+// that bound (the first one too), and stops keeping one being dropped. A handle of a table without
+// indexes holds an engine without indexes, which its calls go around (Table.indexed).
+//
+// cur and at are atomic: every call of every handle reads them, and only a refresh takes mu.
 type indexView struct {
 	c    *Client
 	name string
 
-	mu   sync.Mutex
-	cur  *IndexedTable
-	seen map[string]string // indexMeta of the meta cur was built from
-	at   time.Time         // when that meta's read was sent
+	cur  atomic.Pointer[indexedTable]
+	at   atomic.Int64      // when the read of the meta cur was built from was sent, in Unix nanoseconds
+	mu   sync.Mutex        // held by a refresh
+	seen map[string]string // indexMeta of the meta cur was built from; under mu
+}
+
+// newIndexView is the view of a handle whose engine cur was built from meta, read just now.
+func newIndexView(c *Client, cur *indexedTable, meta map[string]string) *indexView {
+	v := &indexView{c: c, name: cur.t.name, seen: indexproto.Meta(meta)}
+	cur.view = v
+	v.cur.Store(cur)
+	v.at.Store(time.Now().UnixNano())
+	return v
+}
+
+// fresh is the engine when its definitions were read less than the refresh interval ago, else nil.
+func (v *indexView) fresh() *indexedTable {
+	if time.Since(time.Unix(0, v.at.Load())) < v.c.core.RouteRefresh {
+		return v.cur.Load()
+	}
+	return nil
 }
 
 // current is the handle as of the table's definitions read less than the refresh interval ago. Every
 // write takes it once at its start and keeps it to the end, so one write keeps one set of indexes.
-func (it *IndexedTable) current(ctx context.Context) (*IndexedTable, error) {
-	return it.refresh(ctx, false)
+func (it *indexedTable) current(ctx context.Context) (*indexedTable, error) {
+	return it.view.refresh(ctx, false)
 }
 
 // refresh is current; force reads the definitions whatever their age.
-func (it *IndexedTable) refresh(ctx context.Context, force bool) (*IndexedTable, error) {
-	v := it.view
+func (it *indexedTable) refresh(ctx context.Context, force bool) (*indexedTable, error) {
+	return it.view.refresh(ctx, force)
+}
+
+// refresh is indexedTable.refresh, on the view.
+func (v *indexView) refresh(ctx context.Context, force bool) (*indexedTable, error) {
+	if cur := v.fresh(); cur != nil && !force {
+		return cur, nil
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !force && time.Since(v.at) < v.c.core.RouteRefresh {
-		return v.cur, nil
+	if cur := v.fresh(); cur != nil && !force {
+		return cur, nil // another call read them while this one waited
 	}
 	sent := time.Now()
-	meta, err := v.cur.t.rt.ServingMeta(ctx)
+	cur := v.cur.Load()
+	meta, err := cur.t.rt.ServingMeta(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: read index definitions: %w", v.name, err)
 	}
 	if im := indexproto.Meta(meta); !maps.Equal(im, v.seen) {
-		next := &IndexedTable{t: v.cur.t, view: v}
+		next := &indexedTable{t: cur.t, view: v}
 		if err := v.c.attachIndexes(next, meta); err != nil {
 			return nil, fmt.Errorf("table %s: %w", v.name, err)
 		}
-		v.cur, v.seen = next, im
+		v.cur.Store(next)
+		v.seen = im
 	}
-	v.at = sent
-	return v.cur, nil
+	v.at.Store(sent.UnixNano())
+	return v.cur.Load(), nil
 }
 
 // write runs fn, a write, on the handle as of the table's definitions (current), and once more when
 // it failed on the table of an index dropped since: a write that outlasted DropIndex's fence. Such a
 // failure comes before the write's data write (every index step that can fail precedes it), so the
 // write is run again whole, keeping the indexes left.
-func (it *IndexedTable) write(ctx context.Context, fn func(*IndexedTable) error) error {
+func (it *indexedTable) write(ctx context.Context, fn func(*indexedTable) error) error {
 	cur, err := it.writable(ctx)
 	if err != nil {
 		return err
@@ -104,7 +134,7 @@ func (it *IndexedTable) write(ctx context.Context, fn func(*IndexedTable) error)
 
 // afterDrop returns the handle as of the definitions read now when err may come from the table of
 // an index that used had and that is gone (or being dropped) now.
-func (it *IndexedTable) afterDrop(ctx context.Context, used *IndexedTable, err error) (*IndexedTable, bool) {
+func (it *indexedTable) afterDrop(ctx context.Context, used *indexedTable, err error) (*indexedTable, bool) {
 	if !errors.Is(err, ErrTableNotFound) {
 		return nil, false
 	}
@@ -121,11 +151,7 @@ func (it *IndexedTable) afterDrop(ctx context.Context, used *IndexedTable, err e
 }
 
 // latest is the handle as of the table's definitions last read, without reading them again.
-func (it *IndexedTable) latest() *IndexedTable {
-	it.view.mu.Lock()
-	defer it.view.mu.Unlock()
-	return it.view.cur
-}
+func (it *indexedTable) latest() *indexedTable { return it.view.cur.Load() }
 
 // queryable refuses a query by an index that is not active now (or no longer there).
 func (ix *Index) queryable(ctx context.Context) error {

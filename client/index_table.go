@@ -2,103 +2,32 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/internal/indexproto"
 	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/internal/telemetry"
 	"github.com/brine-kv/brine/salting"
 )
 
-// ErrIndexedTable: a table with indexes was opened or created as a plain Table, whose writes would
-// go around the index protocol; open it with OpenIndexedTable (create it with CreateIndexedTable).
-var ErrIndexedTable = indexproto.ErrIndexedTable
-
-// IndexedTable is a handle on a table with indexes. Its methods are exactly the writes that keep
-// the indexes in step (Put, Delete, Apply, Import, CheckAndMutate, Increment) and the reads; a
-// table with indexes cannot be opened as a plain Table (ErrIndexedTable), so no handle can write
-// around the protocol, and no rebucket (a Table method) can move it. It is cheap, immutable and safe
-// for concurrent use.
+// indexedTable is the index protocol's engine over one table: a Table whose stored meta declares
+// indexes sends its calls here (Table.indexed), and its writes are then exactly the ones that keep
+// the indexes in step. Each value holds one set of index definitions; the handle's indexView holds the
+// current one.
 //
-// It lives in package client rather than a package of its own: the protocol writes the main table
-// below its public API (a conditional data write carrying the version column, raw reads that see
-// it), and a separate package could only reach those calls through an exported bypass that every
-// user could call too.
-type IndexedTable struct {
-	t           *Table // the main table, following rebuckets: the protocol's reads and data writes
+// It lives in package client: the protocol writes the main table below its public API (a
+// conditional data write carrying the version column, raw reads that see it), through t, a handle
+// with no view of its own whose calls go straight to the router.
+type indexedTable struct {
+	t           *Table // the main table, raw, following rebuckets: the protocol's reads and data writes
 	indexes     []*Index
 	indexFamily string           // the family of the version column
+	declared    bool             // the meta declares indexes, a dropping one too: calls go through the engine
 	fence       indexproto.Fence // an exclusive holder's, when the meta records one (index_fence.go)
 	view        *indexView       // shared by the copies of one handle: its indexes as last read
-}
-
-// CreateIndexedTable creates a table with cfg.Indexes (at least one), as CreateTable creates a
-// plain one, and each index's table beside it.
-func (c *Client) CreateIndexedTable(ctx context.Context, name string, cfg TableConfig) (*IndexedTable, error) {
-	if len(cfg.Indexes) == 0 {
-		return nil, fmt.Errorf("create table %q: %w: no indexes declared (use CreateTable)", name, backends.ErrInvalidArgument)
-	}
-	meta, err := c.createTable(ctx, name, cfg)
-	if err != nil {
-		return nil, err
-	}
-	t, err := c.keyedTable(ctx, name, cfg.Salter, meta)
-	if err != nil {
-		return nil, fmt.Errorf("create table %q: %w", name, err)
-	}
-	it, err := c.indexedHandle(t, meta)
-	if err != nil {
-		return nil, fmt.Errorf("create table %q: %w", name, err)
-	}
-	return it, nil
-}
-
-// OpenIndexedTable opens an existing table with indexes, with OpenTable's rules for s. A table
-// without indexes is refused with ErrIndexNotFound: open it with OpenTable.
-func (c *Client) OpenIndexedTable(ctx context.Context, name string, s salting.Salter) (*IndexedTable, error) {
-	it, _, err := c.openIndexed(ctx, name, s)
-	return it, err
-}
-
-// openIndexed is OpenIndexedTable, with the table's meta.
-func (c *Client) openIndexed(ctx context.Context, name string, s salting.Salter) (*IndexedTable, map[string]string, error) {
-	t, meta, err := c.openRouted(ctx, name, s)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !hasIndexes(meta) {
-		return nil, nil, fmt.Errorf("open table %q: %w: the table has none (use OpenTable)", name, ErrIndexNotFound)
-	}
-	it, err := c.indexedHandle(t, meta)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open table %q: %w", name, err)
-	}
-	return it, meta, nil
-}
-
-// CreateOrOpenIndexedTable creates the table as CreateIndexedTable does or, when it exists, opens it
-// as OpenIndexedTable does: its salting spec, key schema, families and index definitions must be
-// cfg's (ErrSpecMismatch, ErrSchemaMismatch, ErrIndexMismatch).
-func (c *Client) CreateOrOpenIndexedTable(ctx context.Context, name string, cfg TableConfig) (*IndexedTable, error) {
-	it, err := c.CreateIndexedTable(ctx, name, cfg)
-	if errors.Is(err, ErrTableExists) {
-		var meta map[string]string
-		if it, meta, err = c.openIndexed(ctx, name, cfg.Salter); err == nil {
-			if err = checkDeclared(name, cfg, meta); err == nil {
-				err = matchIndexes(it, cfg.Indexes)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return it, err
 }
 
 // hasIndexes reports whether table meta declares indexes.
@@ -107,26 +36,29 @@ func hasIndexes(meta map[string]string) bool {
 	return ok
 }
 
-func (c *Client) indexedHandle(t *Table, meta map[string]string) (*IndexedTable, error) {
-	it := &IndexedTable{t: t}
+// withView gives raw, a routed table read from meta, the view of a handle: its engine built from
+// meta, read just now. raw itself stays raw: the engine writes through it.
+func (c *Client) withView(raw *Table, meta map[string]string) (*Table, error) {
+	it := &indexedTable{t: raw}
 	if err := c.attachIndexes(it, meta); err != nil {
 		return nil, err
 	}
-	it.view = &indexView{c: c, name: t.name, cur: it, seen: indexproto.Meta(meta), at: time.Now()}
-	return it, nil
+	t := *raw
+	t.view = newIndexView(c, it, meta)
+	return &t, nil
 }
 
 // Name is the table's name in the store.
-func (it *IndexedTable) Name() string { return it.t.name }
+func (it *indexedTable) Name() string { return it.t.name }
 
 // Salter is the table's salter (of a rebucketed table: the one serving it at the handle's last
 // directory read).
-func (it *IndexedTable) Salter() salting.Salter { return it.t.Salter() }
+func (it *indexedTable) Salter() salting.Salter { return it.t.Salter() }
 
 // Index returns the table's index of that name, as of the handle's last reading of the table's
 // definitions (its writes and queries read them again once older than the refresh interval); an
 // unknown name fails with ErrIndexNotFound, naming the indexes the table has.
-func (it *IndexedTable) Index(name string) (*Index, error) {
+func (it *indexedTable) Index(name string) (*Index, error) {
 	if ix := it.lookup(name); ix != nil {
 		return ix, nil
 	}
@@ -138,7 +70,7 @@ func (it *IndexedTable) Index(name string) (*Index, error) {
 }
 
 // lookup is Index, nil for an unknown name.
-func (it *IndexedTable) lookup(name string) *Index {
+func (it *indexedTable) lookup(name string) *Index {
 	for _, ix := range it.latest().indexes {
 		if ix.cfg.Name == name {
 			return ix
@@ -149,21 +81,27 @@ func (it *IndexedTable) lookup(name string) *Index {
 
 // Indexes returns the table's indexes, sorted by name, as Index does: building ones too (see
 // Index.State), not the ones being dropped.
-func (it *IndexedTable) Indexes() []*Index { return slices.Clone(it.latest().indexes) }
+func (it *indexedTable) Indexes() []*Index { return slices.Clone(it.latest().indexes) }
 
 // versionColumn is the column holding the row's version.
-func (it *IndexedTable) versionColumn() Column {
+func (it *indexedTable) versionColumn() Column {
 	return Column{Family: it.indexFamily, Qualifier: versionQual}
 }
 
 // hidesVersion reports whether a read with opts leaves the version column out of its rows: it is
 // the protocol's bookkeeping, not the caller's data, and shown only when Columns names it.
-func (it *IndexedTable) hidesVersion(opts []ReadOption) bool {
-	return !slices.Contains(readConfig(nil, opts).Read.Columns, it.versionColumn())
+func (it *indexedTable) hidesVersion(opts []ReadOption) bool {
+	return hidesColumn(it.versionColumn(), opts)
+}
+
+// hidesColumn reports whether a read with opts leaves the version column col out: Columns does not
+// name it.
+func hidesColumn(col Column, opts []ReadOption) bool {
+	return !slices.Contains(readConfig(nil, opts).Read.Columns, col)
 }
 
 // Get reads one row as Table.Get does. The version column is returned only when Columns names it.
-func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+func (it *indexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
 	row, err := it.t.Get(ctx, key, opts...)
 	if err != nil || !it.hidesVersion(opts) {
 		return row, err
@@ -176,7 +114,7 @@ func (it *IndexedTable) Get(ctx context.Context, key []byte, opts ...ReadOption)
 
 // GetMany reads many rows as Table.GetMany does. The version column is returned only when Columns
 // names it.
-func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+func (it *indexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
 	rows, err := it.t.GetMany(ctx, keys, opts...)
 	if err != nil || !it.hidesVersion(opts) {
 		return rows, err
@@ -188,19 +126,26 @@ func (it *IndexedTable) GetMany(ctx context.Context, keys [][]byte, opts ...Read
 }
 
 // Scan reads a logical range as Table.Scan does. The version column is returned only when Columns
-// names it; a row that holds nothing else (a new row's write in flight, or one whose writer died) is
-// not returned, and does not count against Limit: the scan reads on past it for as many rows.
-func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+// names it (hideVersion).
+func (it *indexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	scan := func(opts []ReadOption) iter.Seq2[Row, error] { return it.t.scan(ctx, r, opts) }
 	if !it.hidesVersion(opts) {
-		return it.t.Scan(ctx, r, opts...)
+		return scan(opts)
 	}
+	return hideVersion(scan, opts)
+}
+
+// hideVersion is scan with opts, without the version column: a row that holds nothing else (a new
+// row's write in flight, or one whose writer died) is not returned, and does not count against Limit:
+// the scan reads on past it, with scan again, for as many rows.
+func hideVersion(scan func(opts []ReadOption) iter.Seq2[Row, error], opts []ReadOption) iter.Seq2[Row, error] {
 	limit := readConfig(nil, opts).Limit
 	return func(yield func(Row, error) bool) {
 		page, want := opts, limit // want: the page's limit
 		for n := 0; ; {
 			read, skipped := 0, 0
 			var last []byte
-			for row, err := range it.t.Scan(ctx, r, page...) {
+			for row, err := range scan(page) {
 				if err != nil {
 					yield(row, err)
 					return
@@ -225,12 +170,12 @@ func (it *IndexedTable) Scan(ctx context.Context, r Range, opts ...ReadOption) i
 }
 
 // CountByBucket counts the rows stored in each bucket, as Table.CountByBucket does.
-func (it *IndexedTable) CountByBucket(ctx context.Context) ([]int64, error) {
+func (it *indexedTable) CountByBucket(ctx context.Context) ([]int64, error) {
 	return it.t.CountByBucket(ctx)
 }
 
 // Put writes cells to one row; see the package documentation for how the indexes are kept.
-func (it *IndexedTable) Put(ctx context.Context, key []byte, cells ...Cell) error {
+func (it *indexedTable) Put(ctx context.Context, key []byte, cells ...Cell) error {
 	m, err := it.t.putMutation(key, cells)
 	if err != nil {
 		return err
@@ -241,15 +186,15 @@ func (it *IndexedTable) Put(ctx context.Context, key []byte, cells ...Cell) erro
 // Delete deletes the given columns of a row (all versions), or the whole row when none are given.
 // Deleting an indexed or covered column is refused with ErrInvalidArgument: delete the row or put a
 // new value.
-func (it *IndexedTable) Delete(ctx context.Context, key []byte, columns ...Column) error {
+func (it *indexedTable) Delete(ctx context.Context, key []byte, columns ...Column) error {
 	return it.applyOne(ctx, "delete", deleteMutation(key, columns))
 }
 
-func (it *IndexedTable) applyOne(ctx context.Context, op string, m Mutation) error {
-	return it.write(ctx, func(it *IndexedTable) error { return it.applyOneNow(ctx, op, m) })
+func (it *indexedTable) applyOne(ctx context.Context, op string, m Mutation) error {
+	return it.write(ctx, func(it *indexedTable) error { return it.applyOneNow(ctx, op, m) })
 }
 
-func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) (err error) {
+func (it *indexedTable) applyOneNow(ctx context.Context, op string, m Mutation) (err error) {
 	indexed, err := it.indexedMutation(m)
 	switch {
 	case err != nil:
@@ -270,7 +215,7 @@ func (it *IndexedTable) applyOneNow(ctx context.Context, op string, m Mutation) 
 
 // writeOne writes one mutation the stamp cannot version: through the index protocol, or, for a
 // delete of columns no index uses, under a mark (deleteColumns).
-func (it *IndexedTable) writeOne(ctx context.Context, m Mutation) error {
+func (it *indexedTable) writeOne(ctx context.Context, m Mutation) error {
 	if m.Delete && len(m.Cells) > 0 {
 		_, err := it.deleteColumns(ctx, m, nil)
 		return err
@@ -282,7 +227,7 @@ func (it *IndexedTable) writeOne(ctx context.Context, m Mutation) error {
 // version changes with every put and row delete: what lets a conditional write (CheckAndMutate,
 // Increment) check its own condition on the row it read and apply only if the version is unchanged.
 // A column delete cannot carry a put; it runs under a mark instead (deleteColumns).
-func (it *IndexedTable) stamp(m Mutation) Mutation {
+func (it *indexedTable) stamp(m Mutation) Mutation {
 	if m.Delete {
 		return m
 	}
@@ -292,7 +237,7 @@ func (it *IndexedTable) stamp(m Mutation) Mutation {
 
 // Apply applies many mutations as Table.Apply does, each row through the index protocol when it
 // touches an index.
-func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+func (it *indexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
 	ctx, c := it.t.c.core.Tel.Begin(ctx, "apply", it.t.name)
 	defer func() { c.End(ctx, err, 0, telemetry.AppliedRows(len(muts), rowErrs, err)) }()
 	return it.applyIndexed(ctx, muts)
@@ -302,7 +247,7 @@ func (it *IndexedTable) Apply(ctx context.Context, muts []Mutation) (rowErrs []e
 // touches an index. Of the input rows that give one key of a unique index to different main rows,
 // the first in the input wins it, however the parallel batches land: a later one fails with
 // ErrUniqueViolation naming the first, whether or not the first is written (see firstClaims).
-func (it *IndexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
+func (it *indexedTable) Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error) {
 	return it.t.importRows(ctx, rows, opts, func(ctx context.Context, batch []route.Pending) ([]error, error) {
 		muts := make([]Mutation, len(batch))
 		for i, r := range batch {

@@ -74,7 +74,7 @@ func (cfg IndexConfig) salter() salting.Salter {
 
 // attachIndexes gives t the indexes its meta declares, sorted by name, but the ones being dropped,
 // which writers no longer keep.
-func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
+func (c *Client) attachIndexes(t *indexedTable, meta map[string]string) error {
 	cfgs, err := declaredIndexes(meta)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 		ix.state = indexState(meta, cfg.Name)
 		t.indexes = append(t.indexes, ix)
 	}
-	t.indexFamily = meta[metaIndexFamily]
+	t.indexFamily, t.declared = indexproto.Indexed(meta)
 	t.fence, _ = indexproto.ParseFence(meta)
 	if len(t.indexes) > 0 && t.indexFamily == "" {
 		return fmt.Errorf("%w: indexes without %q in the table meta", backends.ErrInvalidArgument, metaIndexFamily)
@@ -92,9 +92,9 @@ func (c *Client) attachIndexes(t *IndexedTable, meta map[string]string) error {
 	return nil
 }
 
-func (c *Client) newIndex(t *IndexedTable, cfg IndexConfig) *Index {
+func (c *Client) newIndex(t *indexedTable, cfg IndexConfig) *Index {
 	cfg.Salter = cfg.salter()
-	// The index table follows its own rebuckets (IndexedTable.RebucketIndex): cfg.Salter is the spec
+	// The index table follows its own rebuckets (Table.RebucketIndex): cfg.Salter is the spec
 	// it was created with, the directory names the one serving it.
 	ix := &Index{t: t, cfg: cfg, def: cfg.def(), table: c.lazyRoutedTable(IndexTableName(t.Name(), cfg.Name), cfg.Salter), grace: DefaultIndexGrace}
 	ix.table.setKeySchema(entrySchema(cfg, t.t.keySchema))
@@ -135,8 +135,8 @@ func entrySchema(cfg IndexConfig, main *keys.Schema) *keys.Schema {
 	return ks
 }
 
-// matchIndexes is CreateOrOpenIndexedTable's check: the definitions given are the ones stored.
-func matchIndexes(t *IndexedTable, defs []IndexConfig) error {
+// matchIndexes is CreateOrOpenTable's check: the definitions given are the ones stored.
+func matchIndexes(name string, t *indexedTable, defs []IndexConfig) error {
 	want := make([]string, len(defs))
 	for i, d := range defs {
 		want[i] = d.Name + "=" + d.spec()
@@ -147,7 +147,7 @@ func matchIndexes(t *IndexedTable, defs []IndexConfig) error {
 	}
 	slices.Sort(want)
 	if !slices.Equal(want, got) {
-		return fmt.Errorf("open table %q: configured %q, table has %q: %w", t.Name(), want, got, ErrIndexMismatch)
+		return fmt.Errorf("open table %q: configured %q, table has %q: %w", name, want, got, ErrIndexMismatch)
 	}
 	return nil
 }

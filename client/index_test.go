@@ -74,42 +74,40 @@ func TestIndexDefinitions(t *testing.T) {
 	c := client.New(memory.New())
 	defer c.Close()
 	s := testkit.Salter(t, "hash:4")
-	if _, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.OpenIndexedTable(ctx, "orders", nil)
+	got, err := c.OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Indexes()) != 3 || indextest.Index(t, got, "by_seller").Spec() != "salt=hash:4:fields=1|key=c:d:seller,c:d:ts:desc,k0|cover=d:amount" {
 		t.Fatalf("opened with %d indexes, by_seller %q", len(got.Indexes()), indextest.Index(t, got, "by_seller").Spec())
 	}
-	// A plain handle on an indexed table could write around the protocol: both ways are refused.
-	if _, err := c.OpenTable(ctx, "orders", nil); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("OpenTable of an indexed table: %v, want ErrIndexedTable", err)
+	// One handle type: a program that does not declare the indexes gets the table's.
+	if got, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s}); err != nil || len(got.Indexes()) != 3 {
+		t.Fatalf("CreateOrOpenTable of an indexed table, no indexes declared: %v, want its 3 indexes", err)
 	}
-	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s}); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("CreateOrOpenTable of an indexed table: %v, want ErrIndexedTable", err)
-	}
-	if _, err := c.CreateTable(ctx, "other", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("CreateTable with indexes: %v, want ErrIndexedTable", err)
-	}
-	if _, err := c.CreateIndexedTable(ctx, "other", client.TableConfig{Salter: s}); !errors.Is(err, backends.ErrInvalidArgument) {
-		t.Fatalf("CreateIndexedTable without indexes: %v, want ErrInvalidArgument", err)
-	}
-	if _, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: s}); err != nil {
+	plain, err := c.CreateTable(ctx, "plain", client.TableConfig{Salter: s})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.OpenIndexedTable(ctx, "plain", nil); !errors.Is(err, client.ErrIndexNotFound) {
-		t.Fatalf("OpenIndexedTable of a plain table: %v, want ErrIndexNotFound", err)
+	if len(plain.Indexes()) != 0 {
+		t.Fatalf("a table without indexes has %d", len(plain.Indexes()))
+	}
+	if _, err := plain.Index("by_seller"); !errors.Is(err, client.ErrIndexNotFound) {
+		t.Fatalf("Index of a table without indexes: %v, want ErrIndexNotFound", err)
+	}
+	if _, err := plain.Exclusive(ctx, client.ExclusiveOptions{}); !errors.Is(err, client.ErrIndexNotFound) {
+		t.Fatalf("Exclusive of a table without indexes: %v, want ErrIndexNotFound", err)
 	}
 	if err := c.DeleteTable(ctx, "plain"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
+	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)[:2]}); !errors.Is(err, client.ErrIndexMismatch) {
 		t.Fatalf("reopen with other indexes: %v", err)
 	}
-	if _, err := c.CreateOrOpenIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
+	if _, err := c.CreateOrOpenTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: indextest.OrderIndexes(t)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []client.IndexConfig{
@@ -121,7 +119,7 @@ func TestIndexDefinitions(t *testing.T) {
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0).Descending()}},
 		{Name: "x", Parts: []client.IndexPart{client.KeyPart(0)}, Covered: []client.Column{{Family: "d", Qualifier: client.IndexVersionQualifier}}},
 	} {
-		if _, err := c.CreateIndexedTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
+		if _, err := c.CreateTable(ctx, "bad", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{bad}}); !errors.Is(err, backends.ErrInvalidArgument) {
 			t.Fatalf("%+v: got %v, want ErrInvalidArgument", bad, err)
 		}
 	}

@@ -200,7 +200,7 @@ func (ix *Index) ensureTable(ctx context.Context) error {
 }
 
 // only is it with only ix among its indexes, so a rebuild rewrites one index's entries.
-func (it *IndexedTable) only(ix *Index) *IndexedTable {
+func (it *indexedTable) only(ix *Index) *indexedTable {
 	c := *it
 	c.indexes = []*Index{ix}
 	return &c

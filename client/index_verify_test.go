@@ -13,7 +13,7 @@ import (
 )
 
 // putOrders writes n orders of three sellers.
-func putOrders(t *testing.T, tbl *client.IndexedTable, n int) {
+func putOrders(t *testing.T, tbl *client.Table, n int) {
 	t.Helper()
 	for i := range n {
 		err := tbl.Put(t.Context(), indextest.OrderKey(fmt.Sprint("o", i)), client.Cell{Family: "d", Qualifier: "seller", Value: fmt.Appendf(nil, "s%d", i%3)},

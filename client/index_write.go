@@ -26,7 +26,7 @@ var ErrIndexContention = errors.New("brine: row changed by other writers on ever
 
 // indexedMutation reports whether m must go through the index protocol, or fails for a mutation
 // the protocol cannot apply atomically with its version bump.
-func (it *IndexedTable) indexedMutation(m Mutation) (bool, error) {
+func (it *indexedTable) indexedMutation(m Mutation) (bool, error) {
 	touched := false
 	for _, ix := range it.indexes {
 		if ix.def.Touches(m) {
@@ -53,7 +53,7 @@ func (c entryChange) moves() bool { return c.oldOK && (!c.newOK || !bytes.Equal(
 
 // writeIndexed applies one mutation of an indexed table through the protocol described in the
 // package documentation. touch rewrites the row's entries without changing its data (rebuild).
-func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
+func (it *indexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool) error {
 	_, err := it.writeDerived(ctx, m.Key, touch, false, func([]Cell) (Mutation, bool, error) { return m, true, nil })
 	return err
 }
@@ -64,7 +64,7 @@ func (it *IndexedTable) writeIndexed(ctx context.Context, m Mutation, touch bool
 // version is the one read, so the mutation lands on exactly the row it was derived from. A write
 // whose derive reads columns no index uses (conditional) waits out a column delete's mark; a plain
 // one need not, since what it plans from (indexed and covered columns) no column delete changes.
-func (it *IndexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
+func (it *indexedTable) writeDerived(ctx context.Context, key []byte, touch, conditional bool, derive func(row []Cell) (Mutation, bool, error)) (applied bool, err error) {
 	if err := it.t.checkKey(key); err != nil {
 		return false, err
 	}
@@ -125,7 +125,7 @@ type writePlan struct {
 }
 
 // planIndexed works out the entries a write of m leaves and creates, given the row's cells.
-func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePlan, error) {
+func (it *indexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePlan, error) {
 	p := writePlan{m: m, tok: indexproto.NewToken(), dataCell: touch}
 	if touch && len(indexproto.DataCells(old)) == 0 {
 		p.skip = true
@@ -161,7 +161,7 @@ func (it *IndexedTable) planIndexed(m Mutation, old []Cell, touch bool) (writePl
 // over and deleted the entries this write's step 2 made: the row would be left without them. A
 // version no other write can bring back closes that. A row left with only this version (the write
 // died) reads as absent. false: the row changed since step 1; start again.
-func (it *IndexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, error) {
+func (it *indexedTable) ownVersion(ctx context.Context, p *writePlan) (bool, error) {
 	if !p.needsVersion() {
 		return true, nil
 	}
@@ -185,7 +185,7 @@ func (p *writePlan) needsVersion() bool {
 // a reader must not take the write's pending entries for landed. It is deferred (not synced on its
 // own): step 3's write, to the same row and so the same region, is acknowledged durable only after
 // it; if a server crash loses it first, step 3's condition fails and the write starts again.
-func (it *IndexedTable) versionMutation(key []byte) backends.CondMutation {
+func (it *indexedTable) versionMutation(key []byte) backends.CondMutation {
 	return backends.CondMutation{
 		Cond:     Condition{Family: it.indexFamily, Qualifier: versionQual},
 		Mut:      Mutation{Key: key, Cells: []Cell{{Family: it.indexFamily, Qualifier: versionQual, Value: indexproto.NewToken()}}},
@@ -196,7 +196,7 @@ func (it *IndexedTable) versionMutation(key []byte) backends.CondMutation {
 // dataWrite is step 3: the data and the new version, if the row's version is still the one read. It
 // goes through the router: during a rebucket the row is copied (version and all) to the new table
 // first, and the condition is tested there.
-func (it *IndexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error) {
+func (it *indexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error) {
 	cm := it.dataMutation(p)
 	applied, err := it.t.CheckAndMutate(ctx, cm.Cond, cm.Mut)
 	if err != nil {
@@ -206,7 +206,7 @@ func (it *IndexedTable) dataWrite(ctx context.Context, p writePlan) (bool, error
 }
 
 // dataMutation is step 3's compare-and-set.
-func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
+func (it *indexedTable) dataMutation(p writePlan) backends.CondMutation {
 	dm := Mutation{Key: p.m.Key, Delete: p.m.Delete && !p.dataCell}
 	if dm.Delete {
 		dm.Cells = p.m.Cells // a row delete, or (a conditional write's) columns no index uses
@@ -218,7 +218,7 @@ func (it *IndexedTable) dataMutation(p writePlan) backends.CondMutation {
 }
 
 // finish is step 4: verify the new entries, delete the ones left, only if no later writer took them.
-func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
+func (it *indexedTable) finish(ctx context.Context, p writePlan) {
 	s := settleBatches{}
 	s.add(p.changes, p.pending, indexproto.Status(statusVerified, p.tok))
 	if err := it.sendSettles(ctx, s); err != nil {
@@ -230,7 +230,7 @@ func (it *IndexedTable) finish(ctx context.Context, p writePlan) {
 // markPending is step 2: the old entries moving away are marked pending (if still this row's), the
 // new entries written pending (a unique one only if free or stale). With newEntries false the new
 // entries are left to the caller, which batches them.
-func (it *IndexedTable) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, newEntries bool) error {
+func (it *indexedTable) markPending(ctx context.Context, mainKey []byte, changes []entryChange, pending []byte, newEntries bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range changes {
 		if c.moves() {
@@ -323,7 +323,7 @@ func (s settleBatches) add(changes []entryChange, pending, verified []byte) {
 
 // sendSettles runs step 4: one compare-and-set batch per index table, in parallel. It returns what
 // failed; the writes are durable either way, their entries answered from the rows until repaired.
-func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error {
+func (it *indexedTable) sendSettles(ctx context.Context, s settleBatches) error {
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -346,7 +346,7 @@ func (it *IndexedTable) sendSettles(ctx context.Context, s settleBatches) error 
 // applyIndexed is Apply for a table with indexes: mutations that touch an index go through the
 // protocol (batched by writeIndexedBatch), deletes of other columns under a mark (deleteColumns,
 // one row at a time, in parallel), the other puts, stamped, through the plain batched path.
-func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
+func (it *indexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]error, error) {
 	cur, err := it.writable(ctx)
 	if err != nil {
 		return nil, err
@@ -386,7 +386,7 @@ func (it *IndexedTable) applyIndexed(ctx context.Context, muts []Mutation) ([]er
 	return route.RowErrors(errs), nil
 }
 
-func (it *IndexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([]error, error) {
+func (it *indexedTable) applyIndexedNow(ctx context.Context, muts []Mutation) ([]error, error) {
 	errs := make([]error, len(muts))
 	var plainIdx, indexedIdx []int
 	var g errgroup.Group

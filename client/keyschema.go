@@ -54,7 +54,7 @@ func metaKeySchema(meta map[string]string) (*keys.Schema, error) {
 func (t *Table) KeySchema() *keys.Schema { return t.keySchema }
 
 // KeySchema is the key schema stored with the table, or nil.
-func (it *IndexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
+func (it *indexedTable) KeySchema() *keys.Schema { return it.t.keySchema }
 
 // printKey prints a key of this table as its key schema prints it (route.PrintKey).
 func (t *Table) printKey(k []byte) string { return route.PrintKey(t.keySchema, k) }

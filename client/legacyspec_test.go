@@ -192,7 +192,7 @@ func TestLegacyStoredIndexSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	decl := client.TableConfig{Salter: testkit.Salter(t, "hash:4"), KeySchema: ks, Indexes: []client.IndexConfig{ix}}
-	if _, err := c.CreateIndexedTable(ctx, "ev", decl); err != nil {
+	if _, err := c.CreateTable(ctx, "ev", decl); err != nil {
 		t.Fatal(err)
 	}
 	// Spell the index as the earlier brine stored it, in the main table's meta and the index table's.
@@ -218,9 +218,9 @@ func TestLegacyStoredIndexSpec(t *testing.T) {
 
 	c2 := client.New(b, client.WithRouteRefresh(testRefresh))
 	defer c2.Close()
-	tbl, err := c2.CreateOrOpenIndexedTable(ctx, "ev", decl)
+	tbl, err := c2.CreateOrOpenTable(ctx, "ev", decl)
 	if err != nil {
-		t.Fatalf("CreateOrOpenIndexedTable with the current spelling: %v", err)
+		t.Fatalf("CreateOrOpenTable with the current spelling: %v", err)
 	}
 	byTS, err := tbl.Index("by_ts")
 	if err != nil {

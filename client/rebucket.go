@@ -80,14 +80,24 @@ type RebucketProgress struct {
 //
 // Reads never show the marker nor a row holding only it. During step 2, reads with a TimeRange, Import
 // and CountByBucket fail with ErrRebucketing; Import and CountByBucket also in steps 1 and 3.
+//
+// On a table with indexes its writers keep them while it moves (opts.Families must name every
+// family of the table: see indexedTable.Rebucket); an index's own table moves with RebucketIndex.
 func (t *Table) Rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
 	if err := t.c.refuseIndexTable(ctx, t.name); err != nil {
 		return err
 	}
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("rebucket %s: %w", t.name, err)
+	case it != nil:
+		return it.Rebucket(ctx, to, opts)
+	}
 	return t.rebucket(ctx, to, opts)
 }
 
-// rebucket is Rebucket on any routed table: a plain one, the main table of an IndexedTable, or an
+// rebucket is Rebucket on any routed table: a plain one, the main table of one with indexes, or an
 // index table.
 func (t *Table) rebucket(ctx context.Context, to salting.Salter, opts RebucketOptions) error {
 	if to == nil {

@@ -22,7 +22,7 @@ func TestRebucketReadsAfterMigrateBegins(t *testing.T) {
 	b := memory.New()
 	c := client.New(b, client.WithRouteRefresh(testRefresh), client.WithLogger(testkit.Logger(t, slog.LevelWarn)))
 	defer c.Close()
-	tbl, err := c.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, "orders", client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestRebucketReadsAfterMigrateBegins(t *testing.T) {
 	// The reader refreshes well inside the fence, as the rebucket requires.
 	rc := client.New(b, client.WithRouteRefresh(testFence/2))
 	defer rc.Close()
-	reader, err := rc.OpenIndexedTable(ctx, "orders", nil)
+	reader, err := rc.OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/brine-kv/brine/internal/route"
 	"github.com/brine-kv/brine/keys"
@@ -14,6 +16,21 @@ import (
 // A range whose start is after its end fails with ErrInvalidArgument (Reverse takes the ascending
 // range); one whose start equals its end holds no key and returns no rows.
 func (t *Table) Scan(ctx context.Context, r Range, opts ...ReadOption) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		it, err := t.indexed(ctx)
+		switch {
+		case err != nil:
+			yield(Row{}, fmt.Errorf("scan %s: %w", t.name, err))
+		case it != nil:
+			it.Scan(ctx, r, opts...)(yield)
+		default:
+			t.scan(ctx, r, opts)(yield)
+		}
+	}
+}
+
+// scan is Scan on the router: a raw handle's.
+func (t *Table) scan(ctx context.Context, r Range, opts []ReadOption) iter.Seq2[Row, error] {
 	return route.Merged(ctx, t.c.core, t.name, "scan "+t.name, []route.Source{t.rt}, r, readConfig(t.keySchema, opts))
 }
 
@@ -32,12 +49,28 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 		name = tables[0].name
 	}
 	srcs := make([]route.Source, len(tables))
-	var ks *keys.Schema
+	var (
+		ks       *keys.Schema
+		versions []Column // the version columns of the tables with indexes
+	)
 	for i, t := range tables {
+		it, err := t.indexed(ctx)
+		if err != nil {
+			return func(yield func(Row, error) bool) { yield(Row{}, fmt.Errorf("scan: table %s: %w", t.name, err)) }
+		}
+		if it != nil {
+			versions = append(versions, it.versionColumn())
+		}
 		srcs[i] = t.rt
 		if ks == nil {
 			ks = t.keySchema
 		}
 	}
-	return route.Merged(ctx, c.core, name, "scan", srcs, r, readConfig(ks, opts))
+	scan := func(opts []ReadOption) iter.Seq2[Row, error] {
+		return route.Merged(ctx, c.core, name, "scan", srcs, r, readConfig(ks, opts))
+	}
+	if len(versions) == 0 || slices.ContainsFunc(versions, func(v Column) bool { return !hidesColumn(v, opts) }) {
+		return scan(opts)
+	}
+	return hideVersion(scan, opts)
 }

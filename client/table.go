@@ -14,12 +14,33 @@ import (
 //
 // A Table follows its table through rebuckets: its router (package internal/route) holds the
 // handle's view of the directory and sends each call to the physical table serving it, or through a
-// rebucket's rules.
+// rebucket's rules. It follows the table's definitions too: when the stored meta declares indexes
+// (CreateTable with TableConfig.Indexes, AddIndex), every write keeps them in step and Index queries
+// them (see the package documentation); the handle reads the definitions again once they are older
+// than the client's refresh interval, so an index added or dropped by another process is kept, or no
+// longer kept, within it.
 type Table struct {
 	c         *Client
 	name      string
 	rt        *route.Router
 	keySchema *keys.Schema // stored with the table: what KeyRegexFilter matches (keyschema.go)
+	// view is the table's definitions as the handle last read them (index_state.go); nil on the raw
+	// handles through which the index engine reads and writes, and on index tables.
+	view *indexView
+}
+
+// indexed is the index engine a call of t goes through: the one of the table's definitions read
+// less than the refresh interval ago, when they declare indexes; nil for a table without (the call
+// goes straight to the router), and on a raw handle.
+func (t *Table) indexed(ctx context.Context) (*indexedTable, error) {
+	if t.view == nil {
+		return nil, nil
+	}
+	cur, err := t.view.refresh(ctx, false)
+	if err != nil || !cur.declared {
+		return nil, err
+	}
+	return cur, nil
 }
 
 // Name is the table's name in the store.
@@ -45,7 +66,9 @@ func (t *Table) Put(ctx context.Context, key []byte, cells ...Cell) error {
 	return t.applyOne(ctx, "put", m)
 }
 
-// Delete deletes the given columns of a row (all versions), or the whole row when none are given.
+// Delete deletes the given columns of a row (all versions), or the whole row when none are given. On
+// a table with indexes, deleting an indexed or covered column is refused with ErrInvalidArgument:
+// delete the row or put a new value.
 func (t *Table) Delete(ctx context.Context, key []byte, columns ...Column) error {
 	return t.applyOne(ctx, "delete", deleteMutation(key, columns))
 }
@@ -68,11 +91,25 @@ func deleteMutation(key []byte, columns []Column) Mutation {
 }
 
 func (t *Table) applyOne(ctx context.Context, op string, m Mutation) error {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", op, t.printKey(m.Key), err)
+	case it != nil:
+		return it.applyOne(ctx, op, m)
+	}
 	return t.rt.ApplyOne(ctx, op, m)
 }
 
 // Get reads one row; ErrNotFound if it has no cells. A bad key fails before anything is sent.
 func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, error) {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return Row{}, fmt.Errorf("get %s: %w", t.printKey(key), err)
+	case it != nil:
+		return it.Get(ctx, key, opts...)
+	}
 	return t.rt.Get(ctx, key, readConfig(t.keySchema, opts))
 }
 
@@ -83,7 +120,16 @@ func (t *Table) Get(ctx context.Context, key []byte, opts ...ReadOption) (Row, e
 // for rows that were written). Every row ends either written or with an error. A row with a bad key
 // fails alone, before anything is sent for it, and does not stop its neighbours: a write reports per
 // row, since its neighbours may be written already (see the package documentation for the rule).
+//
+// On a table with indexes each row goes through the index protocol when it touches an index.
 func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, err error) {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("apply %s: %w", t.name, err)
+	case it != nil:
+		return it.Apply(ctx, muts)
+	}
 	return t.rt.Apply(ctx, muts)
 }
 
@@ -91,6 +137,13 @@ func (t *Table) Apply(ctx context.Context, muts []Mutation) (rowErrs []error, er
 // missing row has its Key set and no Cells. A read fails whole: a bad key fails the call before
 // anything is sent, and any failed batch fails the call (see the package documentation for the rule).
 func (t *Table) GetMany(ctx context.Context, keys [][]byte, opts ...ReadOption) ([]Row, error) {
+	it, err := t.indexed(ctx)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("get %s: %w", t.name, err)
+	case it != nil:
+		return it.GetMany(ctx, keys, opts...)
+	}
 	return t.rt.GetMany(ctx, keys, readConfig(t.keySchema, opts))
 }
 

@@ -7,10 +7,10 @@ import (
 	"github.com/brine-kv/brine/keys"
 )
 
-// TableAPI is what every kind of table does with its rows: a Table, an IndexedTable (whose writes
-// keep its indexes) and a period table (package periods, which sends each row to its period's
-// table). A program that takes any kind of table, as the brine CLI does, takes a TableAPI; what only
-// some kinds have (a Table's Salter and Rebucket, an IndexedTable's Index) stays on the types.
+// TableAPI is what every kind of table does with its rows: a Table (whose writes keep its indexes,
+// if it has any) and a period table (package periods, which sends each row to its period's table).
+// A program that takes either, as the brine CLI does, takes a TableAPI; what only a Table has (its
+// Salter, Rebucket and Index) stays on the type.
 //
 // Open a table as its concrete type and put it in a TableAPI only once the open has succeeded: an
 // interface holding a nil *Table is not nil.
@@ -28,7 +28,4 @@ type TableAPI interface {
 	Import(ctx context.Context, rows iter.Seq2[ImportRow, error], opts ImportOptions) (ImportStats, error)
 }
 
-var (
-	_ TableAPI = (*Table)(nil)
-	_ TableAPI = (*IndexedTable)(nil)
-)
+var _ TableAPI = (*Table)(nil)

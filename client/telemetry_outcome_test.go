@@ -38,7 +38,7 @@ func (o *observed) durationErrorTypes(t *testing.T) map[string][]string {
 func TestTelemetryOnlyFailuresAreErrors(t *testing.T) {
 	ctx := context.Background()
 	o := newObserved(t, memory.New())
-	orders, err := o.c.CreateIndexedTable(ctx, "orders", client.TableConfig{
+	orders, err := o.c.CreateTable(ctx, "orders", client.TableConfig{
 		Salter:  testkit.Salter(t, "hash:4"),
 		Indexes: []client.IndexConfig{{Name: "by_ext", Salter: testkit.Salter(t, "hash:4"), Unique: true, Parts: []client.IndexPart{client.ColumnPart("d", "ext")}}},
 	})

@@ -78,7 +78,7 @@ type Options struct {
 	// Stats, when set, receives the comparison's counts once it has ended.
 	Stats *Stats
 	// Shard, when set, compares only that shard's rows of the plan a's buckets make (a must be a
-	// salted table, a client.Table or client.IndexedTable): Count comparisons, one per shard, find
+	// salted table, a client.Table or client.Table): Count comparisons, one per shard, find
 	// together what one of the whole range finds.
 	Shard Shard
 }

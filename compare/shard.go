@@ -77,7 +77,7 @@ func (s Shard) Check() error {
 	return nil
 }
 
-// salted is a side that says how it is salted: client.Table and client.IndexedTable.
+// salted is a side that says how it is salted: client.Table and client.Table.
 type salted interface{ Salter() salting.Salter }
 
 // shardSides restricts both sides to shard s of a's plan within r: a is read by the shard's buckets

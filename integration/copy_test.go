@@ -84,18 +84,14 @@ func copyPair(t *testing.T, from, to copyStore, indexed bool) {
 	drop(to.c, dst)
 	cfg := client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Families: []string{"d", "m"}, MaxVersions: 2,
 		KeySchema: testkit.Schema(t, "id:string")}
-	var tbl client.TableAPI
-	var err error
 	if indexed {
 		ix, perr := client.ParseIndexConfig("by_buyer", "salt=hash:2|key=c:d:buyer")
 		if perr != nil {
 			t.Fatal(perr)
 		}
 		cfg.Indexes = []client.IndexConfig{ix}
-		tbl, err = from.c.CreateIndexedTable(ctx, src, cfg)
-	} else {
-		tbl, err = from.c.CreateTable(ctx, src, cfg)
 	}
+	tbl, err := from.c.CreateTable(ctx, src, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +119,7 @@ func copyPair(t *testing.T, from, to copyStore, indexed bool) {
 	}
 	var target compare.Source
 	if indexed {
-		it, err := to.c.OpenIndexedTable(ctx, dst, nil)
+		it, err := to.c.OpenTable(ctx, dst, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/brine-kv/brine/internal/testkit"
 )
 
-// TestDropinIndexedTable: on a table with indexes, made and written by client.IndexedTable, every
+// TestDropinIndexedTable: on a table with indexes, made and written by client.Table, every
 // gohbase write through the drop-in fails with dropin.ErrIndexedTable and changes nothing (the row
 // reads the same, the index verifies clean); Get and both scan directions return the user's cells
 // without the version column unless the request names it, and a row holding that column alone is
@@ -30,7 +30,7 @@ func TestDropinIndexedTable(t *testing.T) {
 	ctx := testkit.Context(t, 3*time.Minute)
 	s := testkit.Salter(t, "hash:4")
 	name := hbasetest.Table("brine_dropix")
-	it, err := e.client.CreateIndexedTable(ctx, name, client.TableConfig{Salter: s, Indexes: []client.IndexConfig{
+	it, err := e.client.CreateTable(ctx, name, client.TableConfig{Salter: s, Indexes: []client.IndexConfig{
 		{Name: "by_a", Parts: []client.IndexPart{client.ColumnPart(fam, "a")}},
 	}})
 	if err != nil {

@@ -56,7 +56,7 @@ func TestHBaseIndexOrders(t *testing.T) {
 		return sl
 	}
 	name := hbasetest.Table("brine_ix_orders")
-	tbl, err := e.client.CreateIndexedTable(ctx, name, client.TableConfig{Salter: spec("hash:8"), Indexes: []client.IndexConfig{
+	tbl, err := e.client.CreateTable(ctx, name, client.TableConfig{Salter: spec("hash:8"), Indexes: []client.IndexConfig{
 		{Name: "by_seller", Salter: spec("hash:8:fields=1"), Covered: []client.Column{{Family: fam, Qualifier: "amount"}},
 			Parts: []client.IndexPart{client.ColumnPart(fam, "seller"), client.ColumnPart(fam, "ts").Descending(), client.KeyPart(0)}},
 		{Name: "by_buyer", Salter: spec("hash:8"), Parts: []client.IndexPart{client.ColumnPart(fam, "buyer")}},

@@ -61,20 +61,12 @@ func plan(ctx context.Context, from, to *client.Client, table string, opts Optio
 			return nil, fail("%w: %w", client.ErrInvalidArgument, err)
 		}
 	}
-	var salter salting.Salter
-	if len(cfg.Indexes) > 0 {
-		it, err := from.OpenIndexedTable(ctx, table, nil)
-		if err != nil {
-			return nil, fail("%w", err)
-		}
-		j.src, salter = it, it.Salter()
-	} else {
-		t, err := from.OpenTable(ctx, table, nil)
-		if err != nil {
-			return nil, fail("%w", err)
-		}
-		j.src, salter = t, t.Salter()
+	src, err := from.OpenTable(ctx, table, nil)
+	if err != nil {
+		return nil, fail("%w", err)
 	}
+	j.src = src
+	salter := src.Salter()
 	part, r, ok := shardPart(salter.Buckets(), opts)
 	if !ok {
 		part.Buckets = nil // the shard holds no key of the range: nothing to read
@@ -234,27 +226,21 @@ func (j *job) openTarget(ctx context.Context) error {
 	if j.opts.Salter != nil {
 		cfg.Salter = j.opts.Salter
 	}
-	var (
-		it  *client.IndexedTable
-		err error
-	)
 	if cfg.Families == nil {
 		if _, err := j.to.Describe(ctx, j.as); errors.Is(err, client.ErrTableNotFound) {
 			return fmt.Errorf("copy %s: %w: its families were not recorded (it was created before brine recorded them): create %s on the target with them, then copy into it",
 				j.table, client.ErrInvalidArgument, j.as)
 		}
 	}
-	if len(cfg.Indexes) == 0 {
-		var t *client.Table
-		if t, err = j.to.CreateTable(ctx, j.as, cfg); err == nil {
-			j.target, j.created = t, true
-			return nil
-		}
-	} else if it, err = j.to.CreateIndexedTable(ctx, j.as, cfg); err == nil {
+	t, err := j.to.CreateTable(ctx, j.as, cfg)
+	switch {
+	case err == nil && len(cfg.Indexes) > 0:
 		j.created = true
-		return j.fence(ctx, it, false)
-	}
-	if !errors.Is(err, client.ErrTableExists) {
+		return j.fence(ctx, t, false)
+	case err == nil:
+		j.target, j.created = t, true
+		return nil
+	case !errors.Is(err, client.ErrTableExists):
 		return fmt.Errorf("copy %s: create target %s: %w", j.table, j.as, err)
 	}
 	if j.absent { // another copy (a shard started at once) created it since plan looked
@@ -262,24 +248,18 @@ func (j *job) openTarget(ctx context.Context) error {
 			return err
 		}
 	}
-	if t, err := j.to.OpenTable(ctx, j.as, nil); err == nil {
-		j.target = t
-		return nil
-	} else if !errors.Is(err, client.ErrIndexedTable) {
+	if t, err = j.to.OpenTable(ctx, j.as, nil); err != nil {
 		return fmt.Errorf("copy %s: open target %s: %w", j.table, j.as, err)
 	}
-	if it, err = j.to.OpenIndexedTable(ctx, j.as, nil); err != nil {
-		return fmt.Errorf("copy %s: open target %s: %w", j.table, j.as, err)
+	if j.opts.Resume && len(j.cfg.Indexes) > 0 && len(t.Indexes()) > 0 && !j.opts.Shard.Sharded() {
+		return j.fence(ctx, t, true) // the interrupted copy's fence, its holder gone
 	}
-	if j.opts.Resume && len(j.cfg.Indexes) > 0 && !j.opts.Shard.Sharded() {
-		return j.fence(ctx, it, true) // the interrupted copy's fence, its holder gone
-	}
-	j.target = it
+	j.target = t
 	return nil
 }
 
 // fence takes the target's exclusive fence (takeOver: from the interrupted copy) for the rows' writes.
-func (j *job) fence(ctx context.Context, it *client.IndexedTable, takeOver bool) error {
+func (j *job) fence(ctx context.Context, it *client.Table, takeOver bool) error {
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: takeOver, Holder: "brine copy of " + j.table})
 	if err != nil {
 		return fmt.Errorf("copy %s: fence target %s: %w", j.table, j.as, err)

@@ -120,8 +120,8 @@ func CheckpointTable(target string) string { return target + "__copy" }
 // Meta, the source's salting or Salter, and its indexes: their entries are written with the rows
 // under the target's exclusive fence (client.ExclusiveTable.Import: plain batches, not the per-row
 // protocol), made exact and active by the fence's release, then verified (Index.Verify). A target
-// that is there (a catch-up pass, Since) must have the source's key schema, and an IndexedTable's
-// writes keep its indexes. Cells keep their timestamps; a row or cell the source no longer shows is
+// that is there (a catch-up pass, Since) must have the source's key schema, and its Table's writes keep its
+// indexes. Cells keep their timestamps; a row or cell the source no longer shows is
 // not copied, so a delete is never undone, but nor is it copied: a catch-up pass leaves in the
 // target the rows deleted from the source since (package compare finds them).
 //
@@ -177,7 +177,7 @@ type job struct {
 	src       client.TableAPI
 	buckets   int
 	cfg       client.TableConfig // the source's
-	target    interface {        // a Table, an IndexedTable, or the fenced target
+	target    interface {        // a Table, or the fenced target
 		Import(ctx context.Context, rows iter.Seq2[client.ImportRow, error], opts client.ImportOptions) (client.ImportStats, error)
 	}
 	fenced     *client.ExclusiveTable // the target under this copy's fence, if it has indexes
@@ -372,7 +372,7 @@ func (j *job) finish(ctx context.Context, fail error) error {
 	if err := j.during(ctx, PhaseIndexes, "", func() error { return j.fenced.Release(ctx) }); err != nil {
 		return fmt.Errorf("copy %s: release the target's fence (its indexes' repair): %w", j.table, err)
 	}
-	it, err := j.to.OpenIndexedTable(ctx, j.as, nil)
+	it, err := j.to.OpenTable(ctx, j.as, nil)
 	if err != nil {
 		return fmt.Errorf("copy %s: open the target: %w", j.table, err)
 	}

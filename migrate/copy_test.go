@@ -61,11 +61,9 @@ func load(t *testing.T, ctx context.Context, c *client.Client, indexed bool) tim
 				t.Fatal(perr)
 			}
 			cfg.Indexes = []client.IndexConfig{ix}
-			tbl, err = c.CreateIndexedTable(ctx, "orders", cfg)
+			tbl, err = c.CreateTable(ctx, "orders", cfg)
 		case version == "1":
 			tbl, err = c.CreateTable(ctx, "orders", cfg)
-		case indexed:
-			tbl, err = c.OpenIndexedTable(ctx, "orders", nil)
 		default:
 			tbl, err = c.OpenTable(ctx, "orders", nil)
 		}
@@ -95,7 +93,7 @@ func deleteSome(t *testing.T, ctx context.Context, c *client.Client, indexed boo
 	var tbl client.TableAPI
 	var err error
 	if indexed {
-		tbl, err = c.OpenIndexedTable(ctx, "orders", nil)
+		tbl, err = c.OpenTable(ctx, "orders", nil)
 	} else {
 		tbl, err = c.OpenTable(ctx, "orders", nil)
 	}
@@ -119,7 +117,7 @@ func equal(t *testing.T, ctx context.Context, a, b *client.Client, as string, al
 	}
 	open := func(c *client.Client, name string, indexed bool) compare.Source {
 		if indexed {
-			it, err := c.OpenIndexedTable(ctx, name, nil)
+			it, err := c.OpenTable(ctx, name, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +168,7 @@ func TestCopyBetweenStores(t *testing.T) {
 					t.Errorf("target described as %+v, want the source's %+v re-salted hash:7", got, want)
 				}
 				if indexed {
-					it, err := to.OpenIndexedTable(ctx, "orders", nil)
+					it, err := to.OpenTable(ctx, "orders", nil)
 					if err != nil {
 						t.Fatal(err)
 					}

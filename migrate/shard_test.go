@@ -203,7 +203,7 @@ func TestShardIndexed(t *testing.T) {
 	if _, err := migrate.Copy(ctx, from, to, "orders", migrate.Options{Since: mid, AllVersions: true}); err != nil {
 		t.Fatal(err)
 	}
-	src, err := from.OpenIndexedTable(ctx, "orders", nil)
+	src, err := from.OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestShardIndexed(t *testing.T) {
 	}
 	copyShards(t, ctx, from, to, "orders", 3, migrate.Options{Since: time.UnixMilli(2_500_000)})
 	equal(t, ctx, from, to, "orders", false)
-	it, err := to.OpenIndexedTable(ctx, "orders", nil)
+	it, err := to.OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

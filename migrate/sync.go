@@ -87,7 +87,7 @@ const repairRounds = 4
 // HBase's SyncTable does: it finds the rows that differ as package compare does (both tables hashed
 // by ranges, then the differing ranges read again), then writes each differing target row equal to
 // the source's: the source's cells put with their timestamps, the columns and rows found only in
-// the target deleted. Writes go through the target's public write path, so an IndexedTable's
+// the target deleted. Writes go through the target's public write path, so the target's
 // indexes stay exact. Each batch of changes is read back from both sides before its last key goes
 // into the checkpoint (SyncCheckpointTable), so an interrupted sync resumes after it (Resume); a
 // row that still differs fails the sync (ErrNotRepaired). The checkpoint is made before the first
@@ -153,8 +153,8 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	return s.st, nil
 }
 
-// indexedColumns reports the columns of cfg's indexes, as parts or covered: an IndexedTable deletes
-// them only with their row.
+// indexedColumns reports the columns of cfg's indexes, as parts or covered: a table with indexes
+// deletes them only with their row.
 func indexedColumns(cfg client.TableConfig) func(client.Column) bool {
 	return func(c client.Column) bool {
 		for _, ix := range cfg.Indexes {
@@ -173,14 +173,14 @@ func indexedColumns(cfg client.TableConfig) func(client.Column) bool {
 	}
 }
 
-// syncedTable is what Sync reads and writes: a Table or an IndexedTable.
+// syncedTable is what Sync reads and writes: a Table.
 type syncedTable interface {
 	compare.Source
 	Apply(ctx context.Context, muts []client.Mutation) ([]error, error)
 	GetMany(ctx context.Context, keys [][]byte, opts ...client.ReadOption) ([]client.Row, error)
 }
 
-// openSynced opens one side of a sync: an IndexedTable when it has indexes, so that writes keep them.
+// openSynced opens one side of a sync; its writes keep the table's indexes, if it has any.
 func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable, client.TableConfig, error) {
 	if meta, err := c.Backend().TableMeta(ctx, name); err == nil && periods.IsTable(meta) {
 		return nil, client.TableConfig{}, fmt.Errorf("%w: %s is a period table: sync each period's table", client.ErrInvalidArgument, name)
@@ -188,10 +188,6 @@ func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable
 	cfg, err := c.Describe(ctx, name)
 	if err != nil {
 		return nil, cfg, err
-	}
-	if len(cfg.Indexes) > 0 {
-		it, err := c.OpenIndexedTable(ctx, name, nil)
-		return it, cfg, err
 	}
 	t, err := c.OpenTable(ctx, name, nil)
 	return t, cfg, err

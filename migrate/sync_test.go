@@ -113,13 +113,7 @@ func TestSyncRecipeLiveWriters(t *testing.T) {
 			for i := range rows {
 				m.rows[string(key(i))] = map[client.Column]string{{Family: "d", Qualifier: "buyer"}: fmt.Sprintf("b%d", i%50), {Family: "m", Qualifier: "v"}: "2"}
 			}
-			var src client.TableAPI
-			var err error
-			if indexed {
-				src, err = from.OpenIndexedTable(ctx, "orders", nil)
-			} else {
-				src, err = from.OpenTable(ctx, "orders", nil)
-			}
+			src, err := from.OpenTable(ctx, "orders", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +183,7 @@ func differences(t *testing.T, ctx context.Context, a, b *client.Client, indexed
 func side(t *testing.T, ctx context.Context, c *client.Client, indexed bool) compare.Source {
 	t.Helper()
 	if indexed {
-		it, err := c.OpenIndexedTable(ctx, "orders", nil)
+		it, err := c.OpenTable(ctx, "orders", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +224,7 @@ func checkModel(t *testing.T, ctx context.Context, c *client.Client, indexed boo
 	if !indexed {
 		return
 	}
-	it, err := c.OpenIndexedTable(ctx, "orders", nil)
+	it, err := c.OpenTable(ctx, "orders", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestClusterExclusiveChaos(t *testing.T) {
 	defer sess.Close()
 	c := openChaosClient(t, cl, exChaosRequest)
 	name := hbasetest.Table("brine_exchaos")
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestClusterExclusiveChaos(t *testing.T) {
 
 	// Verify through a client that saw none of it, once every table serves again: first Verify, before
 	// any query (a query repairs what it passes), then the queries.
-	fresh, err := openChaosClient(t, cl, 30*time.Second).OpenIndexedTable(ctx, name, nil)
+	fresh, err := openChaosClient(t, cl, 30*time.Second).OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

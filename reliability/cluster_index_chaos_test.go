@@ -48,7 +48,7 @@ func TestClusterIndexChaos(t *testing.T) {
 	open := func(timeout time.Duration) *client.Client { return openChaosClient(t, cl, timeout) }
 	c := open(ixChaosWrite)
 	name := hbasetest.Table("brine_ixchaos")
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestClusterIndexChaos(t *testing.T) {
 	if err := importAll(ctx, tbl.Import, 1, 500, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	other, err := open(ixChaosWrite).OpenIndexedTable(ctx, name, nil)
+	other, err := open(ixChaosWrite).OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestClusterIndexChaos(t *testing.T) {
 		return !errors.Is(err, backends.ErrInvalidArgument) && !errors.Is(err, client.ErrRebucketing)
 	})
 	w.Timeout = ixChaosWrite
-	stopWork := w.Run(t, tbl, []*client.IndexedTable{tbl, other}, 1)
+	stopWork := w.Run(t, tbl, []*client.Table{tbl, other}, 1)
 
 	// The rebuckets, each resumed until it finishes; the chaos runs until they have, or for at most
 	// ixChaosMaxChaos.
@@ -119,7 +119,7 @@ func TestClusterIndexChaos(t *testing.T) {
 	}
 
 	// Verify through a client that saw none of it, once every table serves again.
-	fresh, err := open(30*time.Second).OpenIndexedTable(ctx, name, nil)
+	fresh, err := open(30*time.Second).OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func killUntil(ctx context.Context, t *testing.T, m *monkey, done <-chan struct{
 
 // untilIndexesServed waits until a query by each of tbl's indexes is answered whole: the check of a
 // cluster test reads what the cluster kept once it serves again (untilServed).
-func untilIndexesServed(ctx context.Context, t *testing.T, tbl *client.IndexedTable) {
+func untilIndexesServed(ctx context.Context, t *testing.T, tbl *client.Table) {
 	t.Helper()
 	for _, ix := range tbl.Indexes() {
 		if err := untilServed(ctx, "index "+ix.Name(), func() error {

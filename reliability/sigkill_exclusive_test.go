@@ -34,7 +34,7 @@ func killBuilds(t testing.TB) []client.IndexConfig {
 // as the CLI's --resume does): the import of generation Gen or the build of the index Index.
 // progress, when set, hears "rows N" (the import's rows written) or "buckets N" (the build's
 // buckets done); the work waits hold midway (killHold).
-func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.IndexedTable, takeOver bool, progress func(line string), hold time.Duration) error {
+func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.Table, takeOver bool, progress func(line string), hold time.Duration) error {
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -61,7 +61,7 @@ func (j killJob) exclusive(t testing.TB, ctx context.Context, tbl *client.Indexe
 
 // underFence runs work under an exclusive fence of tbl's and releases the fence whatever work's
 // outcome, as the CLI's exclusive commands do.
-func underFence(ctx context.Context, tbl *client.IndexedTable, opts client.ExclusiveOptions, work func(*client.ExclusiveTable) error) error {
+func underFence(ctx context.Context, tbl *client.Table, opts client.ExclusiveOptions, work func(*client.ExclusiveTable) error) error {
 	x, err := tbl.Exclusive(ctx, opts)
 	if err != nil {
 		return err
@@ -73,9 +73,9 @@ func underFence(ctx context.Context, tbl *client.IndexedTable, opts client.Exclu
 // --resume does (a take-over of the dead holder's fence), or, with lapse, once the dead holder's
 // lease has run out and other writers have written again, by the next Exclusive. It returns a handle
 // opened after, and whether the kill landed in the middle of the job's writes.
-func finishExclusive(t *testing.T, c *client.Client, job killJob, done, lapse bool) (_ *client.IndexedTable, midway bool) {
+func finishExclusive(t *testing.T, c *client.Client, job killJob, done, lapse bool) (_ *client.Table, midway bool) {
 	ctx := context.Background()
-	tbl, err := c.OpenIndexedTable(ctx, job.Table, nil)
+	tbl, err := c.OpenTable(ctx, job.Table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func finishExclusive(t *testing.T, c *client.Client, job killJob, done, lapse bo
 	}
 
 	// What the resumed job leaves, to a handle that saw none of it.
-	if tbl, err = c.OpenIndexedTable(ctx, job.Table, nil); err != nil {
+	if tbl, err = c.OpenTable(ctx, job.Table, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, ix := range tbl.Indexes() {
@@ -154,7 +154,7 @@ func finishExclusive(t *testing.T, c *client.Client, job killJob, done, lapse bo
 // writeLapsed writes, through tbl, once the dead holder's lease has run out (until then its writes are
 // fenced): a new row, an imported row moved to new values in every index, and one deleted. The
 // protocol keeps the building indexes meanwhile.
-func writeLapsed(t *testing.T, tbl *client.IndexedTable, job killJob) {
+func writeLapsed(t *testing.T, tbl *client.Table, job killJob) {
 	ctx := context.Background()
 	deadline := time.Now().Add(job.Lease + time.Minute) // the lease, then time for the write itself
 	for {

@@ -22,7 +22,7 @@ import (
 // readWhileKilled queries every index until stop is called; each answer must carry the index key
 // its row's values make. fenced: the child takes an exclusive fence, under which a query by index
 // is refused with ErrIndexBuilding (every other error fails the test as before).
-func readWhileKilled(t *testing.T, tbl *client.IndexedTable, fenced bool) (stop func()) {
+func readWhileKilled(t *testing.T, tbl *client.Table, fenced bool) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for _, ix := range tbl.Indexes() {
@@ -49,7 +49,7 @@ func readWhileKilled(t *testing.T, tbl *client.IndexedTable, fenced bool) (stop 
 }
 
 // countGen counts the imported rows holding generation gen's amount.
-func countGen(t *testing.T, tbl *client.IndexedTable, gen int) int {
+func countGen(t *testing.T, tbl *client.Table, gen int) int {
 	t.Helper()
 	n := 0
 	for i := range 1 << 30 {

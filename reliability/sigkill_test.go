@@ -54,7 +54,7 @@ type killJob struct {
 var killOps = []string{"import", "rebucket", "rebucket-index", "exclusive-import", "exclusive-index"}
 
 // rebucket runs the job's rebucket; progress, when set, is told each step it takes.
-func (j killJob) rebucket(ctx context.Context, tbl *client.IndexedTable, progress func(state string)) error {
+func (j killJob) rebucket(ctx context.Context, tbl *client.Table, progress func(state string)) error {
 	opts := client.RebucketOptions{Fence: j.Fence, Grace: j.Fence / 2, Workers: 2}
 	if progress != nil {
 		opts.Progress = func(p client.RebucketProgress) { progress(p.State) }
@@ -122,7 +122,7 @@ func killImportRow(gen, i int) client.ImportRow {
 
 func killAmount(gen, i int) []byte { return fmt.Appendf(nil, "%d-%d", gen, i) }
 
-// importFunc is an Import: IndexedTable's, or ExclusiveTable's under the fence.
+// importFunc is an Import: Table's, or ExclusiveTable's under the fence.
 type importFunc func(context.Context, iter.Seq2[client.ImportRow, error], client.ImportOptions) (client.ImportStats, error)
 
 // importAll imports generation gen by imp; progress, when set, is told the rows written so far,
@@ -163,7 +163,7 @@ func TestSIGKILLChild(t *testing.T) {
 	}
 	c := killClient(b, job.Fence, opts...)
 	defer c.Close()
-	tbl, err := c.OpenIndexedTable(ctx, job.Table, nil)
+	tbl, err := c.OpenTable(ctx, job.Table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 	ctx := context.Background()
 	name := ks.table(round)
 	c := ks.open(t, round)
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: indextest.OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 		}
 		return midway
 	}
-	if tbl, err = c.OpenIndexedTable(ctx, name, nil); err != nil {
+	if tbl, err = c.OpenTable(ctx, name, nil); err != nil {
 		t.Fatal(err)
 	}
 	phys := name

@@ -205,12 +205,7 @@ func runCreate(ctx context.Context, env *cliEnv, args []string) error {
 	cfg := client.TableConfig{
 		Salter: s, Families: strings.Split(*families, ","), Regions: *regions, KeySchema: ks, Indexes: indexes,
 	}
-	if len(indexes) > 0 {
-		_, err = c.CreateIndexedTable(ctx, sf.table, cfg)
-	} else {
-		_, err = c.CreateTable(ctx, sf.table, cfg)
-	}
-	if err != nil {
+	if _, err = c.CreateTable(ctx, sf.table, cfg); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "created %s (salt %s, %d buckets, %d split keys)\n", sf.table, s.Spec(), s.Buckets(), len(s.SplitKeys(*regions)))

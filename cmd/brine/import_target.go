@@ -100,8 +100,8 @@ func (f *importFlags) fence(ctx context.Context, env *cliEnv, t client.TableAPI)
 	if !f.exclusive {
 		return nil, errors.New("--resume takes over an exclusive import's fence: give --exclusive too")
 	}
-	it, ok := t.(*client.IndexedTable)
-	if !ok {
+	it, ok := t.(*client.Table) // not a period table
+	if !ok || len(it.Indexes()) == 0 {
 		return nil, fmt.Errorf("--exclusive: table %s has no indexes: a plain import writes at bulk speed already", f.table)
 	}
 	return fenceIndexed(ctx, env, it, f.resume)

@@ -57,7 +57,7 @@ func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string
 	p, err := c.AddIndex(ctx, sf.table, add[0], client.AddIndexOptions{Fence: *fence, NoPlainWriters: *noPlain, Progress: rebuildProgress(env)})
 	if errors.Is(err, client.ErrPlainWriters) {
 		// The library's message names its Go option; this one names the flag.
-		return fmt.Errorf("index add %s: %w: the table has no index yet, so a program writing it without one would not keep it: stop such writers, then run again with --no-plain-writers (and write it with indexes from then on)",
+		return fmt.Errorf("index add %s: %w: the table has no index yet, so a writer around brine's Table (a drop-in client, a raw driver) would not keep one: stop such writers, then run again with --no-plain-writers (brine's own handles keep the index by themselves)",
 			sf.table, backends.ErrInvalidArgument)
 	}
 	if err != nil {
@@ -86,18 +86,18 @@ func exclusiveTable(ctx context.Context, env *cliEnv, c *client.Client, name str
 	if !exclusive {
 		return nil, errors.New("--resume takes over an exclusive job's fence: give --exclusive too")
 	}
-	it, err := c.OpenIndexedTable(ctx, name, nil)
-	if errors.Is(err, client.ErrIndexNotFound) {
-		return nil, fmt.Errorf("--exclusive: table %s has no index, so its writers are plain handles, which no fence stops: add its first index without --exclusive (with --no-plain-writers)", name)
-	}
+	it, err := c.OpenTable(ctx, name, nil)
 	if err != nil {
 		return nil, err
+	}
+	if len(it.Indexes()) == 0 {
+		return nil, fmt.Errorf("--exclusive: table %s has no index, and a fence is kept by the writers of tables with indexes only: add its first index without --exclusive (with --no-plain-writers)", name)
 	}
 	return fenceIndexed(ctx, env, it, resume)
 }
 
 // fenceIndexed takes it's exclusive fence (resume: over a dead job's) for a command's job.
-func fenceIndexed(ctx context.Context, env *cliEnv, it *client.IndexedTable, resume bool) (*client.ExclusiveTable, error) {
+func fenceIndexed(ctx context.Context, env *cliEnv, it *client.Table, resume bool) (*client.ExclusiveTable, error) {
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{TakeOver: resume})
 	if errors.Is(err, client.ErrFenced) {
 		return nil, fmt.Errorf("%w\n(an exclusive job holds it; if that job was killed, run yours with --resume, or wait for its lease to run out)", err)

@@ -62,8 +62,8 @@ func runIndex(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer c.Close()
-	t, ok := st.(*client.IndexedTable)
-	if !ok {
+	t, ok := st.(*client.Table) // not a period table
+	if !ok || len(t.Indexes()) == 0 {
 		fmt.Fprintf(env.stdout, "table %s has no indexes\n", sf.table)
 		return nil
 	}

@@ -31,8 +31,8 @@ func (f *indexFlag) register(fs *flag.FlagSet, scan bool) {
 
 // index returns the named index of the command's table.
 func (f *indexFlag) index(tc *tableCommand) (*client.Index, error) {
-	it, ok := tc.t.(*client.IndexedTable)
-	if !ok {
+	it, ok := tc.t.(*client.Table) // not a period table
+	if !ok || len(it.Indexes()) == 0 {
 		return nil, fmt.Errorf("table %s has no indexes", tc.table)
 	}
 	return it.Index(f.name)

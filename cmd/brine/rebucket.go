@@ -101,14 +101,14 @@ type rebucketFunc func(context.Context, salting.Salter, client.RebucketOptions) 
 
 // openRebucket returns the rebucket of name: of a plain table, of the main table of a table with
 // indexes, or of an index's table (TABLE__ix_INDEX), whose entries the index's writers must route
-// through the rebucket, which only IndexedTable.RebucketIndex makes them do.
+// through the rebucket, which only Table.RebucketIndex makes them do.
 func openRebucket(ctx context.Context, c *client.Client, name string) (rebucketFunc, error) {
 	table, index, err := c.IndexTableOf(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	if index != "" {
-		it, err := c.OpenIndexedTable(ctx, table, nil)
+		it, err := c.OpenTable(ctx, table, nil)
 		if err != nil {
 			return nil, err
 		}

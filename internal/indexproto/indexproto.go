@@ -1,4 +1,4 @@
-// Package indexproto holds what the index protocol (client.IndexedTable) stores: the names of its
+// Package indexproto holds what the index protocol (client.Table) stores: the names of its
 // meta keys and columns, an index definition's spec (Def), its entries' keys and cells (entry.go),
 // the writes' tokens and the exclusive fence's record (records.go, fence.go). client runs the
 // protocol over them; the drop-ins, which may not import client, use the names to recognise a table
@@ -26,9 +26,8 @@ const (
 	VersionQualifier = "_brine_v"
 )
 
-// ErrIndexedTable: a handle that would write a table with indexes around the index protocol (a plain
-// client.Table, a drop-in's write) was refused; only client.IndexedTable writes such tables. Nothing
-// was sent. Package client and the drop-ins re-export it.
+// ErrIndexedTable: a write to a table with indexes around the index protocol (a drop-in's) was
+// refused; only client.Table writes such tables. Nothing was sent. The drop-ins re-export it.
 var ErrIndexedTable = errors.New("brine: the table has indexes")
 
 // Indexed reports whether table meta declares indexes, and the family of its version column.

@@ -49,7 +49,7 @@ func newPlainOrders(t *testing.T, c *client.Client, name string) {
 // liveWrite is one write of the writers that run while an index is added or dropped: a put, a row
 // delete, a CheckAndMutate or an Increment of one of the rows. Each row keeps its own unique id (ext),
 // so a unique index can be built over them whatever the writers do.
-func liveWrite(ctx context.Context, tbl *client.IndexedTable, rng *rand.Rand) error {
+func liveWrite(ctx context.Context, tbl *client.Table, rng *rand.Rand) error {
 	n := rng.IntN(liveRows)
 	key := OrderKey(fmt.Sprint("o", n))
 	cells := []client.Cell{
@@ -78,7 +78,7 @@ func liveWrite(ctx context.Context, tbl *client.IndexedTable, rng *rand.Rand) er
 // of one: a write whose context is canceled may still land on the server after the client gave up
 // (its RPCs queued there), after the check that follows the stop had repaired the index with grace
 // 0, and leave a row without its entry. Dying writers are the SIGKILL tests' subject, not these.
-func runWriters(tbl *client.IndexedTable, writers int) (stop func() (int64, error)) {
+func runWriters(tbl *client.Table, writers int) (stop func() (int64, error)) {
 	var (
 		stopping atomic.Bool
 		wg       sync.WaitGroup
@@ -119,7 +119,7 @@ func cmpFirst(first, err error) error {
 
 // refused checks that a query by the named index on a handle opened now fails with want.
 func refused(c *client.Client, table, index string, want error) error {
-	tbl, err := c.OpenIndexedTable(context.Background(), table, nil)
+	tbl, err := c.OpenTable(context.Background(), table, nil)
 	if err != nil {
 		return err
 	}
@@ -136,10 +136,11 @@ func refused(c *client.Client, table, index string, want error) error {
 	return fmt.Errorf("query by index %s answered, want %v", index, want)
 }
 
-// AddLive adds the order indexes to a table in use: the first to a table written by plain handles
-// (refused without NoPlainWriters), the others while writers put, delete, check-and-mutate and
-// increment through an IndexedTable opened before. Queries by an index are refused while it is
-// built; afterwards every index answers what the main table says and verifies clean.
+// AddLive adds the order indexes to a table in use, while writers put, delete, check-and-mutate and
+// increment through one Table opened before the first: its handle learns of each index within the
+// refresh interval and keeps it, the first one too (which needs NoPlainWriters: no drop-in or raw
+// writer). Queries by an index are refused while it is built; afterwards every index answers what the
+// main table says and verifies clean.
 func AddLive(t *testing.T, b backends.Backend, name string) {
 	ctx := t.Context()
 	c := liveClient(b)
@@ -148,21 +149,23 @@ func AddLive(t *testing.T, b backends.Backend, name string) {
 	if _, err := c.AddIndex(ctx, name, idx[0], client.AddIndexOptions{}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Fatalf("first index without NoPlainWriters: %v, want ErrInvalidArgument", err)
 	}
-	rep, err := c.AddIndex(ctx, name, idx[0], client.AddIndexOptions{NoPlainWriters: true})
+	tbl, err := c.OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Rows != liveRows {
-		t.Fatalf("first index built from %d rows, want %d", rep.Rows, liveRows)
-	}
-	if _, err := c.OpenTable(ctx, name, nil); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("OpenTable of a table that gained an index: %v, want ErrIndexedTable", err)
-	}
-	tbl, err := c.OpenIndexedTable(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
+	if n := len(tbl.Indexes()); n != 0 {
+		t.Fatalf("the table has %d indexes before the first is added", n)
 	}
 	stop := runWriters(tbl, 4)
+	rep, err := c.AddIndex(ctx, name, idx[0], client.AddIndexOptions{NoPlainWriters: true})
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	if rep.Rows == 0 || rep.Rows > liveRows {
+		stop()
+		t.Fatalf("first index built from %d rows, want 1 to %d (the writers delete rows)", rep.Rows, liveRows)
+	}
 	for _, cfg := range idx[1:] {
 		var (
 			once    sync.Once
@@ -190,7 +193,7 @@ func AddLive(t *testing.T, b backends.Backend, name string) {
 	if got := len(tbl.Indexes()); got != len(idx) {
 		t.Fatalf("the writers' handle has %d indexes, want %d", got, len(idx))
 	}
-	now, err := c.OpenIndexedTable(ctx, name, nil)
+	now, err := c.OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,13 +229,15 @@ func AddResume(t *testing.T, b backends.Backend, name string) {
 	if err := refused(c, name, cfg.Name, client.ErrIndexBuilding); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.OpenTable(ctx, name, nil); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("OpenTable of a table with a declared index: %v, want ErrIndexedTable", err)
+	if tbl, err := c.OpenTable(ctx, name, nil); err != nil {
+		t.Fatal(err)
+	} else if ix, err := tbl.Index(cfg.Name); err != nil || ix.State() != client.IndexBuilding {
+		t.Fatalf("index %s of a table opened while it is declared: %v, %v; want it building", cfg.Name, ix, err)
 	}
 	if _, err := c.AddIndex(ctx, name, cfg, client.AddIndexOptions{}); err != nil {
 		t.Fatalf("resumed AddIndex: %v", err)
 	}
-	tbl, err := c.OpenIndexedTable(ctx, name, nil)
+	tbl, err := c.OpenTable(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +253,7 @@ func AddResume(t *testing.T, b backends.Backend, name string) {
 func DropLive(t *testing.T, b backends.Backend, name string) {
 	ctx := t.Context()
 	c := liveClient(b)
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // Concurrent runs writers changing the indexed values of a few overlapping rows while index scans
 // run. Every answer a scan gives must carry the index key it was found under; once the writers stop,
 // every index must answer what the main table says and verify clean after repair.
-func Concurrent(t *testing.T, tbl *client.IndexedTable, seed uint64, writers, writes int) {
+func Concurrent(t *testing.T, tbl *client.Table, seed uint64, writers, writes int) {
 	ctx := context.Background()
 	var (
 		wg, scanners sync.WaitGroup

@@ -18,7 +18,7 @@ import (
 // CheckAndMutate deleting the column only while it holds it (the column-delete path). Were a
 // condition not checked atomically with the write, two writers would hold the lock at once, or a
 // release would fail. Then every index must answer what the main table says.
-func ConditionalRace(t *testing.T, tbl *client.IndexedTable, writers, rounds int) {
+func ConditionalRace(t *testing.T, tbl *client.Table, writers, rounds int) {
 	ctx := context.Background()
 	key := OrderKey("lock")
 	owner := client.Column{Family: "d", Qualifier: "owner"}
@@ -78,7 +78,7 @@ func ConditionalRace(t *testing.T, tbl *client.IndexedTable, writers, rounds int
 // (the column-delete path), and then reads the amount twice: once the delete is acknowledged, no
 // conditional write may land, so both reads must agree. A write that checked its condition on the
 // row before the delete and wrote after it would change the amount between them.
-func RevokeRace(t *testing.T, tbl *client.IndexedTable, writers, rounds int) {
+func RevokeRace(t *testing.T, tbl *client.Table, writers, rounds int) {
 	ctx := context.Background()
 	key := OrderKey("grant")
 	grant := client.Column{Family: "d", Qualifier: "grant"}

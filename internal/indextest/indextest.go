@@ -36,10 +36,10 @@ func OrderIndexes(t testing.TB) []client.IndexConfig {
 
 // NewOrders creates the order table with OrderIndexes on b, under name, and drops it (with its
 // index tables) when the test ends.
-func NewOrders(t testing.TB, b backends.Backend, name string) *client.IndexedTable {
+func NewOrders(t testing.TB, b backends.Backend, name string) *client.Table {
 	t.Helper()
 	c := client.New(b, client.WithConcurrency(4), client.WithLogger(slog.New(slog.DiscardHandler)))
-	tbl, err := c.CreateIndexedTable(context.Background(), name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateTable(context.Background(), name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func NewOrders(t testing.TB, b backends.Backend, name string) *client.IndexedTab
 }
 
 // Index is tbl's index of that name, failing the test when it has none.
-func Index(t testing.TB, tbl *client.IndexedTable, name string) *client.Index {
+func Index(t testing.TB, tbl *client.Table, name string) *client.Index {
 	t.Helper()
 	ix, err := tbl.Index(name)
 	if err != nil {
@@ -98,7 +98,7 @@ func answerOf(key, main []byte, cells []client.Cell, cols []client.Column) Answe
 }
 
 // Reference is the answer to a full query by ix computed from the main table alone.
-func Reference(t testing.TB, tbl *client.IndexedTable, ix *client.Index, cols []client.Column) []Answer {
+func Reference(t testing.TB, tbl *client.Table, ix *client.Index, cols []client.Column) []Answer {
 	t.Helper()
 	var out []Answer
 	for row, err := range tbl.Scan(context.Background(), client.Range{}) {
@@ -133,7 +133,7 @@ func Query(t testing.TB, ix *client.Index, r client.Range, opts ...client.ReadOp
 
 // AssertQueries asserts that every index answers what the main table says, whole and covered,
 // without repairing anything: what a reader sees whatever writers left (or died leaving).
-func AssertQueries(t testing.TB, tbl *client.IndexedTable) {
+func AssertQueries(t testing.TB, tbl *client.Table) {
 	t.Helper()
 	for _, ix := range tbl.Indexes() {
 		assertQuery(t, tbl, ix)
@@ -141,7 +141,7 @@ func AssertQueries(t testing.TB, tbl *client.IndexedTable) {
 }
 
 // assertQuery asserts that ix answers what the main table says, whole and covered.
-func assertQuery(t testing.TB, tbl *client.IndexedTable, ix *client.Index) {
+func assertQuery(t testing.TB, tbl *client.Table, ix *client.Index) {
 	t.Helper()
 	amount := []client.Column{{Family: "d", Qualifier: "amount"}}
 	if got, want := Query(t, ix, client.Range{}), Reference(t, tbl, ix, nil); !slices.Equal(got, want) {
@@ -158,7 +158,7 @@ func assertQuery(t testing.TB, tbl *client.IndexedTable, ix *client.Index) {
 // job's fence, or what a killed job left): a query by a building index fails with
 // ErrIndexBuilding, and every active one answers what the main table says, as in AssertQueries. It
 // returns the building ones' names, sorted.
-func AssertServing(t testing.TB, tbl *client.IndexedTable) (building []string) {
+func AssertServing(t testing.TB, tbl *client.Table) (building []string) {
 	t.Helper()
 	for _, ix := range tbl.Indexes() {
 		if ix.State() != client.IndexBuilding {
@@ -175,7 +175,7 @@ func AssertServing(t testing.TB, tbl *client.IndexedTable) (building []string) {
 
 // AssertIndexes asserts AssertQueries and, after a repairing read (grace 0: no writer may be
 // running), that Verify finds no problem.
-func AssertIndexes(t testing.TB, tbl *client.IndexedTable) {
+func AssertIndexes(t testing.TB, tbl *client.Table) {
 	t.Helper()
 	AssertQueries(t, tbl)
 	for _, ix := range tbl.Indexes() {
@@ -200,7 +200,7 @@ func mainKeys(answers []Answer) []string {
 
 type step struct {
 	name string
-	do   func(t *testing.T, tbl *client.IndexedTable)
+	do   func(t *testing.T, tbl *client.Table)
 	// seller -> the orders a query by that seller returns, newest first.
 	bySeller map[string][]string
 	ext      map[string]string // unique ext -> order ("" absent)
@@ -209,22 +209,22 @@ type step struct {
 func steps(ctx context.Context) []step {
 	// Adversarial values: empty, 0x00/0xFF, and a value that is a prefix of another.
 	sellers := []string{"", "\x00", "\xff", "host1", "host12", "a\x00b"}
-	put := func(o order, tm uint64) func(t *testing.T, tbl *client.IndexedTable) {
-		return func(t *testing.T, tbl *client.IndexedTable) {
+	put := func(o order, tm uint64) func(t *testing.T, tbl *client.Table) {
+		return func(t *testing.T, tbl *client.Table) {
 			if err := tbl.Put(ctx, OrderKey(o.no), o.cells(tm)...); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	putCell := func(no, q, v string) func(t *testing.T, tbl *client.IndexedTable) {
-		return func(t *testing.T, tbl *client.IndexedTable) {
+	putCell := func(no, q, v string) func(t *testing.T, tbl *client.Table) {
+		return func(t *testing.T, tbl *client.Table) {
 			if err := tbl.Put(ctx, OrderKey(no), client.Cell{Family: "d", Qualifier: q, Value: []byte(v)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	return []step{
-		{name: "insert", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "insert", do: func(t *testing.T, tbl *client.Table) {
 			for i, s := range sellers {
 				put(order{no: fmt.Sprint("o", i), seller: s, buyer: "b", ext: "e" + fmt.Sprint(i), amount: "1"}, uint64(i))(t, tbl)
 			}
@@ -234,20 +234,20 @@ func steps(ctx context.Context) []step {
 		{name: "update indexed value", do: putCell("o3", "seller", "host12"),
 			bySeller: map[string][]string{"host1": {"o10"}, "host12": {"o4", "o3"}}},
 		{name: "update covered column", do: putCell("o10", "amount", "9"), bySeller: map[string][]string{"host1": {"o10"}}},
-		{name: "delete", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "delete", do: func(t *testing.T, tbl *client.Table) {
 			if err := tbl.Delete(ctx, OrderKey("o10")); err != nil {
 				t.Fatal(err)
 			}
 		}, bySeller: map[string][]string{"host1": nil}, ext: map[string]string{"e10": ""}},
 		{name: "re-insert", do: put(order{no: "o10", seller: "host1", buyer: "c", ext: "e10", amount: "3"}, 5),
 			bySeller: map[string][]string{"host1": {"o10"}}, ext: map[string]string{"e10": "o10"}},
-		{name: "unique key taken", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "unique key taken", do: func(t *testing.T, tbl *client.Table) {
 			err := tbl.Put(ctx, OrderKey("o4"), client.Cell{Family: "d", Qualifier: "ext", Value: []byte("e10")})
 			if !errors.Is(err, client.ErrUniqueViolation) {
 				t.Fatalf("got %v, want ErrUniqueViolation", err)
 			}
 		}, ext: map[string]string{"e10": "o10", "e4": "o4"}},
-		{name: "apply moves a unique key", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "apply moves a unique key", do: func(t *testing.T, tbl *client.Table) {
 			rowErrs, err := tbl.Apply(ctx, []client.Mutation{
 				{Key: OrderKey("o10"), Delete: true},
 				{Key: OrderKey("o5"), Cells: []client.Cell{{Family: "d", Qualifier: "amount", Value: []byte("7")}}},
@@ -257,7 +257,7 @@ func steps(ctx context.Context) []step {
 			}
 			putCell("o4", "ext", "e10")(t, tbl)
 		}, bySeller: map[string][]string{"host1": nil}, ext: map[string]string{"e10": "o4", "e4": ""}},
-		{name: "refused column delete", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "refused column delete", do: func(t *testing.T, tbl *client.Table) {
 			if err := tbl.Delete(ctx, OrderKey("o4"), client.Column{Family: "d", Qualifier: "seller"}); !errors.Is(err, backends.ErrInvalidArgument) {
 				t.Fatalf("got %v, want ErrInvalidArgument", err)
 			}
@@ -267,7 +267,7 @@ func steps(ctx context.Context) []step {
 
 // Steps runs the table-driven cases on a fresh order table, checking after each step the queries
 // it names and every index against the main table.
-func Steps(t *testing.T, tbl *client.IndexedTable) {
+func Steps(t *testing.T, tbl *client.Table) {
 	ctx := context.Background()
 	bySeller, byExt := Index(t, tbl, "by_seller"), Index(t, tbl, "by_ext")
 	for _, st := range append(steps(ctx), writeSteps(ctx)...) {
@@ -302,7 +302,7 @@ func Steps(t *testing.T, tbl *client.IndexedTable) {
 // RandomWrite is one write of the crash and concurrency tests: new values for some columns of one
 // of a few rows (sellers, buyers and unique ids from small sets, so that they collide), a row
 // delete, or a batch through Apply.
-func RandomWrite(ctx context.Context, tbl *client.IndexedTable, rng *rand.Rand, rows int) error {
+func RandomWrite(ctx context.Context, tbl *client.Table, rng *rand.Rand, rows int) error {
 	key := func() []byte { return OrderKey(fmt.Sprint("o", rng.IntN(rows))) }
 	cells := func() []client.Cell {
 		var cs []client.Cell

@@ -39,7 +39,7 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	}
 	c := newClient()
 	defer c.Close()
-	tbl, err := c.CreateIndexedTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
+	tbl, err := c.CreateTable(ctx, name, client.TableConfig{Salter: testkit.Salter(t, "hash:4"), Indexes: OrderIndexes(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	for range 40 {
 		_ = RandomWrite(ctx, tbl, rng, 12)
 	}
-	handles := make([]*client.IndexedTable, writers)
+	handles := make([]*client.Table, writers)
 	for i := range handles {
 		oc := newClient()
 		defer oc.Close()
-		if handles[i], err = oc.OpenIndexedTable(ctx, name, nil); err != nil {
+		if handles[i], err = oc.OpenTable(ctx, name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,7 +90,7 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 		t.Logf("rebucket of %s to %s: %d writes acknowledged during it", phys, rb.To, w.Acked()-before)
 		stop() // every index exact with the writers stopped: by this handle, and by one opened now
 		AssertIndexes(t, tbl)
-		fresh, err := newClient().OpenIndexedTable(ctx, name, nil)
+		fresh, err := newClient().OpenTable(ctx, name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,15 +99,15 @@ func RebucketLive(t *testing.T, b backends.Backend, name string, tm RebucketTime
 	}
 	t.Logf("%d writes acknowledged; refused or lost to contention: %v", w.Acked(), w.Errors())
 
-	if _, err := c.OpenTable(ctx, name, nil); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("OpenTable of the rebucketed table with indexes: %v, want ErrIndexedTable", err)
+	if reopened, err := c.OpenTable(ctx, name, nil); err != nil || len(reopened.Indexes()) != len(OrderIndexes(t)) {
+		t.Fatalf("OpenTable of the rebucketed table with indexes: %v, %v; want its indexes", reopened, err)
 	}
 	plain, err := c.OpenTable(ctx, client.IndexTableName(name, "by_buyer"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plain.Rebucket(ctx, testkit.Salter(t, "hash:2"), client.RebucketOptions{Fence: tm.Fence}); !errors.Is(err, client.ErrIndexedTable) {
-		t.Fatalf("Table.Rebucket of an index table: %v, want ErrIndexedTable", err)
+	if err := plain.Rebucket(ctx, testkit.Salter(t, "hash:2"), client.RebucketOptions{Fence: tm.Fence}); !errors.Is(err, client.ErrInvalidArgument) {
+		t.Fatalf("Table.Rebucket of an index table: %v, want ErrInvalidArgument", err)
 	}
 	if err := c.DeleteTable(ctx, name); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 // ScanOptions checks Limit, Reverse, ResumeAfter and Columns on a query by index, and that Get is
 // refused on a non-unique index.
-func ScanOptions(t *testing.T, tbl *client.IndexedTable) {
+func ScanOptions(t *testing.T, tbl *client.Table) {
 	ctx := context.Background()
 	rows := make([]client.Mutation, 40)
 	for i := range rows {

@@ -60,7 +60,7 @@ func (w *Workload) count(err error) {
 }
 
 // Run starts a writer per handle and a scanner per index of tbl; stop ends them and waits.
-func (w *Workload) Run(t *testing.T, tbl *client.IndexedTable, handles []*client.IndexedTable, seed uint64) (stop func()) {
+func (w *Workload) Run(t *testing.T, tbl *client.Table, handles []*client.Table, seed uint64) (stop func()) {
 	ctx := context.Background()
 	var (
 		wg   sync.WaitGroup
@@ -120,7 +120,7 @@ func (w *Workload) write(f func(context.Context) error) error {
 }
 
 // writeOwned puts or deletes one of writer id's own rows and records the outcome.
-func (w *Workload) writeOwned(ctx context.Context, h *client.IndexedTable, rng *rand.Rand, id, n int) error {
+func (w *Workload) writeOwned(ctx context.Context, h *client.Table, rng *rand.Rand, id, n int) error {
 	key := fmt.Sprintf("own%d_%d", id, rng.IntN(6))
 	amount, err := "", error(nil)
 	if rng.IntN(6) == 0 {
@@ -142,7 +142,7 @@ func (w *Workload) writeOwned(ctx context.Context, h *client.IndexedTable, rng *
 }
 
 // Check asserts that every owned row holds what its last acknowledged write left.
-func (w *Workload) Check(t *testing.T, tbl *client.IndexedTable) {
+func (w *Workload) Check(t *testing.T, tbl *client.Table) {
 	t.Helper()
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -20,8 +20,8 @@ func writeSteps(ctx context.Context) []step {
 	cond := func(q, v string) client.Condition {
 		return client.Condition{Family: "d", Qualifier: q, Value: []byte(v)}
 	}
-	cam := func(no string, c client.Condition, m client.Mutation, want bool) func(t *testing.T, tbl *client.IndexedTable) {
-		return func(t *testing.T, tbl *client.IndexedTable) {
+	cam := func(no string, c client.Condition, m client.Mutation, want bool) func(t *testing.T, tbl *client.Table) {
+		return func(t *testing.T, tbl *client.Table) {
 			m.Key = OrderKey(no)
 			if applied, err := tbl.CheckAndMutate(ctx, c, m); err != nil || applied != want {
 				t.Fatalf("check and mutate %s: applied %v (%v), want %v", no, applied, err, want)
@@ -36,7 +36,7 @@ func writeSteps(ctx context.Context) []step {
 			bySeller: map[string][]string{"host1": {"o4"}, "\xff": {"o2"}}},
 		{name: "check and mutate, condition on an unindexed column", do: cam("o3", cond("buyer", "b"), client.Mutation{Cells: []client.Cell{cell("seller", []byte("host1"))}}, true),
 			bySeller: map[string][]string{"host1": {"o4", "o3"}, "host12": nil}},
-		{name: "check and mutate of unindexed columns", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "check and mutate of unindexed columns", do: func(t *testing.T, tbl *client.Table) {
 			cam("o3", cond("note", ""), client.Mutation{Cells: []client.Cell{cell("note", []byte("x"))}}, true)(t, tbl)
 			cam("o3", cond("note", ""), client.Mutation{Cells: []client.Cell{cell("note", []byte("y"))}}, false)(t, tbl)
 			if row, err := tbl.Get(ctx, OrderKey("o3"), client.Columns(col("note"))); err != nil || len(row.Cells) != 1 || string(row.Cells[0].Value) != "x" {
@@ -45,7 +45,7 @@ func writeSteps(ctx context.Context) []step {
 		}, bySeller: map[string][]string{"host1": {"o4", "o3"}}},
 		{name: "check and mutate deletes the row", do: cam("o0", cond("seller", ""), client.Mutation{Delete: true}, true),
 			bySeller: map[string][]string{"": nil}, ext: map[string]string{"e0": ""}},
-		{name: "increment a covered counter", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "increment a covered counter", do: func(t *testing.T, tbl *client.Table) {
 			o := order{no: "o7", seller: "host1", buyer: "b", ext: "e7"}
 			cells := append(o.cells(7)[:4], cell("amount", counter(10)))
 			if err := tbl.Put(ctx, OrderKey("o7"), cells...); err != nil {
@@ -59,19 +59,19 @@ func writeSteps(ctx context.Context) []step {
 				t.Fatalf("increment returned %d (%v), want 15", n, ok)
 			}
 		}, bySeller: map[string][]string{"host1": {"o7", "o4", "o3"}}, ext: map[string]string{"e7": "o7"}},
-		{name: "increment an indexed counter", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "increment an indexed counter", do: func(t *testing.T, tbl *client.Table) {
 			if _, err := tbl.Increment(ctx, OrderKey("o9"), client.Increment{Family: "d", Qualifier: "seller", Delta: 1},
 				client.Increment{Family: "d", Qualifier: "ts", Delta: 9}); err != nil {
 				t.Fatal(err)
 			}
 		}, bySeller: map[string][]string{string(counter(1)): {"o9"}}},
-		{name: "increment of a non-counter refused", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "increment of a non-counter refused", do: func(t *testing.T, tbl *client.Table) {
 			_, err := tbl.Increment(ctx, OrderKey("o4"), client.Increment{Family: "d", Qualifier: "seller", Delta: 1})
 			if !errors.Is(err, backends.ErrInvalidArgument) {
 				t.Fatalf("got %v, want ErrInvalidArgument", err)
 			}
 		}, bySeller: map[string][]string{"host1": {"o7", "o4", "o3"}}},
-		{name: "import", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "import", do: func(t *testing.T, tbl *client.Table) {
 			rows := []client.ImportRow{
 				{Mutation: client.Mutation{Key: OrderKey("o8"), Cells: order{no: "o8", seller: "host12", buyer: "b", ext: "e8", amount: "1"}.cells(8)}},
 				{Mutation: client.Mutation{Key: OrderKey("o7"), Cells: []client.Cell{cell("seller", []byte("host12"))}}},
@@ -88,7 +88,7 @@ func writeSteps(ctx context.Context) []step {
 				t.Fatal(stats, err)
 			}
 		}, bySeller: map[string][]string{"host12": {"o8", "o7"}, "host1": {"o4", "o3"}, "\x00": nil}, ext: map[string]string{"e8": "o8", "e1": ""}},
-		{name: "column deletes", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "column deletes", do: func(t *testing.T, tbl *client.Table) {
 			// A delete of the last columns leaves no row behind, not even its version.
 			if err := tbl.Put(ctx, OrderKey("o6"), cell("note", []byte("n")), cell("memo", []byte("m"))); err != nil {
 				t.Fatal(err)
@@ -113,7 +113,7 @@ func writeSteps(ctx context.Context) []step {
 				t.Fatalf("o3 note after its delete: %v %v", row, err)
 			}
 		}, bySeller: map[string][]string{"host1": {"o4", "o3"}}},
-		{name: "reads hide the version column", do: func(t *testing.T, tbl *client.IndexedTable) {
+		{name: "reads hide the version column", do: func(t *testing.T, tbl *client.Table) {
 			version := client.Column{Family: "d", Qualifier: client.IndexVersionQualifier}
 			hasVersion := func(cells []client.Cell) bool {
 				return slices.ContainsFunc(cells, func(c client.Cell) bool { return c.Qualifier == version.Qualifier })

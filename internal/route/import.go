@@ -63,7 +63,7 @@ type ImportOptions struct {
 }
 
 // WriteFunc writes one batch of an import, whose rows carry both their physical mutation and the
-// logical row: the plain path sends the one (Import's write nil), an IndexedTable's the other
+// logical row: the plain path sends the one (Import's write nil), a table with indexes the other
 // through its index protocol. Its result is Table.Apply's.
 type WriteFunc func(ctx context.Context, batch []Pending) ([]error, error)
 

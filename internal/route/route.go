@@ -4,7 +4,7 @@
 // or through a rebucket's rules. Rebucket (rebucket.go) moves a table to another salter while its
 // writers and readers go on; Merged (scan.go) is the fan-out scan with its k-way merge over buckets.
 //
-// client's handles (Table, IndexedTable) are thin wrappers over a Router: route knows nothing of
+// client's Table is a thin wrapper over a Router: route knows nothing of
 // indexes, key schemas beyond printing keys, or imports.
 package route
 

@@ -52,9 +52,10 @@
 //   - reversed Scan without WithBackend (see below), or with options other than Families,
 //     NumberOfRows and AllowPartialResults.
 //
-// Tables with indexes (created with client.CreateIndexedTable, recognised by their stored meta, so
-// only with WithBackend, Open or NewClient): every write (Put, Delete, Append, Increment,
-// CheckAndPut) fails with ErrIndexedTable before anything is sent, since only client.IndexedTable
+// Tables with indexes (declared by client.CreateTable or AddIndex, recognised by their stored meta
+// when the client first uses the table, so only with WithBackend, Open or NewClient; an index added
+// after that is not seen, which is why AddIndex asks for NoPlainWriters): every write (Put, Delete, Append, Increment,
+// CheckAndPut) fails with ErrIndexedTable before anything is sent, since only client.Table
 // keeps their index tables in step. Get and Scan drop the version column (client.IndexVersionQualifier) the index protocol
 // keeps in each row, unless the request names it by qualifier; a row holding that column alone is
 // no row (a Get returns no cells, a Scan skips it), and an existence-only Get is sent as a Get and

@@ -31,8 +31,8 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
-	// ErrIndexedTable is client.ErrIndexedTable: a write to a table with indexes, which only
-	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
+	// ErrIndexedTable: a write to a table with indexes, which only client.Table writes (it keeps
+	// the index tables in step). Nothing was sent.
 	ErrIndexedTable = indexproto.ErrIndexedTable
 )
 
@@ -73,7 +73,7 @@ type Client struct {
 // tableInfo is what the client learned of a table, once.
 type tableInfo struct {
 	salter salting.Salter
-	// indexed: the stored meta declares indexes (client.IndexedTable): writes are refused and reads
+	// indexed: the stored meta declares indexes (client.Table): writes are refused and reads
 	// hide the version column, client.IndexVersionQualifier in family versionFamily.
 	indexed       bool
 	versionFamily string

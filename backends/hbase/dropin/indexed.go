@@ -9,7 +9,7 @@ import (
 	"github.com/tsuna/gohbase/pb"
 )
 
-// Tables with indexes (client.IndexedTable) are kept by an index protocol that every write goes
+// Tables with indexes are kept by an index protocol that every write goes
 // through; the drop-in sits below client and cannot run it, so it refuses their writes, and hides
 // the version column that the protocol keeps in each row from reads that do not name it, as client
 // does. A row whose only cell is that column (its user columns were deleted) is no row to the caller.
@@ -19,7 +19,7 @@ func (t tableInfo) refuseWrite(call, table string) error {
 	if !t.indexed {
 		return nil
 	}
-	return fmt.Errorf("dropin: %s %q: %w: write it through client.IndexedTable, which keeps its index tables in step",
+	return fmt.Errorf("dropin: %s %q: %w: write it through client.Table, which keeps its index tables in step",
 		call, table, ErrIndexedTable)
 }
 

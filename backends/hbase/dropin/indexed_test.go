@@ -93,8 +93,8 @@ func TestIndexedTableWritesRefused(t *testing.T) {
 			c, f := indexedClient(t)
 			before := fmt.Sprint(f.keys(tbl))
 			err := w.do(c, tbl)
-			if !errors.Is(err, ErrIndexedTable) || !strings.Contains(err.Error(), "client.IndexedTable") {
-				t.Fatalf("%s on a table with indexes: %v, want ErrIndexedTable naming client.IndexedTable", w.name, err)
+			if !errors.Is(err, ErrIndexedTable) || !strings.Contains(err.Error(), "client.Table") {
+				t.Fatalf("%s on a table with indexes: %v, want ErrIndexedTable naming client.Table", w.name, err)
 			}
 			if n := len(f.calls()); n != 0 || fmt.Sprint(f.keys(tbl)) != before {
 				t.Fatalf("%d requests reached gohbase", n)

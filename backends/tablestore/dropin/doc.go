@@ -88,8 +88,10 @@
 //
 // # Tables with indexes
 //
-// A table created with client.CreateIndexedTable (its stored meta declares indexes) is written only
-// through client.IndexedTable, which keeps its index tables in step: PutRow, UpdateRow, DeleteRow and
+// A table with indexes (its stored meta declares them, as the client reads it when it first uses the
+// table; an index added after that is not seen, which is why AddIndex asks for NoPlainWriters) is
+// written only
+// through client.Table, which keeps its index tables in step: PutRow, UpdateRow, DeleteRow and
 // BatchWriteRow fail with ErrIndexedTable before anything is sent, a batch that also writes other
 // tables included. Reads (GetRow, BatchGetRow, GetRange, Scan, Search) drop the version column the
 // index protocol keeps in each row (family + "__" + client.IndexVersionQualifier, e.g.

@@ -28,8 +28,8 @@ var (
 	ErrNoSpec = salting.ErrNoSpec
 	// ErrSpecMismatch: the salter given with WithSalter is not the spec stored with the table.
 	ErrSpecMismatch = salting.ErrSpecMismatch
-	// ErrIndexedTable is client.ErrIndexedTable: a write to a table with indexes, which only
-	// client.IndexedTable writes (it keeps the index tables in step). Nothing was sent.
+	// ErrIndexedTable: a write to a table with indexes, which only client.Table writes (it keeps
+	// the index tables in step). Nothing was sent.
 	ErrIndexedTable = indexproto.ErrIndexedTable
 )
 
@@ -167,7 +167,7 @@ type table struct {
 	salter salting.Salter
 	layout *tablestore.KeyLayout
 	cols   []tablestore.KeyColumn
-	// version is, on a table with indexes (client.IndexedTable), the attribute column holding the
+	// version is, on a table with indexes (client.Table), the attribute column holding the
 	// index protocol's version; "" on other tables. See indexed.go.
 	version string
 }

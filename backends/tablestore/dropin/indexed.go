@@ -7,7 +7,7 @@ import (
 	ots "github.com/aliyun/aliyun-tablestore-go-sdk/tablestore"
 )
 
-// Tables with indexes (client.IndexedTable) are kept by an index protocol that every write goes
+// Tables with indexes (client.Table) are kept by an index protocol that every write goes
 // through; the drop-in sits below client and cannot run it, so it refuses their writes, and hides
 // the version column that the protocol keeps in each row (family + "__" + "_brine_v", see
 // tablestore.ColumnName) from reads whose ColumnsToGet do not name it, as client does. A row that
@@ -19,7 +19,7 @@ func (t *table) refuseWrite(op string) error {
 	if t.version == "" {
 		return nil
 	}
-	return badRequest(op, t.name, fmt.Errorf("%w: write it through client.IndexedTable, which keeps its index tables in step", ErrIndexedTable))
+	return badRequest(op, t.name, fmt.Errorf("%w: write it through client.Table, which keeps its index tables in step", ErrIndexedTable))
 }
 
 // hides says whether a read of t asking for columnsToGet must drop the version column.

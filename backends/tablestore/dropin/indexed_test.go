@@ -19,18 +19,18 @@ import (
 
 // indexedEnv is a table "orders" with an index, made by client, holding
 //
-//	"both": d__a and d__b written through client.IndexedTable (with its version column),
+//	"both": d__a and d__b written through client.Table (with its version column),
 //	"only": the version column alone, as a write of the protocol may leave a row for a moment;
 //
 // and a table "plain" without indexes, both salted hash:4.
-func indexedEnv(t *testing.T) (*env, *client.IndexedTable, *Client) {
+func indexedEnv(t *testing.T) (*env, *client.Table, *Client) {
 	t.Helper()
 	ctx := context.Background()
 	e := newEnv(t)
 	s := testkit.Salter(t, "hash:4")
 	cl := client.New(e.backend)
 	t.Cleanup(func() { _ = cl.Close() })
-	it, err := cl.CreateIndexedTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{
+	it, err := cl.CreateTable(ctx, "orders", client.TableConfig{Salter: s, Indexes: []client.IndexConfig{
 		{Name: "by_a", Parts: []client.IndexPart{client.ColumnPart("d", "a")}},
 	}})
 	if err != nil {
@@ -105,8 +105,8 @@ func TestIndexedTableWritesRefused(t *testing.T) {
 			e, it, c := indexedEnv(t)
 			e.srv.ResetStats()
 			err := w.do(c)
-			if !errors.Is(err, ErrIndexedTable) || !strings.Contains(err.Error(), "client.IndexedTable") {
-				t.Fatalf("%s: %v, want ErrIndexedTable naming client.IndexedTable", w.name, err)
+			if !errors.Is(err, ErrIndexedTable) || !strings.Contains(err.Error(), "client.Table") {
+				t.Fatalf("%s: %v, want ErrIndexedTable naming client.Table", w.name, err)
 			}
 			for op, st := range e.srv.Stats() {
 				if slices.Contains([]string{"PutRow", "UpdateRow", "DeleteRow", "BatchWriteRow"}, op) {

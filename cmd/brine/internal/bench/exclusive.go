@@ -50,16 +50,14 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 		return nil, err
 	}
 	r.log.Info("bench: exclusive import and index build vs plain import", "rows", n)
-	create := func(kind string, rep int, indexes []client.IndexConfig) (client.TableAPI, *client.IndexedTable, error) {
+	create := func(kind string, rep int, indexes []client.IndexConfig) (client.TableAPI, *client.Table, error) {
 		name := TablePrefix + kind + strconv.Itoa(rep) + "_" + r.suffix
 		r.viaClient = append(r.viaClient, name)
-		cfg := client.TableConfig{Salter: salter, Indexes: indexes}
-		if len(indexes) == 0 {
-			t, err := c.CreateTable(ctx, name, cfg)
+		t, err := c.CreateTable(ctx, name, client.TableConfig{Salter: salter, Indexes: indexes})
+		if err != nil || len(indexes) == 0 {
 			return t, nil, err
 		}
-		it, err := c.CreateIndexedTable(ctx, name, cfg)
-		return it, it, err
+		return t, t, nil
 	}
 	orders := func(i int) client.Mutation { return client.Mutation{Key: orderKey(0, i), Cells: orderCells(i)} }
 	rows := func(yield func(client.ImportRow, error) bool) {
@@ -158,7 +156,7 @@ func (r *runner) exclusive(ctx context.Context, all []client.IndexConfig) (*Excl
 
 // underFence times fn under an exclusive fence of it, with the Release (its repair, when one is
 // needed) and without the fence's fixed wait; ready runs, untimed, once the fence is taken.
-func underFence(ctx context.Context, it *client.IndexedTable, ready func(), fn func(*client.ExclusiveTable) error) (time.Duration, error) {
+func underFence(ctx context.Context, it *client.Table, ready func(), fn func(*client.ExclusiveTable) error) (time.Duration, error) {
 	x, err := it.Exclusive(ctx, client.ExclusiveOptions{})
 	if err != nil {
 		return 0, err

@@ -145,21 +145,11 @@ func (r *runner) index(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var tables [3]client.TableAPI      // plain (no index) or indexed
-	var byIndexes *client.IndexedTable // the table with one index, queried below
+	var tables [3]*client.Table // with 0, 1 and 2 indexes
 	for k := range tables {
 		name := TablePrefix + "orders" + strconv.Itoa(k) + "_" + r.suffix
 		cfg := client.TableConfig{Salter: salter, Indexes: all[:k]}
-		if k == 0 {
-			tables[k], err = c.CreateTable(ctx, name, cfg)
-		} else {
-			var it *client.IndexedTable
-			if it, err = c.CreateIndexedTable(ctx, name, cfg); k == 1 {
-				byIndexes = it
-			}
-			tables[k] = it
-		}
-		if err != nil {
+		if tables[k], err = c.CreateTable(ctx, name, cfg); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 		r.viaClient = append(r.viaClient, name)
@@ -192,7 +182,7 @@ func (r *runner) index(ctx context.Context) error {
 		p.OverNoIndex = Ratio(p.RowsPerS, Median(rates[0]))
 		res.Puts = append(res.Puts, p)
 	}
-	bySeller, err := byIndexes.Index("by_seller")
+	bySeller, err := tables[1].Index("by_seller")
 	if err != nil {
 		return err
 	}
