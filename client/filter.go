@@ -49,7 +49,9 @@ func NotFilter(f Filter) Filter { return Filter{Kind: backends.FilterNot, Subs: 
 
 // RowFilter makes a read return only the rows f passes, trimmed by its cell filters (cellfilter.go). Every column f tests must be one the read
 // selects (Columns or Families), or the read fails with ErrInvalidArgument before anything is sent.
-func RowFilter(f Filter) ReadOption { return func(c *route.ReadConfig) { c.Read.Filter = &f } }
+func RowFilter(f Filter) ReadOption {
+	return readOption(func(c *route.ReadConfig) { c.Read.Filter = &f })
+}
 
 // KeyRegexFilter passes rows whose logical row key (salt stripped) the RE2 pattern matches. On a
 // table with a key schema (TableConfig.KeySchema) that is the key as the schema prints it,

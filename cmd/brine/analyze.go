@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,4 +149,70 @@ func printLabelledBars(w io.Writer, labels []string, counts []int64) {
 		}
 		fmt.Fprintf(w, "  %*s %10d %s\n", width, labels[i], c, strings.Repeat("#", bar))
 	}
+}
+
+func runAnalyze(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "analyze")
+	salt := fs.String("salt", "hash:16", "salting spec to evaluate")
+	regions := fs.Int("regions", 0, "regions to group buckets into (0: one per bucket)")
+	hexKeys := fs.Bool("hex", false, "keys are hex, one per line")
+	store := fs.String("store", "", "hbase://... : analyze TABLE's live load per bucket and server instead of keys")
+	svg := fs.String("svg", "", "with --store: also draw the load as an SVG picture in this file")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *store != "" {
+		if len(pos) != 1 {
+			return fmt.Errorf("usage: brine analyze --store hbase://ZK TABLE [--svg FILE] (got %q)", pos)
+		}
+		return runAnalyzeLive(ctx, env, *store, pos[0], *svg)
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("usage: brine analyze [flags] [FILE] (one file, got %q)", pos)
+	}
+	if *regions < 0 {
+		return fmt.Errorf("--regions %d: want 0 or more", *regions)
+	}
+	s, err := salting.ParseSpec(*salt)
+	if err != nil {
+		return err
+	}
+	in := env.stdin
+	if len(pos) == 1 && pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	var keys [][]byte
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if text == "" {
+			continue
+		}
+		k := []byte(text)
+		if *hexKeys {
+			if k, err = hex.DecodeString(text); err != nil {
+				return fmt.Errorf("line %d: not hex: %w", line, err)
+			}
+		}
+		keys = append(keys, k)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading keys: %w", err)
+	}
+	if len(keys) == 0 {
+		return errors.New("no keys to analyze")
+	}
+	rep, err := analyzeKeys(keys, s, *regions)
+	if err != nil {
+		return err
+	}
+	rep.print(env.stdout)
+	return nil
 }

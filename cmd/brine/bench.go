@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/backends"
-	"github.com/brine-kv/brine/cmd/brine/internal/bench"
+	"github.com/brine-kv/brine/internal/bench"
 )
 
 // intList is a comma-separated list of integers flag.

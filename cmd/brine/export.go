@@ -16,6 +16,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/periods"
+	"github.com/brine-kv/brine/records"
 )
 
 // exportTSColumn is the column an export gives each row's cell timestamp (ms), which
@@ -54,7 +55,7 @@ func exportPeriod(ctx context.Context, env *cliEnv, p *periods.Table, info perio
 	var put func(row client.Row) error
 	switch format {
 	case "cells":
-		put = cellsWriter(w, kf)
+		put = records.CellsWriter(w, kf.format)
 	default:
 		if kf.schema == nil {
 			return fmt.Errorf("--format %s writes keys by the table's key schema, and %s stores none: use --format cells", format, p.Name())
@@ -145,31 +146,5 @@ func rowsWriter(w io.Writer, format string, kf keyFormat) func(client.Row) error
 			rec[i] = cols[name]
 		}
 		return cw.Write(rec)
-	}
-}
-
-// cellsWriter writes each row as a JSON line of its printed key, raw key and every cell, values in
-// base64, so that any bytes survive; a zero Row is the end.
-func cellsWriter(w io.Writer, kf keyFormat) func(client.Row) error {
-	enc := json.NewEncoder(w)
-	type cell struct {
-		Family    string `json:"family"`
-		Qualifier string `json:"qualifier"`
-		Timestamp int64  `json:"ts"`
-		Value     []byte `json:"value"`
-	}
-	return func(row client.Row) error {
-		if row.Key == nil {
-			return nil
-		}
-		line := struct {
-			Key   string `json:"key"`
-			Raw   []byte `json:"raw"`
-			Cells []cell `json:"cells"`
-		}{Key: kf.format(row.Key), Raw: row.Key}
-		for _, c := range row.Cells {
-			line.Cells = append(line.Cells, cell{c.Family, c.Qualifier, c.Timestamp, c.Value})
-		}
-		return enc.Encode(line)
 	}
 }

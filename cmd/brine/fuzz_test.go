@@ -18,6 +18,7 @@ import (
 	"github.com/brine-kv/brine/backends/tablestore/tablestoretest"
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/internal/testkit"
+	"github.com/brine-kv/brine/records"
 )
 
 // The import path's reliability tests: the reader, the row converter and the failure report, fuzzed
@@ -25,14 +26,14 @@ import (
 
 const fuzzKeySpec = "id,n:int64"
 
-var formats = []inputFormat{formatCSV, formatTSV, formatJSONL}
+var formats = []records.Format{records.CSV, records.TSV, records.JSONL}
 
 // failedRecords reads input as an import does and returns every record that fails, with its error,
 // checking on the way that each error names its line and that every row that converts has a key
 // that decodes back to its key columns.
-func failedRecords(t *testing.T, input []byte, format inputFormat, conv rowConverter) (header []string, failed []record, errs []error, ok bool) {
+func failedRecords(t *testing.T, input []byte, format records.Format, conv rowConverter) (header []string, failed []records.Record, errs []error, ok bool) {
 	t.Helper()
-	header, recs, err := readRecords(bytes.NewReader(input), format)
+	header, recs, err := records.Read(bytes.NewReader(input), format)
 	if err != nil {
 		return nil, nil, nil, false // a bad header stops the import before any row is read
 	}
@@ -44,18 +45,18 @@ func failedRecords(t *testing.T, input []byte, format inputFormat, conv rowConve
 			var row client.ImportRow
 			if row, err = conv.row(rec); err == nil {
 				vals, derr := conv.schema.Decode(row.Key)
-				want, perr := conv.schema.ParseValues(rec.fields["id"], rec.fields["n"])
+				want, perr := conv.schema.ParseValues(rec.Fields["id"], rec.Fields["n"])
 				if derr != nil || perr != nil || fmt.Sprint(vals) != fmt.Sprint(want) {
-					t.Fatalf("line %d: key %q decodes to %v (%v), the record holds %v (%v)", rec.line, row.Key, vals, derr, want, perr)
+					t.Fatalf("line %d: key %q decodes to %v (%v), the record holds %v (%v)", rec.Line, row.Key, vals, derr, want, perr)
 				}
-				if src, _ := row.Source.(record); src.line != rec.line {
-					t.Fatalf("line %d: the row's Source is line %d", rec.line, src.line)
+				if src, _ := row.Source.(records.Record); src.Line != rec.Line {
+					t.Fatalf("line %d: the row's Source is line %d", rec.Line, src.Line)
 				}
 				continue
 			}
 		}
-		if !strings.Contains(err.Error(), fmt.Sprintf("line %d", rec.line)) {
-			t.Fatalf("the error of line %d does not name it: %v", rec.line, err)
+		if !strings.Contains(err.Error(), fmt.Sprintf("line %d", rec.Line)) {
+			t.Fatalf("the error of line %d does not name it: %v", rec.Line, err)
 		}
 		failed = append(failed, rec)
 		errs = append(errs, err)
@@ -64,38 +65,38 @@ func failedRecords(t *testing.T, input []byte, format inputFormat, conv rowConve
 }
 
 // reportRoundTrip writes failed records as the failure report does and reads the report back.
-func reportRoundTrip(t *testing.T, format inputFormat, header []string, failed []record) []record {
+func reportRoundTrip(t *testing.T, format records.Format, header []string, failed []records.Record) []records.Record {
 	t.Helper()
 	var buf bytes.Buffer
-	fw := newFailureWriter(&buf, format, header)
+	fw := records.NewFailureWriter(&buf, format, header)
 	for _, rec := range failed {
-		if err := fw.write(rec); err != nil {
-			t.Fatalf("failure report: write line %d: %v", rec.line, err)
+		if err := fw.Write(rec); err != nil {
+			t.Fatalf("failure report: write line %d: %v", rec.Line, err)
 		}
 	}
-	if err := fw.flush(); err != nil {
+	if err := fw.Flush(); err != nil {
 		t.Fatalf("failure report: flush: %v", err)
 	}
-	h2, recs, err := readRecords(&buf, format)
+	h2, recs, err := records.Read(&buf, format)
 	if err != nil {
 		t.Fatalf("the failure report %q does not read back: %v", buf.String(), err)
 	}
-	if format != formatJSONL && !slices.Equal(h2, header) {
+	if format != records.JSONL && !slices.Equal(h2, header) {
 		t.Fatalf("the failure report's header is %q, the input's %q", h2, header)
 	}
-	var again []record
+	var again []records.Record
 	for rec := range recs {
 		again = append(again, rec)
 	}
 	return again
 }
 
-// sameRecord compares what a record holds, not where it was.
-func sameRecord(a, b record) bool {
-	return maps.Equal(a.fields, b.fields) && slices.Equal(a.raw, b.raw) && bytes.Equal(bytes.TrimSuffix(a.input, []byte("\n")), bytes.TrimSuffix(b.input, []byte("\n")))
+// sameRecord compares what a records.Record holds, not where it was.
+func sameRecord(a, b records.Record) bool {
+	return maps.Equal(a.Fields, b.Fields) && slices.Equal(a.Raw, b.Raw) && bytes.Equal(bytes.TrimSuffix(a.Input, []byte("\n")), bytes.TrimSuffix(b.Input, []byte("\n")))
 }
 
-func checkReport(t *testing.T, format inputFormat, header []string, failed []record) {
+func checkReport(t *testing.T, format records.Format, header []string, failed []records.Record) {
 	t.Helper()
 	if len(failed) == 0 {
 		return
@@ -103,31 +104,31 @@ func checkReport(t *testing.T, format inputFormat, header []string, failed []rec
 	again := reportRoundTrip(t, format, header, failed)
 	if len(again) != len(failed) {
 		t.Fatalf("%d records failed, the failure report reads back as %d: failed rows were lost from the report (first failed line %d, raw %q)",
-			len(failed), len(again), failed[0].line, failed[0].raw)
+			len(failed), len(again), failed[0].Line, failed[0].Raw)
 	}
 	for i := range failed {
 		if !sameRecord(failed[i], again[i]) {
 			t.Fatalf("failed line %d reads back from the report changed:\n was  %q %q %q\n now  %q %q %q",
-				failed[i].line, failed[i].raw, failed[i].fields, failed[i].input, again[i].raw, again[i].fields, again[i].input)
+				failed[i].Line, failed[i].Raw, failed[i].Fields, failed[i].Input, again[i].Raw, again[i].Fields, again[i].Input)
 		}
 	}
 }
 
 var fuzzSeeds = []struct {
-	format inputFormat
+	format records.Format
 	input  string
 }{
-	{formatCSV, "id,n,v\na,1,x\nb,2\nc,3,y,extra\nd,notint,z\ne,5,\"quoted, with comma\"\n"},
-	{formatCSV, "\ufeffid,n,v\r\n\"multi\nline\",1,x\r\n,2,empty id\r\n"},
-	{formatCSV, "id,n,v\nok,1,x\n\"bad\"quote,2,y\nok2,3,z\n"},
-	{formatTSV, "id\tn\tv\na\t1\tx\"y\nb\t2\n\"c\t3\tz\n"},
-	{formatTSV, "id\tn\tv\n a\t-9223372036854775808\t\"q\"\n"},
-	{formatJSONL, "{\"id\":\"a\",\"n\":1,\"v\":\"x\"}\nnot json\n{\"id\":\"b\"}\n[1,2]\n{\"id\":\"c\",\"n\":\"x\"}\n\n{\"id\":\"d\",\"n\":2,\"v\":{\"nested\":true}}"},
-	{formatJSONL, "{\"id\":\"e\",\"n\":1e3}\n{\"id\":null,\"n\":0}\n  {\"id\":\"f\",\"n\":1} trailing\n"},
+	{records.CSV, "id,n,v\na,1,x\nb,2\nc,3,y,extra\nd,notint,z\ne,5,\"quoted, with comma\"\n"},
+	{records.CSV, "\ufeffid,n,v\r\n\"multi\nline\",1,x\r\n,2,empty id\r\n"},
+	{records.CSV, "id,n,v\nok,1,x\n\"bad\"quote,2,y\nok2,3,z\n"},
+	{records.TSV, "id\tn\tv\na\t1\tx\"y\nb\t2\n\"c\t3\tz\n"},
+	{records.TSV, "id\tn\tv\n a\t-9223372036854775808\t\"q\"\n"},
+	{records.JSONL, "{\"id\":\"a\",\"n\":1,\"v\":\"x\"}\nnot json\n{\"id\":\"b\"}\n[1,2]\n{\"id\":\"c\",\"n\":\"x\"}\n\n{\"id\":\"d\",\"n\":2,\"v\":{\"nested\":true}}"},
+	{records.JSONL, "{\"id\":\"e\",\"n\":1e3}\n{\"id\":null,\"n\":0}\n  {\"id\":\"f\",\"n\":1} trailing\n"},
 	// Found by fuzzing: each loses or changes a failed record in the report (see the report).
-	{formatCSV, "id,n,0\n\"\""},               // a record of one empty field is written as an empty line
-	{formatCSV, "id,n\n0,0,\""},               // a record cut by a parse error is written as its parsed part
-	{formatCSV, "id,n,v\n\"a\r\r\nb\",x,y\n"}, // \r\r\n in a quoted field comes back as \n
+	{records.CSV, "id,n,0\n\"\""},               // a records.Record of one empty field is written as an empty line
+	{records.CSV, "id,n\n0,0,\""},               // a records.Record cut by a parse error is written as its parsed part
+	{records.CSV, "id,n,v\n\"a\r\r\nb\",x,y\n"}, // \r\r\n in a quoted field comes back as \n
 }
 
 // FuzzImportRecords: any CSV, TSV or JSON Lines input goes through the reader and the row converter
@@ -150,11 +151,11 @@ func FuzzImportRecords(f *testing.F) {
 
 // importFile runs the import path of `brine import` (reader, converter, Table.Import, failure report)
 // on a memory table and returns the table, the failure report and the errors logged per line.
-func importFile(t *testing.T, format inputFormat, input string) (*client.Table, string, []string) {
+func importFile(t *testing.T, format records.Format, input string) (*client.Table, string, []string) {
 	t.Helper()
 	ctx := context.Background()
 	schema := testkit.Schema(t, fuzzKeySpec)
-	header, recs, err := readRecords(strings.NewReader(input), format)
+	header, recs, err := records.Read(strings.NewReader(input), format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,20 +170,20 @@ func importFile(t *testing.T, format inputFormat, input string) (*client.Table, 
 		t.Fatal(err)
 	}
 	var report bytes.Buffer
-	fw := newFailureWriter(&report, format, header)
+	fw := records.NewFailureWriter(&report, format, header)
 	var logged []string
 	conv := rowConverter{schema: schema, family: client.DefaultFamily}
 	_, err = tbl.Import(ctx, conv.rows(recs), client.ImportOptions{BatchRows: 2, OnFailure: func(fr client.FailedRow) {
-		rec, _ := fr.Row.Source.(record)
-		if werr := fw.write(rec); werr != nil {
+		rec, _ := fr.Row.Source.(records.Record)
+		if werr := fw.Write(rec); werr != nil {
 			t.Errorf("failure report: %v", werr)
 		}
-		logged = append(logged, fmt.Sprintf("line %d: %v", rec.line, fr.Err))
+		logged = append(logged, fmt.Sprintf("line %d: %v", rec.Line, fr.Err))
 	}})
 	if err != nil && !strings.Contains(err.Error(), "rows failed") {
 		t.Fatal(err)
 	}
-	if err := fw.flush(); err != nil {
+	if err := fw.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	return tbl, report.String(), logged
@@ -214,13 +215,13 @@ func wantRows(t *testing.T, tbl *client.Table, rows map[string]string) {
 // report (which reads back to exactly them), and the rows around them are stored.
 func TestImportBadRowsFailAlone(t *testing.T) {
 	cases := []struct {
-		format inputFormat
+		format records.Format
 		input  string
 		bad    []int // lines that must fail
 	}{
-		{formatCSV, "id,n,v\na,1,x\nb,2\nc,3,y\nd,4,w,extra\ne,5,z\nf,five,q\ng,7,r\n", []int{3, 5, 7}},
-		{formatTSV, "id\tn\tv\na\t1\tx\nb\t2\nc\t3\ty\nd\t4\tw\textra\ne\t5\tz\nf\tfive\tq\ng\t7\tr\n", []int{3, 5, 7}},
-		{formatJSONL, `{"id":"a","n":1,"v":"x"}` + "\n" + `{"id":"b","v":"no n"}` + "\n" + `{"id":"c","n":3,"v":"y"}` + "\n" +
+		{records.CSV, "id,n,v\na,1,x\nb,2\nc,3,y\nd,4,w,extra\ne,5,z\nf,five,q\ng,7,r\n", []int{3, 5, 7}},
+		{records.TSV, "id\tn\tv\na\t1\tx\nb\t2\nc\t3\ty\nd\t4\tw\textra\ne\t5\tz\nf\tfive\tq\ng\t7\tr\n", []int{3, 5, 7}},
+		{records.JSONL, `{"id":"a","n":1,"v":"x"}` + "\n" + `{"id":"b","v":"no n"}` + "\n" + `{"id":"c","n":3,"v":"y"}` + "\n" +
 			`{"id":"d","n":4,` + "\n" + `{"id":"e","n":5,"v":"z"}` + "\n" + `{"id":"f","n":"five","v":"q"}` + "\n" + `{"id":"g","n":7,"v":"r"}` + "\n", []int{2, 4, 6}},
 	}
 	for _, tc := range cases {
@@ -235,13 +236,13 @@ func TestImportBadRowsFailAlone(t *testing.T) {
 				}
 			}
 			wantRows(t, tbl, map[string]string{"a/1": "x", "c/3": "y", "e/5": "z", "g/7": "r"})
-			header, recs, err := readRecords(strings.NewReader(tc.input), tc.format)
+			header, recs, err := records.Read(strings.NewReader(tc.input), tc.format)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var failed []record
+			var failed []records.Record
 			for rec := range recs {
-				if slices.Contains(tc.bad, int(rec.line)) {
+				if slices.Contains(tc.bad, int(rec.Line)) {
 					failed = append(failed, rec)
 				}
 			}
@@ -251,7 +252,7 @@ func TestImportBadRowsFailAlone(t *testing.T) {
 			}
 			for i := range failed {
 				if !sameRecord(failed[i], again[i]) {
-					t.Errorf("line %d changed in the report: %q -> %q", failed[i].line, failed[i].raw, again[i].raw)
+					t.Errorf("line %d changed in the report: %q -> %q", failed[i].Line, failed[i].Raw, again[i].Raw)
 				}
 			}
 		})
@@ -263,7 +264,7 @@ func TestImportBadRowsFailAlone(t *testing.T) {
 // is told to re-import.
 func TestFailureReportKeepsUnparsableCSV(t *testing.T) {
 	input := "id,n,v\na,1,x\n\"bad\"quote,2,y\nc,3,z\n"
-	tbl, report, logged := importFile(t, formatCSV, input)
+	tbl, report, logged := importFile(t, records.CSV, input)
 	if len(logged) != 1 || !strings.HasPrefix(logged[0], "line 3: ") {
 		t.Fatalf("failures logged: %q; want line 3", logged)
 	}
@@ -281,7 +282,7 @@ func TestBareQuoteDoesNotPanic(t *testing.T) {
 		"id,n,v\na,1,x\n\"bad\"quote,2,y\nc,3,z\n":   3,
 		"id,n,v\na,1,x\nc,3,z\n\"unterminated,4,w\n": 4,
 	} {
-		tbl, _, logged := importFile(t, formatCSV, input)
+		tbl, _, logged := importFile(t, records.CSV, input)
 		if len(logged) != 1 || !strings.HasPrefix(logged[0], fmt.Sprintf("line %d: ", line)) {
 			t.Errorf("%q: failures logged %q; want one, naming line %d", input, logged, line)
 		}
@@ -294,7 +295,7 @@ func TestBareQuoteDoesNotPanic(t *testing.T) {
 // which would store different data than the input without a word.
 func TestJSONLInvalidUTF8IsNotReplaced(t *testing.T) {
 	input := "{\"id\":\"a\",\"n\":1,\"v\":\"ok\"}\n{\"id\":\"b\",\"n\":2,\"v\":\"caf\xe9\"}\n{\"id\":\"c\\xff\",\"n\":3,\"v\":\"x\"}\n{\"id\":\"d\xff\",\"n\":4,\"v\":\"y\"}\n"
-	tbl, _, logged := importFile(t, formatJSONL, input)
+	tbl, _, logged := importFile(t, records.JSONL, input)
 	wantRows(t, tbl, map[string]string{"a/1": "ok"})
 	failedLine := func(n int) bool {
 		return slices.ContainsFunc(logged, func(l string) bool { return strings.HasPrefix(l, fmt.Sprintf("line %d: ", n)) })
@@ -332,19 +333,19 @@ func TestFailureReportFile(t *testing.T) {
 	}
 	header := []string{"id", "n", "v"}
 	input := "id,n,v\r\na,x,1\n\"b,c\",2\n\"q\"\"uote\",3,\"line\r\nbreak\""
-	h, in, err := readRecords(strings.NewReader(input), formatCSV)
+	h, in, err := records.Read(strings.NewReader(input), records.CSV)
 	if err != nil || !slices.Equal(h, header) {
 		t.Fatalf("input header %q, %v", h, err)
 	}
-	fw := newFailureWriter(fh, formatCSV, header)
-	var recs []record
+	fw := records.NewFailureWriter(fh, records.CSV, header)
+	var recs []records.Record
 	for r := range in {
 		recs = append(recs, r)
-		if err := fw.write(r); err != nil {
+		if err := fw.Write(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := fw.flush(); err != nil {
+	if err := fw.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if err := fh.Close(); err != nil {
@@ -354,14 +355,14 @@ func TestFailureReportFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2, again, err := readRecords(bytes.NewReader(data), formatCSV)
+	h2, again, err := records.Read(bytes.NewReader(data), records.CSV)
 	if err != nil || !slices.Equal(h2, header) {
 		t.Fatalf("report header %q, %v", h2, err)
 	}
 	i := 0
 	for rec := range again {
-		if !slices.Equal(rec.raw, recs[i].raw) || !bytes.Equal(bytes.TrimSuffix(rec.input, []byte("\n")), bytes.TrimSuffix(recs[i].input, []byte("\n"))) {
-			t.Errorf("record %d: %q, wrote %q", i, rec.raw, recs[i].raw)
+		if !slices.Equal(rec.Raw, recs[i].Raw) || !bytes.Equal(bytes.TrimSuffix(rec.Input, []byte("\n")), bytes.TrimSuffix(recs[i].Input, []byte("\n"))) {
+			t.Errorf("record %d: %q, wrote %q", i, rec.Raw, recs[i].Raw)
 		}
 		i++
 	}

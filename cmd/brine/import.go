@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/records"
 	"github.com/brine-kv/brine/salting"
 )
 
@@ -80,11 +82,11 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		return err
 	}
 	path := pos[0]
-	format, err := parseFormat(f.format, path)
+	format, err := records.ParseFormat(f.format, path)
 	if err != nil {
 		return err
 	}
-	if format == formatCells && (f.tsColumn != "" || f.columns != "" || f.family != client.DefaultFamily) {
+	if format == records.Cells && (f.tsColumn != "" || f.columns != "" || f.family != client.DefaultFamily) {
 		return errors.New("--format cells holds each cell's family, qualifier and timestamp: --family, --columns and --ts-column do not apply")
 	}
 	in, size, closeIn, err := openInput(env, path)
@@ -96,7 +98,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		in = env.watchInput(in)
 	}
 	var consumed int64
-	header, recs, err := readRecords(countingReader{in, &consumed}, format)
+	header, recs, err := records.Read(countingReader{in, &consumed}, format)
 	if err != nil {
 		return err
 	}
@@ -151,7 +153,7 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("failure report: %w", err)
 	}
-	fw := newFailureWriter(report, format, header)
+	fw := records.NewFailureWriter(report, format, header)
 	errLog, err := os.Create(failedPath + ".errors")
 	if err != nil {
 		report.Close()
@@ -169,13 +171,13 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 	next, stopRecs := iter.Pull2(recs)
 	defer stopRecs()
 	var lastLine int64
-	pulled := func(yield func(record, error) bool) {
+	pulled := func(yield func(records.Record, error) bool) {
 		for {
 			rec, err, ok := next()
 			if !ok {
 				return
 			}
-			lastLine = rec.line
+			lastLine = rec.Line
 			if !yield(rec, err) {
 				return
 			}
@@ -188,9 +190,9 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 		BatchRows:   f.batchRows,
 		OnDuplicate: policy,
 		OnFailure: func(fr client.FailedRow) {
-			rec, _ := fr.Row.Source.(record)
-			keep(fw.write(rec))
-			fmt.Fprintln(errLog, describeFailure(rec.line, keyFormat{schema: schema}.keyErr(fr.Row.Key, fr.Err)))
+			rec, _ := fr.Row.Source.(records.Record)
+			keep(fw.Write(rec))
+			fmt.Fprintln(errLog, records.DescribeFailure(rec.Line, keyFormat{schema: schema}.keyErr(fr.Row.Key, fr.Err)))
 		},
 		Progress: prog.update,
 		Bulk:     f.bulk.options(),
@@ -209,10 +211,10 @@ func runImport(ctx context.Context, env *cliEnv, args []string) (err error) {
 				break
 			}
 			unread++
-			keep(fw.write(rec))
+			keep(fw.Write(rec))
 		}
 	}
-	keep(fw.flush())
+	keep(fw.Flush())
 	for _, cl := range []io.Closer{report, errLog} {
 		keep(cl.Close())
 	}
@@ -281,7 +283,7 @@ func openInput(env *cliEnv, path string) (r io.Reader, size int64, closeFn func(
 	return fh, size, func() { fh.Close() }, nil
 }
 
-func failedName(path string, format inputFormat) string {
+func failedName(path string, format records.Format) string {
 	if path == "-" {
 		return "stdin.failed." + string(format)
 	}
@@ -313,34 +315,34 @@ type rowConverter struct {
 	tsColumn string
 }
 
-func (rc rowConverter) key(rec record) ([]byte, error) {
-	if rec.mutation != nil {
-		return rec.mutation.Key, nil
+func (rc rowConverter) key(rec records.Record) ([]byte, error) {
+	if rec.Mutation != nil {
+		return rec.Mutation.Key, nil
 	}
 	fields := rc.schema.Fields()
 	text := make([]string, len(fields))
 	for i, fld := range fields {
-		v, ok := rec.fields[fld.Name]
+		v, ok := rec.Fields[fld.Name]
 		if !ok {
-			return nil, lineErr(rec.line, fmt.Errorf("key column %q missing", fld.Name))
+			return nil, records.LineErr(rec.Line, fmt.Errorf("key column %q missing", fld.Name))
 		}
 		text[i] = v
 	}
 	vals, err := rc.schema.ParseValues(text...)
 	if err != nil {
-		return nil, lineErr(rec.line, err)
+		return nil, records.LineErr(rec.Line, err)
 	}
 	k, err := rc.schema.Encode(vals...)
 	if err != nil {
-		return nil, lineErr(rec.line, err)
+		return nil, records.LineErr(rec.Line, err)
 	}
 	return k, nil
 }
 
-func (rc rowConverter) row(rec record) (client.ImportRow, error) {
+func (rc rowConverter) row(rec records.Record) (client.ImportRow, error) {
 	row := client.ImportRow{Source: rec}
-	if rec.mutation != nil { // the cells format: key and cells as scanned
-		row.Mutation = *rec.mutation
+	if rec.Mutation != nil { // the cells format: key and cells as scanned
+		row.Mutation = *rec.Mutation
 		return row, nil
 	}
 	k, err := rc.key(rec)
@@ -350,14 +352,14 @@ func (rc rowConverter) row(rec record) (client.ImportRow, error) {
 	row.Key = k
 	var ts int64
 	if rc.tsColumn != "" {
-		ts, err = strconv.ParseInt(rec.fields[rc.tsColumn], 10, 64)
+		ts, err = strconv.ParseInt(rec.Fields[rc.tsColumn], 10, 64)
 		if err != nil || ts <= 0 {
-			return row, lineErr(rec.line, fmt.Errorf("timestamp column %q: want positive milliseconds, got %q", rc.tsColumn, rec.fields[rc.tsColumn]))
+			return row, records.LineErr(rec.Line, fmt.Errorf("timestamp column %q: want positive milliseconds, got %q", rc.tsColumn, rec.Fields[rc.tsColumn]))
 		}
 	}
 	cols := rc.columns
 	if cols == nil {
-		for name := range rec.fields {
+		for name := range rec.Fields {
 			if !rc.isKeyColumn(name) {
 				cols = append(cols, name)
 			}
@@ -365,14 +367,14 @@ func (rc rowConverter) row(rec record) (client.ImportRow, error) {
 		slices.Sort(cols)
 	}
 	for _, name := range cols {
-		v, ok := rec.fields[name]
+		v, ok := rec.Fields[name]
 		if !ok {
 			continue
 		}
 		row.Cells = append(row.Cells, client.Cell{Family: rc.family, Qualifier: name, Value: []byte(v), Timestamp: ts})
 	}
 	if len(row.Cells) == 0 {
-		return row, lineErr(rec.line, errors.New("no value columns to store"))
+		return row, records.LineErr(rec.Line, errors.New("no value columns to store"))
 	}
 	return row, nil
 }
@@ -386,9 +388,9 @@ func (rc rowConverter) isKeyColumn(name string) bool {
 	return name == rc.tsColumn
 }
 
-// rows converts a record stream into import rows; records that fail to parse or convert are passed on
+// rows converts a records.Record stream into import rows; records that fail to parse or convert are passed on
 // with their error so the import reports them in place.
-func (rc rowConverter) rows(recs iter.Seq2[record, error]) iter.Seq2[client.ImportRow, error] {
+func (rc rowConverter) rows(recs iter.Seq2[records.Record, error]) iter.Seq2[client.ImportRow, error] {
 	return func(yield func(client.ImportRow, error) bool) {
 		for rec, err := range recs {
 			if err != nil {
@@ -404,7 +406,7 @@ func (rc rowConverter) rows(recs iter.Seq2[record, error]) iter.Seq2[client.Impo
 	}
 }
 
-func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec string, policy client.DuplicatePolicy) error {
+func dryRun(env *cliEnv, recs iter.Seq2[records.Record, error], conv rowConverter, spec string, policy client.DuplicatePolicy) error {
 	if spec == "" {
 		spec = "hash:16"
 	}
@@ -422,7 +424,7 @@ func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec 
 				if seen[string(k)] {
 					dups++
 					if policy == client.DuplicateError {
-						err = lineErr(rec.line, fmt.Errorf("key %s: %w", printable(k), client.ErrDuplicateKey))
+						err = records.LineErr(rec.Line, fmt.Errorf("key %s: %w", printable(k), client.ErrDuplicateKey))
 					}
 				}
 				seen[string(k)] = true
@@ -453,4 +455,17 @@ func dryRun(env *cliEnv, recs iter.Seq2[record, error], conv rowConverter, spec 
 		return fmt.Errorf("dry run: %d rows would be rejected", bad)
 	}
 	return nil
+}
+
+// countingReader counts bytes read, for progress and ETA on inputs of known size; the progress
+// reporter reads the count from another goroutine.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	atomic.AddInt64(c.n, int64(n))
+	return n, err
 }

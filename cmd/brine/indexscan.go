@@ -135,7 +135,7 @@ func (f *indexFlag) scan(ctx context.Context, env *cliEnv, tc *tableCommand, s i
 	var opts []client.ReadOption
 	var sf *scanFilter // as scan without --index plans it: numbers and times compared as such
 	if s.filter != "" {
-		flt, err := parseFilter(s.filter, client.DefaultFamily)
+		flt, err := parseFilter(s.filter)
 		if err != nil {
 			return err
 		}

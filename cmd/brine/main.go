@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,8 +13,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"github.com/brine-kv/brine/migrate"
 )
 
 // command is one subcommand: its flags are parsed from args, output goes to stdout.
@@ -25,67 +22,8 @@ type command struct {
 	run     func(ctx context.Context, env *cliEnv, args []string) error
 }
 
-// cliEnv is what a command may touch: no package-level state, so tests can run commands in parallel.
-type cliEnv struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	logger *slog.Logger
-	// gohbaseLogger receives gohbase's own lines; nil (tests) means none.
-	gohbaseLogger *slog.Logger
-	getenv        func(string) string
-	// verbose, when set, turns the drivers' logs on (the CLI is quiet by default); tests leave it nil.
-	verbose func()
-	// watchInput, when set, wraps an import's input as it is opened: tests use it to interrupt an
-	// import at a known point of its input.
-	watchInput func(io.Reader) io.Reader
-	// watchCopy, when set, hears a copy's progress after each chunk: tests use it to interrupt one.
-	watchCopy func(migrate.Progress)
-	// clientOptions are added to every client a command builds (the metrics of import and bench).
-	clientOptions clientOptionList
-}
-
-// gohbaseLog is the logger gohbase's clients get: gohbaseLogger, or one that drops every line.
-func (env *cliEnv) gohbaseLog() *slog.Logger {
-	if env.gohbaseLogger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return env.gohbaseLogger
-}
-
-// applyVerbose turns verbose output on when -v was given.
-func (env *cliEnv) applyVerbose(on bool) {
-	if on && env.verbose != nil {
-		env.verbose()
-	}
-}
-
 // exitInterrupted is the shell's code for a command ended by SIGINT (128 + 2).
 const exitInterrupted = 130
-
-// exitError carries the exit code a command's failure should end the process with (default 1).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// interruptedError is the error of a command a signal stopped: what was interrupted and how to go
-// on, in brine's words; the cause (context.Canceled) is kept for errors.Is, not printed.
-type interruptedError struct {
-	msg   string
-	cause error
-}
-
-func (e *interruptedError) Error() string { return e.msg }
-func (e *interruptedError) Unwrap() error { return e.cause }
-
-// interrupted is the exit of a command a signal stopped, saying msg.
-func interrupted(ctx context.Context, format string, args ...any) error {
-	return &exitError{code: exitInterrupted, err: &interruptedError{msg: fmt.Sprintf(format, args...), cause: ctx.Err()}}
-}
 
 func commands() []command {
 	return []command{
@@ -137,43 +75,6 @@ func main() {
 	}
 }
 
-// exitCode is the process's exit code after run returned err: 0, a command's own code, 130 for any
-// command a signal ended, else 1.
-func exitCode(ctx context.Context, err error) int {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if ee := (*exitError)(nil); errors.As(err, &ee) {
-		return ee.code
-	}
-	if ctx.Err() != nil {
-		return exitInterrupted
-	}
-	return 1
-}
-
-// errorText is an error for the terminal: HBase passes Java exceptions through with their stack
-// traces, a dozen lines of which say nothing to a CLI user, so only each exception's first line is
-// kept unless verbose.
-func errorText(err error, verbose bool) string {
-	text := err.Error()
-	if verbose {
-		return text
-	}
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more") {
-			continue // a Java stack frame
-		}
-		out = append(out, line)
-	}
-	if len(out) < len(strings.Split(text, "\n")) {
-		out = append(out, "(stack trace left out; -v shows it)")
-	}
-	return strings.Join(out, "\n")
-}
-
 func run(ctx context.Context, env *cliEnv, args []string) error {
 	args, verbose := takeVerbose(args)
 	env.applyVerbose(verbose)
@@ -209,62 +110,6 @@ func run(ctx context.Context, env *cliEnv, args []string) error {
 	panic("unreachable")
 }
 
-// isHelp reports whether arg asks for help.
-func isHelp(arg string) bool {
-	return arg == "-h" || arg == "--h" || arg == "-help" || arg == "--help"
-}
-
-// takeVerbose takes -v out of args wherever it stands before a "--" (it is global: it may come
-// before the command, after it or after its arguments), and reports whether it was there. A flag
-// value that is "-v" itself is written --flag=-v.
-func takeVerbose(args []string) (rest []string, verbose bool) {
-	rest = make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(rest, args[i:]...), verbose
-		}
-		switch a {
-		case "-v", "--v", "-v=true", "--v=true":
-			verbose = true
-		case "-v=false", "--v=false":
-			verbose = false
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return rest, verbose
-}
-
-// subcommand finds the (sub)command among args, the first argument before a "--" that is one of
-// names, wherever flags put it; rest is args without it.
-func subcommand(args []string, names ...string) (name string, rest []string, found bool) {
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if slices.Contains(names, a) {
-			return a, slices.Concat(args[:i:i], args[i+1:]), true
-		}
-	}
-	return "", args, false
-}
-
-// groupVerb finds the subcommand of a command group (index, periods) among args: -h prints the
-// group's usage (flag.ErrHelp), and a missing or unknown subcommand fails with the usage.
-func groupVerb(env *cliEnv, group, usage string, args []string, names ...string) (string, []string, error) {
-	verb, rest, found := subcommand(args, names...)
-	switch {
-	case found:
-		return verb, rest, nil
-	case slices.ContainsFunc(args, isHelp):
-		fmt.Fprintln(env.stderr, usage)
-		return "", nil, flag.ErrHelp
-	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
-		return "", nil, errors.New(usage)
-	}
-	return "", nil, fmt.Errorf("unknown %s subcommand %q\n%s", group, args[0], usage)
-}
-
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: brine COMMAND [flags]\n\ncommands:")
 	for _, c := range commands() {
@@ -273,11 +118,4 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nstores (--store): local://PATH (default %s), memory://, hbase://ZKHOST:2181[,ZKHOST:2181...],\n", defaultStore)
 	fmt.Fprintln(w, "  tablestore://INSTANCE@ENDPOINT-HOST (credentials from TABLESTORE_ACCESS_KEY_ID/_SECRET)")
 	fmt.Fprintln(w, "run 'brine COMMAND -h' for a command's flags; flags may come before or after the command and its arguments, -v is verbose")
-}
-
-// newFlagSet returns a flag set that reports errors instead of exiting, so run stays testable.
-func newFlagSet(env *cliEnv, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("brine "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	return fs
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/records"
 )
 
 func runScan(ctx context.Context, env *cliEnv, args []string) error {
@@ -49,7 +50,7 @@ func runScan(ctx context.Context, env *cliEnv, args []string) error {
 	var opts []client.ReadOption
 	var sf *scanFilter
 	if *filterExpr != "" {
-		f, err := parseFilter(*filterExpr, client.DefaultFamily)
+		f, err := parseFilter(*filterExpr)
 		if err != nil {
 			return err
 		}
@@ -134,7 +135,7 @@ func newRowOutput(w io.Writer, format string, keysOnly bool, tc *tableCommand) (
 		}
 		return rowOutput{put: put, flush: func() error { return nil }}, nil
 	case "cells":
-		return rowOutput{put: cellsWriter(w, kf), flush: func() error { return nil }}, nil
+		return rowOutput{put: records.CellsWriter(w, kf.format), flush: func() error { return nil }}, nil
 	case "jsonl", "csv":
 		if kf.schema == nil {
 			return rowOutput{}, fmt.Errorf("--format %s writes a key's fields by their names, as import reads them, and %s stores no key schema (give --key, or use --format cells)", format, tc.table)

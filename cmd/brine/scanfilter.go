@@ -14,8 +14,19 @@ import (
 	"github.com/brine-kv/brine/backends"
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/filterexpr"
 	"github.com/brine-kv/brine/keys"
 )
+
+// parseFilter parses a --filter expression (package filterexpr); bare qualifiers are in the
+// default family.
+func parseFilter(expr string) (client.Filter, error) {
+	f, err := filterexpr.Parse(expr, client.DefaultFamily)
+	if err != nil {
+		return f, fmt.Errorf("--filter: %w", err)
+	}
+	return f, nil
+}
 
 // scanFilter is a --filter planned for one scan. The stores compare bytes, where a user means numbers
 // and times: a comparison with a number or a time (= and != too: 12.5 = 12.50) is evaluated here, on the rows the store

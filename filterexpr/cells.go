@@ -1,4 +1,4 @@
-package main
+package filterexpr
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/brine-kv/brine/client"
 )
 
-// The --filter cell pseudo-columns, which trim each row's cells (client.FamilyRegexFilter and
+// The cell pseudo-columns, which trim each row's cells (client.FamilyRegexFilter and
 // friends) instead of testing the row:
 //
 //	@family ~ re | @family = name            keep the cells of matching families
@@ -32,7 +32,7 @@ const (
 // cellLeaf returns the filter of a cell pseudo-column comparison; ok is false for another name.
 func cellLeaf(name, op, val string) (f client.Filter, ok bool, err error) {
 	bad := func() (client.Filter, bool, error) {
-		return client.Filter{}, true, fmt.Errorf("--filter: %s %s: %s does not take %s", name, op, name, op)
+		return client.Filter{}, true, fmt.Errorf("%s %s: %s does not take %s", name, op, name, op)
 	}
 	switch name {
 	case familyPseudoColumn, qualifierPseudoColumn:
@@ -64,7 +64,7 @@ func cellLeaf(name, op, val string) (f client.Filter, ok bool, err error) {
 	case cellsPseudoColumn:
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 {
-			return client.Filter{}, true, fmt.Errorf("--filter: %s %s %q: want a cell position, a whole number >= 0", name, op, val)
+			return client.Filter{}, true, fmt.Errorf("%s %s %q: want a cell position, a whole number >= 0", name, op, val)
 		}
 		// The positions lo < p <= hi, as an offset (lo) and a limit (hi-lo; 0: no hi).
 		lo, hi := 0, 0
@@ -83,7 +83,7 @@ func cellLeaf(name, op, val string) (f client.Filter, ok bool, err error) {
 			return bad()
 		}
 		if lo < 0 || (op != ">" && op != ">=" && hi <= lo) {
-			return client.Filter{}, true, fmt.Errorf("--filter: %s %s %d: no cell has that position", name, op, n)
+			return client.Filter{}, true, fmt.Errorf("%s %s %d: no cell has that position", name, op, n)
 		}
 		lim := 0
 		if hi > 0 {
@@ -131,7 +131,7 @@ func joinCells(f client.Filter) (client.Filter, error) {
 		return f, nil
 	}
 	if hi <= lo {
-		return client.Filter{}, fmt.Errorf("--filter: the %s comparisons leave no cell position", cellsPseudoColumn)
+		return client.Filter{}, fmt.Errorf("the %s comparisons leave no cell position", cellsPseudoColumn)
 	}
 	lim := 0
 	if hi < math.MaxInt {

@@ -1,4 +1,4 @@
-package main
+package filterexpr
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/brine-kv/brine/client"
 )
 
-// formatFilter writes f back in the --filter syntax, fully parenthesized, values quoted (column
+// formatFilter writes f back in the expression syntax, fully parenthesized, values quoted (column
 // names too when they hold what the lexer splits on).
 func formatFilter(f client.Filter) string {
 	col := f.Column.Family + ":" + f.Column.Qualifier
@@ -94,13 +94,13 @@ func TestParseFilter(t *testing.T) {
 			`(d:status = "paid" and @family ~ "^d$" and @qualifier >= "a" and (@cells > 1 and @cells <= 3))`},
 	}
 	for _, tt := range tests {
-		f, err := parseFilter(tt.expr, "d")
+		f, err := Parse(tt.expr, "d")
 		if err != nil {
-			t.Errorf("parseFilter(%q): %v", tt.expr, err)
+			t.Errorf("Parse(%q): %v", tt.expr, err)
 			continue
 		}
 		if got := formatFilter(f); got != tt.want {
-			t.Errorf("parseFilter(%q) = %s, want %s", tt.expr, got, tt.want)
+			t.Errorf("Parse(%q) = %s, want %s", tt.expr, got, tt.want)
 		}
 	}
 }
@@ -139,9 +139,9 @@ func TestParseFilterErrors(t *testing.T) {
 		{"not @family ~ d", "under Or or Not"},
 	}
 	for _, tt := range tests {
-		_, err := parseFilter(tt.expr, "d")
+		_, err := Parse(tt.expr, "d")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("parseFilter(%q) error = %v, want it to contain %q", tt.expr, err, tt.want)
+			t.Errorf("Parse(%q) error = %v, want it to contain %q", tt.expr, err, tt.want)
 		}
 	}
 }
@@ -155,44 +155,20 @@ func FuzzParseFilter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		flt, err := parseFilter(expr, "d")
+		flt, err := Parse(expr, "d")
 		if err != nil {
 			return
 		}
 		if err := driverkit.CheckLogicalFilter(&flt, nil); err != nil {
-			t.Fatalf("parseFilter(%q) = a filter Check refuses: %v", expr, err)
+			t.Fatalf("Parse(%q) = a filter Check refuses: %v", expr, err)
 		}
 		text := formatFilter(flt)
-		again, err := parseFilter(text, "other")
+		again, err := Parse(text, "other")
 		if err != nil {
-			t.Fatalf("parseFilter(%q) printed as %s, which does not parse: %v", expr, text, err)
+			t.Fatalf("Parse(%q) printed as %s, which does not parse: %v", expr, text, err)
 		}
 		if got := formatFilter(again); got != text {
 			t.Fatalf("round trip of %q: %s, then %s", expr, text, got)
 		}
 	})
-}
-
-func TestScanFilterCLI(t *testing.T) {
-	c := newCLI(t)
-	c.ok("create", "--store", c.store, "--table", "orders", "--salt", "hash:4")
-	for i, st := range []string{"paid", "new", "paid", "shipped", "paid"} {
-		c.ok("put", "--store", c.store, "--table", "orders", "--", fmt.Sprintf("o%d", i), "d:status="+st, fmt.Sprintf("d:day=2026-01-0%d", i+1))
-	}
-	out := c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "status = paid and day > 2026-01-01")
-	if got := strings.Fields(out); strings.Join(got, " ") != "o2 o4" {
-		t.Fatalf("filtered scan: %q, want o2 o4", out)
-	}
-	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--filter", "@key ~ '[0-2]$' and status = paid")
-	if got := strings.Fields(out); strings.Join(got, " ") != "o0 o2" {
-		t.Fatalf("filtered scan on keys: %q, want o0 o2", out)
-	}
-	out = c.ok("scan", "--store", c.store, "--table", "orders", "--keys-only", "--limit", "2", "--filter", "not status ~ '^p'")
-	if got := strings.Fields(out); strings.Join(got, " ") != "o1 o3" {
-		t.Fatalf("filtered scan with a limit: %q, want o1 o3", out)
-	}
-	if _, _, err := c.run(t.Context(), "scan", "--store", c.store, "--table", "orders", "--filter", "status = "); err == nil ||
-		!strings.Contains(err.Error(), "expected a value after status =") {
-		t.Fatalf("bad --filter: %v", err)
-	}
 }

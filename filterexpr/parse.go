@@ -1,4 +1,22 @@
-package main
+// Package filterexpr parses brine's filter expressions, such as the CLI's --filter takes, into a
+// client.Filter: `status = paid and (ts > 2026-01-01 or not d:note ~ "^urgent")`.
+//
+// The syntax:
+//
+//	expr   = and { "or" and }
+//	and    = unary { "and" unary }
+//	unary  = "not" unary | "(" expr ")" | column op value
+//	op     = "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (RE2 regex, matches anywhere unless anchored)
+//
+// A column is family:qualifier, or a qualifier in the default family; @key is the row key as the
+// table's key schema prints it (typed values), which takes ~ only (ranges are a scan's range, not a
+// filter's). A value is a bare word or a quoted string ("..." or '...', Go escapes inside double
+// quotes). Every comparison compares numbers when the value is a number (amt > 100, amt = 12.5
+// matching 12.50) and times when it is a date or RFC 3339 time (ts > 2026-01-01, against
+// milliseconds since 1970, a date or RFC 3339), else bytes; = and != compare a column value that is
+// not a number (a time) as bytes. Keywords are case-insensitive. @family, @qualifier and @cells trim
+// the cells of a row (cells.go).
+package filterexpr
 
 import (
 	"fmt"
@@ -9,22 +27,6 @@ import (
 	"github.com/brine-kv/brine/backends/driverkit"
 	"github.com/brine-kv/brine/client"
 )
-
-// The --filter syntax, e.g. `status = paid and (ts > 2026-01-01 or not d:note ~ "^urgent")`:
-//
-//	expr   = and { "or" and }
-//	and    = unary { "and" unary }
-//	unary  = "not" unary | "(" expr ")" | column op value
-//	op     = "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (RE2 regex, matches anywhere unless anchored)
-//
-// A column is family:qualifier, or a qualifier in the default family; @key is the row key as scan
-// prints it (typed values with a key schema, hex with --hex), which takes ~ only (ranges are --start, --end and --prefix). A value is a bare word or a
-// quoted string ("..." or '...', Go escapes inside double quotes). Every comparison compares numbers
-// when the value is a number (amt > 100, amt = 12.5 matching 12.50) and times when it is a date or RFC
-// 3339 time (ts > 2026-01-01, against milliseconds since 1970, a date or RFC 3339), else bytes; = and
-// != compare a column value that is not a number (a time) as bytes. Which
-// part the store evaluates and which the CLI: scanfilter.go. Keywords are case-insensitive.
-// @family, @qualifier and @cells trim the cells of a row (filtercells.go).
 
 // keyPseudoColumn names the row key (the logical key, as --start and --end take it).
 const keyPseudoColumn = "@key"
@@ -45,14 +47,15 @@ type filterParser struct {
 	depth  int
 }
 
-// parseFilter parses a --filter expression; bare qualifiers are in family.
-func parseFilter(expr, family string) (client.Filter, error) {
+// Parse parses an expression; bare qualifiers are in family. Its errors say where the expression
+// went wrong.
+func Parse(expr, family string) (client.Filter, error) {
 	toks, err := lexFilter(expr)
 	if err != nil {
 		return client.Filter{}, err
 	}
 	if len(toks) == 0 {
-		return client.Filter{}, fmt.Errorf("--filter: empty expression")
+		return client.Filter{}, fmt.Errorf("empty expression")
 	}
 	p := &filterParser{toks: toks, family: family}
 	f, err := p.or()
@@ -66,7 +69,7 @@ func parseFilter(expr, family string) (client.Filter, error) {
 		return client.Filter{}, err
 	}
 	if err := driverkit.CheckLogicalFilter(&f, nil); err != nil { // a cell filter under or or not
-		return client.Filter{}, fmt.Errorf("--filter: %w", err)
+		return client.Filter{}, fmt.Errorf("%w", err)
 	}
 	return f, nil
 }
@@ -87,7 +90,7 @@ func lexFilter(s string) ([]filterToken, error) {
 				n = 2
 			}
 			if c == '!' && n == 1 {
-				return nil, fmt.Errorf("--filter: at %d: '!' must be followed by '=' (use not for negation)", i)
+				return nil, fmt.Errorf("at %d: '!' must be followed by '=' (use not for negation)", i)
 			}
 			out = append(out, filterToken{text: s[i : i+n], pos: i})
 			i += n
@@ -100,13 +103,13 @@ func lexFilter(s string) ([]filterToken, error) {
 				end++
 			}
 			if end >= len(s) {
-				return nil, fmt.Errorf("--filter: at %d: unterminated string", i)
+				return nil, fmt.Errorf("at %d: unterminated string", i)
 			}
 			text := s[i+1 : end]
 			if c == '"' {
 				u, err := strconv.Unquote(s[i : end+1])
 				if err != nil {
-					return nil, fmt.Errorf("--filter: at %d: bad string %s: %w", i, s[i:end+1], err)
+					return nil, fmt.Errorf("at %d: bad string %s: %w", i, s[i:end+1], err)
 				}
 				text = u
 			}
@@ -129,7 +132,7 @@ func (p *filterParser) errorf(format string, args ...any) error {
 	if p.i < len(p.toks) {
 		at = strconv.Itoa(p.toks[p.i].pos)
 	}
-	return fmt.Errorf("--filter: at %s: %s", at, fmt.Sprintf(format, args...))
+	return fmt.Errorf("at %s: %s", at, fmt.Sprintf(format, args...))
 }
 
 // keyword reports whether the next token is the unquoted keyword kw, and consumes it if so.
@@ -234,7 +237,7 @@ func (p *filterParser) comparison() (client.Filter, error) {
 	}
 	if isKey {
 		if op != "~" {
-			return client.Filter{}, fmt.Errorf("--filter: %s %s: row keys take ~ only (use --start, --end or --prefix for ranges)", name, op)
+			return client.Filter{}, fmt.Errorf("%s %s: row keys take ~ only (scan a key range for ranges)", name, op)
 		}
 		if err := checkRegex(name, val); err != nil {
 			return client.Filter{}, err
@@ -254,7 +257,7 @@ func (p *filterParser) comparison() (client.Filter, error) {
 // it too, but later, and without the expression's words).
 func checkRegex(name, val string) error {
 	if _, err := regexp.Compile(val); err != nil {
-		return fmt.Errorf("--filter: %s ~ %q: not a valid RE2 regex: %w", name, val, err)
+		return fmt.Errorf("%s ~ %q: not a valid RE2 regex: %w", name, val, err)
 	}
 	return nil
 }
