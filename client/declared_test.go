@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // ones, and names each difference; the same declaration (families in any order) opens it.
 func TestCreateOrOpenTableRefusesChangedDeclaration(t *testing.T) {
 	ctx := t.Context()
-	b, err := local.Open(filepath.Join(t.TempDir(), "data.db"), local.WithNoSync())
+	b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "data.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	b, err := local.Open(filepath.Join(dir, "data.db")) // or hbase.Open / tablestore.Open
+	b, err := local.Open(ctx, local.Config{Path: filepath.Join(dir, "data.db")}) // or hbase.Open / tablestore.Open
 	if err != nil {
 		log.Fatal(err)
 	}

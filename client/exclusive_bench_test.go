@@ -33,7 +33,7 @@ func BenchmarkExclusiveImport(b *testing.B) {
 		b.Run(fmt.Sprint("indexed=", indexed), func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				st, err := local.Open(filepath.Join(b.TempDir(), "db"))
+				st, err := local.Open(context.Background(), local.Config{Path: filepath.Join(b.TempDir(), "db")})
 				if err != nil {
 					b.Fatal(err)
 				}

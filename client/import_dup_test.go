@@ -38,7 +38,7 @@ var dupStores = []struct {
 }{
 	{"memory", func(*testing.T) backends.Backend { return memory.New() }},
 	{"local", func(t *testing.T) backends.Backend {
-		b, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+		b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db"), NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}

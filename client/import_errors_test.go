@@ -18,7 +18,7 @@ import (
 // eventsTable is a hash:16 table keyed host,ts:int64:desc on the embedded store.
 func eventsTable(t *testing.T) (*client.Table, *keys.Schema) {
 	t.Helper()
-	b, err := local.Open(filepath.Join(t.TempDir(), "data.db"), local.WithNoSync())
+	b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "data.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

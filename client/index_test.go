@@ -21,7 +21,7 @@ import (
 var indexStores = map[string]func(t *testing.T) backends.Backend{
 	"memory": func(*testing.T) backends.Backend { return memory.New() },
 	"local": func(t *testing.T) backends.Backend {
-		s, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+		s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db"), NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}

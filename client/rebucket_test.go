@@ -31,7 +31,7 @@ func rebucketStores() map[string]func(t *testing.T) backends.Backend {
 	return map[string]func(t *testing.T) backends.Backend{
 		"memory": func(*testing.T) backends.Backend { return memory.New() },
 		"local": func(t *testing.T) backends.Backend {
-			s, err := local.Open(t.TempDir() + "/db")
+			s, err := local.Open(context.Background(), local.Config{Path: t.TempDir() + "/db"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,7 +53,7 @@ func everyStore(t *testing.T, prefix string) []copyStore {
 	ts := (&tsTarget{name: "local", srv: srv, cfg: tablestore.Config{
 		Endpoint: srv.Endpoint(), Instance: srv.Instance(), AccessKeyID: srv.AccessKeyID(), AccessKeySecret: srv.AccessKeySecret(),
 	}}).open(t, nil)
-	lb, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+	lb, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

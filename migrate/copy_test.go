@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 var stores = map[string]func(t *testing.T) backends.Backend{
 	"memory": func(*testing.T) backends.Backend { return memory.New() },
 	"local": func(t *testing.T) backends.Backend {
-		b, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+		b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db"), NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package migrate_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ type copyChild struct{ From, To string }
 
 func openLocal(t *testing.T, path string) *client.Client {
 	t.Helper()
-	b, err := local.Open(path)
+	b, err := local.Open(context.Background(), local.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

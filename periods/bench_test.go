@@ -1,6 +1,7 @@
 package periods_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func BenchmarkScanDayOfYear(b *testing.B) {
 	}{
 		{"memory", func(*testing.B) backends.Backend { return memory.New() }},
 		{"local", func(b *testing.B) backends.Backend {
-			s, err := local.Open(filepath.Join(b.TempDir(), "db"), local.WithNoSync())
+			s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(b.TempDir(), "db"), NoSync: true})
 			if err != nil {
 				b.Fatal(err)
 			}

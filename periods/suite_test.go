@@ -1,6 +1,7 @@
 package periods_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestSuite(t *testing.T) {
 	}{
 		{"memory", func(t *testing.T) backends.Backend { return memory.New() }},
 		{"local", func(t *testing.T) backends.Backend {
-			s, err := local.Open(filepath.Join(t.TempDir(), "db"))
+			s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,7 +28,7 @@ var stores = []struct {
 }{
 	{"memory", func(t *testing.T) backends.Backend { return memory.New() }},
 	{"local", func(t *testing.T) backends.Backend {
-		s, err := local.Open(filepath.Join(t.TempDir(), "bad.db"), local.WithNoSync())
+		s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "bad.db"), NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}

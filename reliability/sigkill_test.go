@@ -75,7 +75,7 @@ func openKillStore(ctx context.Context, store string) (backends.Backend, error) 
 	scheme, rest, _ := strings.Cut(store, ":")
 	switch scheme {
 	case "local":
-		return local.Open(rest, local.WithNoSync(), local.WithLockTimeout(10*time.Second))
+		return local.Open(context.Background(), local.Config{Path: rest, NoSync: true, LockTimeout: 10 * time.Second})
 	case "hbase":
 		return hbase.Open(ctx, hbase.Config{ZKQuorum: rest, Options: hbase.Options{RequestTimeout: 10 * time.Second}})
 	}
@@ -289,7 +289,7 @@ func killRound(t *testing.T, ks killStore, round int, op string, rng *rand.Rand)
 			return
 		}
 		path := strings.TrimPrefix(job.Store, "local:")
-		if s, err := local.Open(path, local.WithLockTimeout(50*time.Millisecond)); err == nil {
+		if s, err := local.Open(context.Background(), local.Config{Path: path, LockTimeout: 50 * time.Millisecond}); err == nil {
 			s.Close()
 			t.Error("the local store opened while the child had it open")
 		} else if !errors.Is(err, local.ErrLocked) {

@@ -124,7 +124,7 @@ func vmHWM() uint64 {
 func TestSoak(t *testing.T) {
 	dur := soakDuration(t)
 	ctx := context.Background()
-	store, err := local.Open(filepath.Join(t.TempDir(), "soak.db"), local.WithNoSync())
+	store, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "soak.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

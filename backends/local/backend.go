@@ -89,9 +89,31 @@ const (
 	tablesBucket = "brine.tables"
 )
 
-// Option configures Open.
-type Option func(*config)
+// Config configures Open.
+type Config struct {
+	// Path is the store's file, created when absent. Required.
+	Path string
+	// NoSync skips fsync at commit: much faster writes, but a crash of the machine (not of the
+	// process) may lose recent writes or corrupt the file. For demos, tests and data that can be
+	// rebuilt.
+	NoSync bool
+	// ReadOnly opens the file with a shared lock, so several processes may read it; writes fail with
+	// ErrReadOnly.
+	ReadOnly bool
+	// LockTimeout is how long Open waits for the file to be released (the file is locked
+	// exclusively while open for writing); 0 means 1 s. A deadline of Open's ctx that comes sooner
+	// bounds the wait instead.
+	LockTimeout time.Duration
+	// InitialMmapSize is the initial size of the file's memory map in bytes; 0 means 1 GiB on 64-bit
+	// platforms (address space only), negative none (the map grows with the file). While the file
+	// fits in the map, writers never wait for readers to remap it.
+	InitialMmapSize int
+	// ScanBatch is the rows one scan reads per read transaction when ScanOptions.BatchSize is 0; 0
+	// means 512.
+	ScanBatch int
+}
 
+// config is Config with its defaults applied, and the settings tests reach (fillPercent).
 type config struct {
 	noSync      bool
 	readOnly    bool
@@ -101,31 +123,26 @@ type config struct {
 	scanBatch   int
 }
 
-// WithNoSync skips fsync at commit: much faster writes, but a crash of the machine (not of the
-// process) may lose recent writes or corrupt the file. For demos, tests and data that can be rebuilt.
-func WithNoSync() Option { return func(c *config) { c.noSync = true } }
-
-// WithReadOnly opens the file with a shared lock, so several processes may read it; writes fail with
-// ErrReadOnly.
-func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
-
-// WithLockTimeout sets how long Open waits for the file to be released (default 1s; the file is
-// locked exclusively while open for writing).
-func WithLockTimeout(d time.Duration) Option { return func(c *config) { c.lockTimeout = d } }
-
-// WithInitialMmapSize sets the initial size of the file's memory map in bytes (default 1 GiB on 64-bit
-// platforms, address space only). While the file fits in the map, writers never wait for readers to
-// remap it.
-func WithInitialMmapSize(n int) Option { return func(c *config) { c.mmapSize = n } }
-
-// WithScanBatch sets the rows one scan reads per read transaction when ScanOptions.BatchSize is 0
-// (default 512).
-func WithScanBatch(n int) Option {
-	return func(c *config) {
-		if n > 0 {
-			c.scanBatch = n
-		}
+// config applies c's defaults; a deadline of ctx sooner than the lock timeout bounds the wait.
+func (c Config) config(ctx context.Context) config {
+	cfg := config{noSync: c.NoSync, readOnly: c.ReadOnly, lockTimeout: c.LockTimeout, mmapSize: c.InitialMmapSize,
+		fillPercent: 0.9, scanBatch: c.ScanBatch}
+	if cfg.lockTimeout <= 0 {
+		cfg.lockTimeout = time.Second
 	}
+	if d, ok := ctx.Deadline(); ok {
+		cfg.lockTimeout = max(time.Millisecond, min(cfg.lockTimeout, time.Until(d)))
+	}
+	switch {
+	case cfg.mmapSize == 0 && strconv.IntSize == 64:
+		cfg.mmapSize = 1 << 30
+	case cfg.mmapSize < 0:
+		cfg.mmapSize = 0
+	}
+	if cfg.scanBatch <= 0 {
+		cfg.scanBatch = 512
+	}
+	return cfg
 }
 
 // Backend is a local store; it implements backends.Backend and backends.RegionLister. Methods are safe
@@ -172,15 +189,21 @@ func (ti *tableInfo) init() {
 	}
 }
 
-// Open opens or creates the store at path.
-func Open(path string, opts ...Option) (*Backend, error) {
-	cfg := config{lockTimeout: time.Second, fillPercent: 0.9, scanBatch: 512}
-	if strconv.IntSize == 64 {
-		cfg.mmapSize = 1 << 30
+// Open opens or creates the store at cfg.Path. ctx bounds the wait for a file another holder has
+// open (Config.LockTimeout).
+func Open(ctx context.Context, cfg Config) (*Backend, error) {
+	path := cfg.Path
+	if path == "" {
+		return nil, fmt.Errorf("local: open: %w: no Path", backends.ErrInvalidArgument)
 	}
-	for _, o := range opts {
-		o(&cfg)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("local: open %s: %w", path, err)
 	}
+	return open(path, cfg.config(ctx))
+}
+
+// open is Open with the settings decided.
+func open(path string, cfg config) (*Backend, error) {
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
 		Timeout:  cfg.lockTimeout,
 		NoSync:   cfg.noSync,

@@ -81,8 +81,9 @@ func load(tb testing.TB, s backends.Backend, table string, n, writers int) {
 	wg.Wait()
 }
 
-func openBench(tb testing.TB, opts ...local.Option) *local.Backend {
-	s, err := local.Open(filepath.Join(tb.TempDir(), "bench.db"), opts...)
+func openBench(tb testing.TB, cfg local.Config) *local.Backend {
+	cfg.Path = filepath.Join(tb.TempDir(), "bench.db")
+	s, err := local.Open(context.Background(), cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func BenchmarkLoad(b *testing.B) {
 			var total time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				s := openBench(b, local.WithNoSync())
+				s := openBench(b, local.Config{NoSync: true})
 				b.StartTimer()
 				start := time.Now()
 				load(b, s, "t", benchRows, writers)
@@ -119,7 +120,7 @@ func BenchmarkLoad(b *testing.B) {
 			var total time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				s := openBench(b)
+				s := openBench(b, local.Config{})
 				b.StartTimer()
 				start := time.Now()
 				load(b, s, "t", n, writers)
@@ -131,7 +132,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 func BenchmarkScan(b *testing.B) {
-	s := openBench(b, local.WithNoSync())
+	s := openBench(b, local.Config{NoSync: true})
 	load(b, s, "t", benchRows, 2)
 	ctx := context.Background()
 	scan := func(b *testing.B, r backends.Range, reverse bool) int {
@@ -194,7 +195,7 @@ func BenchmarkScan(b *testing.B) {
 
 // BenchmarkApply measures one 1000-row Apply into a table that grows as the benchmark runs.
 func BenchmarkApply(b *testing.B) {
-	s := openBench(b, local.WithNoSync())
+	s := openBench(b, local.Config{NoSync: true})
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {

@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -14,9 +15,10 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // open opens a fresh store in a temporary directory, closed at cleanup.
-func open(t testing.TB, opts ...local.Option) *local.Backend {
+func open(t testing.TB, cfg local.Config) *local.Backend {
 	t.Helper()
-	s, err := local.Open(filepath.Join(t.TempDir(), "brine.db"), append([]local.Option{local.WithNoSync()}, opts...)...)
+	cfg.Path, cfg.NoSync = filepath.Join(t.TempDir(), "brine.db"), true
+	s, err := local.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,21 +33,21 @@ func open(t testing.TB, opts ...local.Option) *local.Backend {
 func TestConformance(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		opts []local.Option
+		cfg  local.Config
 	}{
 		// A small memory map and scan batch: writers must remap the file while scans are under way,
 		// which stalls if a scan holds its read transaction across yields.
-		{"small", []local.Option{local.WithInitialMmapSize(0), local.WithScanBatch(5)}},
-		{"default", nil},
-		{"durable", nil},
+		{"small", local.Config{InitialMmapSize: -1, ScanBatch: 5}},
+		{"default", local.Config{}},
+		{"durable", local.Config{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			backendtest.RunWithOptions(t, backendtest.Options{MaxKeyLen: local.MaxKeyLen, SplitKeysAreRegions: true},
 				func(t *testing.T) backends.Backend {
 					if tc.name != "durable" {
-						return open(t, tc.opts...)
+						return open(t, tc.cfg)
 					}
-					s, err := local.Open(filepath.Join(t.TempDir(), "brine.db"))
+					s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "brine.db")})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -19,7 +19,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 
 	ctx := context.Background()
-	s, err := local.Open(filepath.Join(dir, "data.db"), local.WithNoSync())
+	s, err := local.Open(ctx, local.Config{Path: filepath.Join(dir, "data.db"), NoSync: true})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestHoldStoreChild(t *testing.T) {
 	if path == "" {
 		t.Skip("the child of TestSecondOpenSaysWhere")
 	}
-	s, err := local.Open(path, local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: path, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSecondOpenSaysWhere(t *testing.T) {
 		{"this process, read-only holder", func(t *testing.T, path string) func() {
 			release := holdHere(t, path)
 			release()
-			r, err := local.Open(path, local.WithReadOnly())
+			r, err := local.Open(context.Background(), local.Config{Path: path, ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,12 +56,12 @@ func TestSecondOpenSaysWhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "brine.db")
 			release := tc.hold(t, path)
-			_, err := local.Open(path, local.WithLockTimeout(50*time.Millisecond))
+			_, err := local.Open(context.Background(), local.Config{Path: path, LockTimeout: 50 * time.Millisecond})
 			if !errors.Is(err, local.ErrLocked) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("second Open: %v; want ErrLocked saying %q", err, tc.want)
 			}
 			release()
-			s, err := local.Open(path, local.WithLockTimeout(5*time.Second))
+			s, err := local.Open(context.Background(), local.Config{Path: path, LockTimeout: 5 * time.Second})
 			if err != nil {
 				t.Fatalf("Open once released: %v", err)
 			}
@@ -70,7 +71,7 @@ func TestSecondOpenSaysWhere(t *testing.T) {
 }
 
 func holdHere(t *testing.T, path string) func() {
-	s, err := local.Open(path, local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: path, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

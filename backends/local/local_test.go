@@ -20,7 +20,7 @@ import (
 func TestPersistence(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "brine.db")
-	s, err := local.Open(path) // durable: fsync at every commit
+	s, err := local.Open(context.Background(), local.Config{Path: path}) // durable: fsync at every commit
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestPersistence(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = local.Open(path)
+	s, err = local.Open(context.Background(), local.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,13 @@ func TestPersistence(t *testing.T) {
 
 func TestExclusiveLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "brine.db")
-	s, err := local.Open(path, local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: path, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	start := time.Now()
-	if s2, err := local.Open(path, local.WithLockTimeout(50*time.Millisecond)); err == nil {
+	if s2, err := local.Open(context.Background(), local.Config{Path: path, LockTimeout: 50 * time.Millisecond}); err == nil {
 		s2.Close()
 		t.Fatal("a second Open of a file open for writing succeeded")
 	}
@@ -85,7 +85,7 @@ func TestExclusiveLock(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "brine.db")
-	s, err := local.Open(path, local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: path, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +95,12 @@ func TestReadOnly(t *testing.T) {
 	testkit.Apply(t, context.Background(), s, "t", backends.Mutation{Key: []byte("k"), Cells: []backends.Cell{testkit.Cell("q", "v")}})
 	s.Close()
 
-	r1, err := local.Open(path, local.WithReadOnly())
+	r1, err := local.Open(context.Background(), local.Config{Path: path, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r1.Close()
-	r2, err := local.Open(path, local.WithReadOnly(), local.WithLockTimeout(time.Second))
+	r2, err := local.Open(context.Background(), local.Config{Path: path, ReadOnly: true, LockTimeout: time.Second})
 	if err != nil {
 		t.Fatalf("second read-only Open: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestNotAStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if s, err := local.Open(path); !errors.Is(err, local.ErrNotStore) {
+	if s, err := local.Open(context.Background(), local.Config{Path: path}); !errors.Is(err, local.ErrNotStore) {
 		if s != nil {
 			s.Close()
 		}
@@ -140,7 +140,7 @@ func TestNotAStore(t *testing.T) {
 
 func TestClosed(t *testing.T) {
 	ctx := context.Background()
-	s, err := local.Open(filepath.Join(t.TempDir(), "brine.db"), local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "brine.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestClosed(t *testing.T) {
 
 func TestCloseWithWritersInFlight(t *testing.T) {
 	ctx := context.Background()
-	s, err := local.Open(filepath.Join(t.TempDir(), "brine.db"), local.WithNoSync())
+	s, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "brine.db"), NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestCloseWithWritersInFlight(t *testing.T) {
 func TestGroupCommit(t *testing.T) {
 	// Many concurrent single-row writers: every row lands, every call gets its own per-row errors.
 	ctx := context.Background()
-	s := open(t)
+	s := open(t, local.Config{})
 	if err := s.CreateTable(ctx, "t", backends.TableOptions{Families: []string{"d"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestGroupCommit(t *testing.T) {
 
 func TestSemantics(t *testing.T) {
 	ctx := context.Background()
-	s := open(t)
+	s := open(t, local.Config{})
 	if err := s.CreateTable(ctx, "t", backends.TableOptions{Families: []string{"d", "x"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,5 +279,33 @@ func TestSemantics(t *testing.T) {
 	}
 	if err := s.CreateTable(ctx, "", backends.TableOptions{}); !errors.Is(err, backends.ErrInvalidArgument) {
 		t.Errorf("empty table name: %v", err)
+	}
+}
+
+// TestOpenConfig: Open refuses a Config without a Path and a ctx already ended, and a deadline of
+// its ctx sooner than LockTimeout bounds the wait for a held file.
+func TestOpenConfig(t *testing.T) {
+	if _, err := local.Open(t.Context(), local.Config{}); !errors.Is(err, backends.ErrInvalidArgument) {
+		t.Fatalf("Open without a Path: %v, want ErrInvalidArgument", err)
+	}
+	path := filepath.Join(t.TempDir(), "brine.db")
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := local.Open(ended, local.Config{Path: path}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open with an ended ctx: %v, want context.Canceled", err)
+	}
+	held, err := local.Open(t.Context(), local.Config{Path: path, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	if _, err := local.Open(ctx, local.Config{Path: path, LockTimeout: time.Minute}); !errors.Is(err, local.ErrLocked) {
+		t.Fatalf("Open of a held file: %v, want ErrLocked", err)
+	}
+	if waited := time.Since(began); waited > 30*time.Second {
+		t.Fatalf("Open waited %v: the ctx's deadline (100ms) did not bound the minute's LockTimeout", waited)
 	}
 }

@@ -55,7 +55,7 @@ func TestCLILegacyStoredSpec(t *testing.T) {
 	ctx := context.Background()
 	c := newCLI(t)
 	path := filepath.Join(c.dir, "db")
-	b, err := local.Open(path)
+	b, err := local.Open(context.Background(), local.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCLILegacyStoredSpec(t *testing.T) {
 		t.Errorf("scan: %q", got)
 	}
 
-	b, err = local.Open(path)
+	b, err = local.Open(context.Background(), local.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // without --salt (brine does not guess its salt), and read and written with the --salt given.
 func TestCLITableWithoutSpec(t *testing.T) {
 	c := newCLI(t)
-	b, err := local.Open(filepath.Join(c.dir, "db"))
+	b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(c.dir, "db")})
 	if err != nil {
 		t.Fatal(err)
 	}

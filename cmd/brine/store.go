@@ -64,11 +64,11 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 		if err != nil {
 			return nil, fmt.Errorf("store URL %q: %w", raw, err)
 		}
-		var opts []local.Option
+		cfg := local.Config{Path: path}
 		for k, v := range q {
 			switch {
 			case k == "nosync" && (v[0] == "1" || v[0] == "true"):
-				opts = append(opts, local.WithNoSync())
+				cfg.NoSync = true
 			case k == "nosync":
 			default:
 				return nil, fmt.Errorf("store URL %q: unknown parameter %q (known: nosync)", raw, k)
@@ -86,7 +86,7 @@ func openStore(ctx context.Context, env *cliEnv, raw string, mustExist bool) (ba
 					raw, backends.ErrInvalidArgument, dir)
 			}
 		}
-		st, err := local.Open(path, opts...)
+		st, err := local.Open(ctx, cfg)
 		if errors.Is(err, local.ErrLocked) {
 			return nil, fmt.Errorf("store %q: %w\n%s", raw, err, localBusyHelp)
 		}

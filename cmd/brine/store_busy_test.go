@@ -17,7 +17,7 @@ import (
 func TestLocalStoreBusy(t *testing.T) {
 	c := newCLI(t)
 	path := filepath.Join(c.dir, "busy.db")
-	held, err := local.Open(path)
+	held, err := local.Open(context.Background(), local.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func (r *runner) copies(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	lb, err := local.Open(filepath.Join(dir, "db"), local.WithNoSync())
+	lb, err := local.Open(ctx, local.Config{Path: filepath.Join(dir, "db"), NoSync: true})
 	if err != nil {
 		return err
 	}

@@ -384,7 +384,7 @@ func TestRunSyncShards(t *testing.T) {
 		{"memory", func(*testing.T) backends.Backend { return memory.New() }, false},
 		{"memory, connections", func(*testing.T) backends.Backend { return memory.New() }, true},
 		{"local", func(t *testing.T) backends.Backend {
-			b, err := local.Open(filepath.Join(t.TempDir(), "db"), local.WithNoSync())
+			b, err := local.Open(context.Background(), local.Config{Path: filepath.Join(t.TempDir(), "db"), NoSync: true})
 			if err != nil {
 				t.Fatal(err)
 			}
