@@ -93,7 +93,8 @@ const repairRounds = 4
 // row that still differs fails the sync (ErrNotRepaired). The checkpoint is made before the first
 // batch that is not the last: a sync whose changes fit in one batch makes none (on HBase the
 // table's create and drop took most of such a sync's time), and one interrupted then is run again
-// whole, which finds equal what it had changed.
+// whole, which finds equal what it had changed. A period table syncs period by period, into a
+// period table of the same interval and time field (syncPeriods).
 //
 // A column the source lacks is deleted from the target; of a column both have, the target's
 // versions the source lacks are deleted one by one (none is put over them), so that on a store
@@ -112,6 +113,9 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 	if err := opts.Shard.Check(); err != nil {
 		return SyncStats{}, fail(fmt.Errorf("shard %s: %w", opts.Shard, err))
 	}
+	if meta, err := from.Backend().TableMeta(ctx, table); err == nil && periods.IsTable(meta) {
+		return syncPeriods(ctx, from, to, table, opts)
+	}
 	src, scfg, err := openSynced(ctx, from, table)
 	if err != nil {
 		return SyncStats{}, fail(err)
@@ -124,9 +128,7 @@ func Sync(ctx context.Context, from, to *client.Client, table string, opts SyncO
 		return SyncStats{}, fail(fmt.Errorf("%w: target %s has key schema %s, the source's is %s", client.ErrInvalidArgument, as, got, want))
 	}
 	s := &syncer{src: src, dst: dst, opts: opts, table: table, whole: indexedColumns(dcfg)}
-	if opts.AllVersions {
-		s.ropts = []client.ReadOption{client.MaxVersions(math.MaxInt32)}
-	}
+	s.ropts = syncReadOptions(opts)
 	r := opts.Range
 	if !opts.DryRun {
 		j := &job{to: to, table: table, as: as, cfg: scfg, opts: Options{Range: opts.Range, AllVersions: opts.AllVersions, Resume: opts.Resume, Shard: opts.Shard}}
@@ -183,7 +185,7 @@ type syncedTable interface {
 // openSynced opens one side of a sync; its writes keep the table's indexes, if it has any.
 func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable, client.TableConfig, error) {
 	if meta, err := c.Backend().TableMeta(ctx, name); err == nil && periods.IsTable(meta) {
-		return nil, client.TableConfig{}, fmt.Errorf("%w: %s is a period table: sync each period's table", client.ErrInvalidArgument, name)
+		return nil, client.TableConfig{}, fmt.Errorf("%w: %s is a period table, the source is not: sync into a plain table", client.ErrInvalidArgument, name)
 	}
 	cfg, err := c.Describe(ctx, name)
 	if err != nil {
@@ -191,6 +193,14 @@ func openSynced(ctx context.Context, c *client.Client, name string) (syncedTable
 	}
 	t, err := c.OpenTable(ctx, name, nil)
 	return t, cfg, err
+}
+
+// syncReadOptions are the reads of a sync with opts: every version with AllVersions.
+func syncReadOptions(opts SyncOptions) []client.ReadOption {
+	if opts.AllVersions {
+		return []client.ReadOption{client.MaxVersions(math.MaxInt32)}
+	}
+	return nil
 }
 
 // syncer is one Sync call's state.
