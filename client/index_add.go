@@ -19,8 +19,9 @@ import (
 // AddIndexOptions control AddIndex.
 type AddIndexOptions struct {
 	// Fence is how long AddIndex waits between declaring the index and building it, so that every
-	// Table handle keeps the index before the build reads a row: longer than the client's
-	// refresh interval (WithRouteRefresh) plus the longest write. Default three refresh intervals.
+	// Table handle keeps the index before the build reads a row: longer than the handles' refresh
+	// interval (WithRouteRefresh; ten of them for a table without indexes yet) plus the longest
+	// write. Default three refresh intervals, thirty for a table's first index.
 	Fence time.Duration
 	// NoPlainWriters states that nothing writes the table around brine's Table: no drop-in client
 	// (which learns of a table's indexes once, when it first uses the table), raw driver or brine
@@ -60,12 +61,15 @@ func (c *Client) AddIndex(ctx context.Context, table string, cfg IndexConfig, op
 	if _, found, err := route.ReadDir(ctx, c.core.Backend, table); err != nil || found {
 		return fail(cmp.Or(err, fmt.Errorf("%w: the table was rebucketed", ErrUnsupported)))
 	}
-	st, err := c.declareIndex(ctx, table, cfg, opts.NoPlainWriters, "")
+	st, first, err := c.declareIndex(ctx, table, cfg, opts.NoPlainWriters, "")
 	if err != nil || st == IndexActive {
 		return rep, err
 	}
 	if opts.Fence <= 0 {
 		opts.Fence = 3 * c.core.RouteRefresh
+		if first { // the table's handles read its definitions seldom until it has an index
+			opts.Fence *= plainRefreshFactor
+		}
 	}
 	if err := wait.Sleep(ctx, opts.Fence); err != nil {
 		return fail(err)
@@ -171,9 +175,9 @@ func (ix *Index) fillMissing(ctx context.Context) (int64, error) {
 // declareIndex creates the index's table and declares the index building, unless it is declared
 // already; it returns the state it is in. holder is the token of the exclusive fence the caller holds
 // ("": none), which then lists the index among the ones its Release makes active.
-func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool, holder string) (IndexState, error) {
-	st := IndexBuilding
-	err := route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
+func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig, noPlainWriters bool, holder string) (st IndexState, first bool, err error) {
+	st = IndexBuilding
+	err = route.RewriteMeta(ctx, c.core.Backend, table, func(meta map[string]string) (bool, error) {
 		if f, ok := indexproto.ParseFence(meta); ok && f.Live() && f.Token != holder {
 			return false, fencedError(f, table)
 		}
@@ -199,7 +203,7 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 		if err != nil {
 			return false, err
 		}
-		if !hasIndexes(meta) && !noPlainWriters {
+		if first = !hasIndexes(meta); first && !noPlainWriters {
 			return false, fmt.Errorf("%w: %w: the table has no index yet, so a writer around brine's Table (a drop-in client, a raw driver), which would not keep one, may write it: stop such writers and say so with AddIndexOptions.NoPlainWriters", backends.ErrInvalidArgument, ErrPlainWriters)
 		}
 		if meta[metaIndexFamily] == "" {
@@ -219,9 +223,9 @@ func (c *Client) declareIndex(ctx context.Context, table string, cfg IndexConfig
 		return true, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("add index %q to %q: %w", cfg.Name, table, err)
+		return "", false, fmt.Errorf("add index %q to %q: %w", cfg.Name, table, err)
 	}
-	return st, nil
+	return st, first, nil
 }
 
 // versionFamily is where a table gaining its first index keeps the version column: the family of

@@ -32,7 +32,7 @@ func (x *ExclusiveTable) AddIndex(ctx context.Context, cfg IndexConfig, progress
 	}
 	c := x.it.t.c
 	fresh := x.it.lookup(cfg.Name) == nil
-	if _, err := c.declareIndex(ctx, x.it.t.name, cfg, true, x.fence.Token); err != nil {
+	if _, _, err := c.declareIndex(ctx, x.it.t.name, cfg, true, x.fence.Token); err != nil {
 		return fail(err)
 	}
 	if !slices.Contains(x.moved, cfg.Name) {

@@ -69,10 +69,24 @@ func newIndexView(c *Client, cur *indexedTable, meta map[string]string) *indexVi
 	return v
 }
 
-// fresh is the engine when its definitions were read less than the refresh interval ago, else nil.
+// plainRefreshFactor is how many refresh intervals a handle of a table without indexes trusts the
+// definitions it read: every handle reads them, and on HBase each read is a call to the master, so
+// the many tables without indexes read them seldom; AddIndex of a first index waits as much longer.
+const plainRefreshFactor = 10
+
+// refreshOf is how long a handle trusts definitions as cur holds them.
+func (c *Client) refreshOf(cur *indexedTable) time.Duration {
+	if cur.declared {
+		return c.core.RouteRefresh
+	}
+	return plainRefreshFactor * c.core.RouteRefresh
+}
+
+// fresh is the engine when its definitions were read less than its refresh interval ago, else nil.
 func (v *indexView) fresh() *indexedTable {
-	if time.Since(time.Unix(0, v.at.Load())) < v.c.core.RouteRefresh {
-		return v.cur.Load()
+	cur := v.cur.Load()
+	if time.Since(time.Unix(0, v.at.Load())) < v.c.refreshOf(cur) {
+		return cur
 	}
 	return nil
 }

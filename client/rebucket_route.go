@@ -25,8 +25,10 @@ var ErrRebucketConflict = route.ErrRebucketConflict
 // DirTable is the store table that maps rebucketed logical tables to their physical tables.
 const DirTable = route.DirTable
 
-// WithRouteRefresh sets how long a table handle trusts its view of the directory (default
-// DefaultRouteRefresh): a rebucket's Fence must be longer.
+// WithRouteRefresh sets how long a table handle trusts its view of the directory and of the
+// definitions of a table with indexes (default DefaultRouteRefresh): a rebucket's Fence, an
+// Exclusive's and an AddIndex's must be longer. A handle of a table without indexes reads the
+// definitions every plainRefreshFactor (10) such intervals: what a first index's AddIndex waits.
 func WithRouteRefresh(d time.Duration) Option {
 	return func(c *Client) { c.core.RouteRefresh = max(time.Millisecond, d) }
 }

@@ -54,12 +54,12 @@ func (c *Client) ScanTables(ctx context.Context, tables []*Table, r Range, opts 
 		versions []Column // the version columns of the tables with indexes
 	)
 	for i, t := range tables {
-		it, err := t.indexed(ctx)
-		if err != nil {
-			return func(yield func(Row, error) bool) { yield(Row{}, fmt.Errorf("scan: table %s: %w", t.name, err)) }
-		}
-		if it != nil {
-			versions = append(versions, it.versionColumn())
+		// The definitions as each handle last read them, not read again: a read keeps no index, and
+		// a scan of many tables (one per period) would read them for every table.
+		if t.view != nil {
+			if it := t.view.cur.Load(); it.declared {
+				versions = append(versions, it.versionColumn())
+			}
 		}
 		srcs[i] = t.rt
 		if ks == nil {

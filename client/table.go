@@ -17,8 +17,8 @@ import (
 // rebucket's rules. It follows the table's definitions too: when the stored meta declares indexes
 // (CreateTable with TableConfig.Indexes, AddIndex), every write keeps them in step and Index queries
 // them (see the package documentation); the handle reads the definitions again once they are older
-// than the client's refresh interval, so an index added or dropped by another process is kept, or no
-// longer kept, within it.
+// than the client's refresh interval (ten of them for a table without indexes: WithRouteRefresh), so
+// an index added or dropped by another process is kept, or no longer kept, within it.
 type Table struct {
 	c         *Client
 	name      string

@@ -20,7 +20,7 @@ func runIndexChange(ctx context.Context, env *cliEnv, verb string, args []string
 	fs := newFlagSet(env, "index "+verb)
 	var sf storeFlags
 	sf.register(fs)
-	fence := fs.Duration("fence", 0, "how long to wait for every writer to see the change (default: three of the client's refresh intervals)")
+	fence := fs.Duration("fence", 0, "how long to wait for every writer to see the change (default: three of the client's refresh intervals, thirty for a table's first index)")
 	var add indexFlags
 	noPlain, exclusive, resume := new(bool), new(bool), new(bool)
 	if verb == "add" {
