@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brine-kv/brine/client"
+	"github.com/brine-kv/brine/compare"
 	"github.com/brine-kv/brine/periods"
 	"github.com/brine-kv/brine/salting"
 )
@@ -102,6 +103,30 @@ func syncPeriods(ctx context.Context, from, to *client.Client, table string, opt
 	}
 	st.Elapsed = time.Since(began)
 	return st, nil
+}
+
+// SyncInterrupted reports whether an interrupted sync of table into as (its shard) waits on the
+// target's store to be resumed: its checkpoint, SyncCheckpointTable(as), is there; for a period
+// table, the checkpoint of one of the target's periods.
+func SyncInterrupted(ctx context.Context, from, to *client.Client, table, as string, shard compare.Shard) (bool, error) {
+	as = cmp.Or(as, table)
+	meta, err := from.Backend().TableMeta(ctx, table)
+	if err != nil || !periods.IsTable(meta) {
+		return Interrupted(ctx, to, SyncCheckpointTable(as), shard)
+	}
+	dst, err := periods.Open(ctx, to, as, nil)
+	if errors.Is(err, client.ErrTableNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, p := range dst.Periods() {
+		if ok, err := Interrupted(ctx, to, SyncCheckpointTable(p.Table), shard); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // sortedPeriods is infos by start.

@@ -1,6 +1,7 @@
 package migrate_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -187,4 +188,50 @@ func sortedStarts(infos []periods.Info) []time.Time {
 	}
 	slices.SortFunc(out, time.Time.Compare)
 	return out
+}
+
+// TestSyncPeriodsResume: a period table's sync into an empty target, interrupted in its second
+// period, leaves that period's checkpoint (SyncInterrupted finds it); run again without Resume it
+// is refused, with Resume it finishes, and the target equals the source with no checkpoint left.
+func TestSyncPeriodsResume(t *testing.T) {
+	ctx := testkit.Context(t, time.Minute)
+	from, to := open(t, "memory"), open(t, "local")
+	src, _ := loadPeriods(t, ctx, from)
+	cctx, cancel := context.WithCancel(ctx)
+	opts := migrate.SyncOptions{As: "ev2", Progress: func(p migrate.SyncProgress) {
+		if p.Changes > 1080+300 {
+			cancel() // in the second period, past its first batch of changes
+		}
+	}}
+	if _, err := migrate.Sync(cctx, from, to, "ev", opts); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted sync: %v, want context.Canceled", err)
+	}
+	cancel()
+	if ok, err := migrate.SyncInterrupted(ctx, from, to, "ev", "ev2", compare.Shard{}); err != nil || !ok {
+		t.Fatalf("SyncInterrupted after the interrupt: %t, %v; want true", ok, err)
+	}
+	opts.Progress = nil
+	if _, err := migrate.Sync(ctx, from, to, "ev", opts); !errors.Is(err, migrate.ErrInterrupted) {
+		t.Fatalf("sync again without Resume: %v, want ErrInterrupted", err)
+	}
+	opts.Resume = true
+	if _, err := migrate.Sync(ctx, from, to, "ev", opts); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := migrate.SyncInterrupted(ctx, from, to, "ev", "ev2", compare.Shard{}); err != nil || ok {
+		t.Fatalf("SyncInterrupted after the resume: %t, %v; want false", ok, err)
+	}
+	dst, err := periods.Open(ctx, to, "ev2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, err := range compare.Tables(ctx, src, dst, client.Range{}, compare.Options{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Fatalf("after the resumed sync: %v at %x", d.Kind, d.Key)
+	}
+	if names, _ := to.Tables(ctx); len(names) != 4 {
+		t.Errorf("target store holds %v, want the period table and its 3 periods (no checkpoint)", names)
+	}
 }

@@ -62,7 +62,9 @@ func runCopy(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	closeFn := sync.OnceFunc(closeStores)
 	defer closeFn()
-	if opts.Resume, err = resume.resolve(ctx, cb, migrate.CheckpointTable(target.table), p.shard.Shard); err != nil {
+	if opts.Resume, err = resume.resolve(ctx, func(ctx context.Context) (bool, error) {
+		return migrate.Interrupted(ctx, cb, migrate.CheckpointTable(target.table), p.shard.Shard)
+	}); err != nil {
 		return err
 	}
 	if p.ranged() {

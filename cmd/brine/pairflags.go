@@ -12,7 +12,6 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/compare"
-	"github.com/brine-kv/brine/migrate"
 )
 
 // pairFlags are the flags of a command on two tables, one per store (verify, copy): --from, --to
@@ -85,12 +84,12 @@ func (f *resumeFlag) Set(s string) error {
 	return nil
 }
 
-// resolve is whether to resume: with auto, whether to's store holds checkpoint (of shard).
-func (f *resumeFlag) resolve(ctx context.Context, to *client.Client, checkpoint string, shard compare.Shard) (bool, error) {
+// resolve is whether to resume: with auto, whether interrupted finds a checkpoint waiting.
+func (f *resumeFlag) resolve(ctx context.Context, interrupted func(context.Context) (bool, error)) (bool, error) {
 	if !f.auto {
 		return f.on, nil
 	}
-	ok, err := migrate.Interrupted(ctx, to, checkpoint, shard)
+	ok, err := interrupted(ctx)
 	if err != nil {
 		return false, fmt.Errorf("--resume=auto: %w", err)
 	}

@@ -55,7 +55,9 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	if opts.Range, err = scanRange(kf, *p.start, *p.end, *p.prefix); err != nil {
 		return err
 	}
-	if opts.Resume, err = resume.resolve(ctx, cb, migrate.SyncCheckpointTable(target.table), p.shard.Shard); err != nil {
+	if opts.Resume, err = resume.resolve(ctx, func(ctx context.Context) (bool, error) {
+		return migrate.SyncInterrupted(ctx, ca, cb, from.table, target.table, p.shard.Shard)
+	}); err != nil {
 		return err
 	}
 	began := time.Now()
@@ -63,8 +65,7 @@ func runSync(ctx context.Context, env *cliEnv, args []string) error {
 	opts.OnChange = func(ch migrate.Change) { fmt.Fprintln(env.stdout, describeChange(kf, ch)) }
 	st, err := migrate.Sync(ctx, ca, cb, from.table, opts)
 	if err != nil && ctx.Err() != nil && !*dryRun {
-		cp := migrate.ShardCheckpoint(migrate.SyncCheckpointTable(target.table), p.shard.Shard)
-		if _, cerr := cb.OpenTable(context.WithoutCancel(ctx), cp, nil); cerr != nil {
+		if kept, cerr := migrate.SyncInterrupted(context.WithoutCancel(ctx), ca, cb, from.table, target.table, p.shard.Shard); cerr != nil || !kept {
 			return interrupted(ctx, "sync of %s%s interrupted before it kept a checkpoint: run it again (the rows it changed compare equal, and are left alone)", from.table, p.shard.of())
 		}
 		fmt.Fprintf(env.stdout, "sync%s interrupted after %d changes; its checkpoint is kept on --to: resume with:\n  %s\n", p.shard.of(), st.Changes,
