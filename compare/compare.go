@@ -24,6 +24,7 @@ import (
 
 	"github.com/brine-kv/brine/client"
 	"github.com/brine-kv/brine/keys"
+	"github.com/brine-kv/brine/periods"
 )
 
 // Source is what a comparison reads: any table (client.TableAPI), or a wrapper of one.
@@ -78,7 +79,8 @@ type Options struct {
 	// Stats, when set, receives the comparison's counts once it has ended.
 	Stats *Stats
 	// Shard, when set, compares only that shard's rows of the plan a's buckets make (a must be a
-	// salted table, a client.Table or client.Table): Count comparisons, one per shard, find
+	// salted table, a client.Table; or both sides period tables of one interval and time field,
+	// compared period by period, each by its table's plan): Count comparisons, one per shard, find
 	// together what one of the whole range finds.
 	Shard Shard
 }
@@ -103,6 +105,13 @@ func Tables(ctx context.Context, a, b Source, r client.Range, opts Options) iter
 	var ropts []client.ReadOption
 	if opts.AllVersions {
 		ropts = append(ropts, client.MaxVersions(math.MaxInt32))
+	}
+	if opts.Shard.Sharded() {
+		pa, aok := a.(*periods.Table)
+		pb, bok := b.(*periods.Table)
+		if aok && bok {
+			return shardedPeriods(ctx, pa, pb, r, opts)
+		}
 	}
 	return func(yield func(Difference, error) bool) {
 		var st Stats

@@ -77,7 +77,7 @@ func (s Shard) Check() error {
 	return nil
 }
 
-// salted is a side that says how it is salted: client.Table and client.Table.
+// salted is a side that says how it is salted: a client.Table.
 type salted interface{ Salter() salting.Salter }
 
 // shardSides restricts both sides to shard s of a's plan within r: a is read by the shard's buckets
@@ -90,7 +90,7 @@ func shardSides(a, b Source, s Shard, r client.Range) (sa, sb Source, rr client.
 	}
 	as, isSalted := a.(salted)
 	if !isSalted || as.Salter() == nil {
-		return nil, nil, r, false, fmt.Errorf("%w: Shard: side a is not a salted table (a period table? compare each period's table): its buckets make the plan", client.ErrInvalidArgument)
+		return nil, nil, r, false, fmt.Errorf("%w: Shard: side a is not a salted table, nor are both sides period tables: a salted table's buckets make the plan", client.ErrInvalidArgument)
 	}
 	salter := as.Salter()
 	p := shardplan.Of(salter.Buckets(), s.Index, s.Count)
